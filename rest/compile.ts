@@ -1,0 +1,90 @@
+import {
+  getNamedType,
+  getNullableType,
+  isInputObjectType,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+} from "graphql";
+import type { ArgSource, HttpMethod, RouteDef } from "./route-helpers.js";
+import { selectionFor } from "./selection.js";
+
+export interface CompiledVariable {
+  name: string;
+  type: GraphQLInputType;
+  source: ArgSource;
+  /** Read model matching an input object (for ignoring read-only keys); the field's return type. */
+  readType?: GraphQLNamedType;
+}
+
+export interface CompiledRoute {
+  def: RouteDef;
+  method: HttpMethod;
+  path: string;
+  pattern: RegExp;
+  pathParams: string[];
+  document: DocumentNode;
+  field: GraphQLField<unknown, unknown>;
+  /** Permission the root field declares (or "authenticated"), for the docs and OpenAPI. */
+  permission: string;
+  variables: CompiledVariable[];
+  status: number;
+}
+
+function permissionOf(field: GraphQLField<unknown, unknown>): string {
+  const scopes = (field.extensions?.pothosOptions as { authScopes?: Record<string, unknown> } | undefined)?.authScopes;
+  if (scopes && typeof scopes.permission === "string") return scopes.permission;
+  if (scopes?.authenticated) return "authenticated";
+  throw new Error(`Root field ${field.name} declares no permission; every REST route needs one`);
+}
+
+/**
+ * Turns a route entry into an executable unit once, at start-up: the GraphQL document (parsed and
+ * validated against the schema), the variable plan and the path matcher. A route that does not
+ * fit the schema stops the server from starting rather than failing at request time.
+ */
+export function compileRoute(schema: GraphQLSchema, def: RouteDef): CompiledRoute {
+  const root = def.operation === "query" ? schema.getQueryType() : schema.getMutationType();
+  const field = root?.getFields()[def.field];
+  if (!field) throw new Error(`Route ${def.method} ${def.path}: ${def.operation} field ${def.field} does not exist`);
+  const pathParams = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const sources: Record<string, ArgSource> = { ...def.args };
+  for (const arg of field.args) if (!sources[arg.name] && pathParams.includes(arg.name)) sources[arg.name] = { from: "path", name: arg.name };
+  const variables: CompiledVariable[] = [];
+  for (const arg of field.args) {
+    const source = sources[arg.name];
+    if (!source) {
+      if (getNullableType(arg.type) !== arg.type) throw new Error(`Route ${def.method} ${def.path}: required argument ${arg.name} of ${def.field} has no source`);
+      continue;
+    }
+    const readType = isInputObjectType(getNamedType(arg.type)) ? getNamedType(field.type) : undefined;
+    variables.push({ name: arg.name, type: arg.type, source, readType });
+  }
+  for (const name of Object.keys(sources)) {
+    if (!field.args.some((a) => a.name === name)) throw new Error(`Route ${def.method} ${def.path}: ${def.field} has no argument ${name}`);
+  }
+  const operationName = `${def.method}_${def.path.replace(/[^A-Za-z0-9]+/g, "_")}`;
+  const varDefs = variables.map((v) => `$${v.name}: ${String(v.type)}`).join(", ");
+  const args = variables.map((v) => `${v.name}: $${v.name}`).join(", ");
+  const text = `${def.operation} ${operationName}${varDefs ? `(${varDefs})` : ""} { ${def.field}${args ? `(${args})` : ""} ${selectionFor(schema, getNamedType(field.type))} }`;
+  const document = parse(text);
+  const errors = validate(schema, document);
+  if (errors.length > 0) throw new Error(`Route ${def.method} ${def.path}: generated document is invalid: ${errors.map((e) => e.message).join("; ")}`);
+  const pattern = new RegExp(`^${def.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\\{(\w+)\\\}/g, "([^/]+)")}/?$`);
+  return { def, method: def.method, path: def.path, pattern, pathParams, document, field, permission: permissionOf(field), variables, status: def.status ?? 200 };
+}
+
+/** Routes ordered so literal segments win over parameters (/users/current before /users/{userId}). */
+export function compileRoutes(schema: GraphQLSchema, defs: RouteDef[]): CompiledRoute[] {
+  const seen = new Set<string>();
+  for (const def of defs) {
+    const key = `${def.method} ${def.path}`;
+    if (seen.has(key)) throw new Error(`Route ${key} is defined twice`);
+    seen.add(key);
+  }
+  return defs.map((def) => compileRoute(schema, def)).sort((a, b) => a.pathParams.length - b.pathParams.length);
+}

@@ -1,0 +1,170 @@
+import {
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isRequiredArgument,
+  isScalarType,
+  isUnionType,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+} from "graphql";
+import type { CompiledRoute } from "./compile.js";
+
+type JsonSchema = Record<string, unknown>;
+
+const SCALARS: Record<string, JsonSchema> = {
+  String: { type: "string" },
+  ID: { type: "string" },
+  Int: { type: "integer" },
+  Float: { type: "number" },
+  Boolean: { type: "boolean" },
+  DateTime: { type: "string", format: "date-time" },
+  Date: { type: "string", format: "date" },
+  ObjectId: { type: "string", pattern: "^[0-9a-f]{24}$" },
+  JSON: {},
+};
+
+function isEntity(type: GraphQLNamedType): boolean {
+  return type.name === "Entity" || (isObjectType(type) && type.getInterfaces().some((i) => i.name === "Entity"));
+}
+
+/**
+ * The OpenAPI 3.1 description of /api/v1, generated from the route table and the GraphQL types
+ * the routes use, so the two can never disagree. Committed as rest/openapi.json.
+ */
+export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): JsonSchema {
+  const components: Record<string, JsonSchema> = {};
+
+  const ref = (type: GraphQLNamedType, input: boolean): JsonSchema => {
+    if (isScalarType(type)) return SCALARS[type.name] ?? { type: "string" };
+    if (isEnumType(type)) {
+      if (!components[type.name]) components[type.name] = { type: "string", enum: type.getValues().map((v) => v.name) };
+      return { $ref: `#/components/schemas/${type.name}` };
+    }
+    if (!components[type.name]) {
+      components[type.name] = {};
+      components[type.name] = input ? inputObject(type) : outputObject(type);
+    }
+    return { $ref: `#/components/schemas/${type.name}` };
+  };
+
+  const wrap = (type: GraphQLOutputType | GraphQLInputType, input: boolean): JsonSchema => {
+    const inner = isNonNullType(type) ? type.ofType : type;
+    if (isListType(inner)) return { type: "array", items: wrap(inner.ofType, input) };
+    return ref(inner as GraphQLNamedType, input);
+  };
+
+  const inputObject = (type: GraphQLNamedType): JsonSchema => {
+    if (!isInputObjectType(type)) return {};
+    const fields = Object.values(type.getFields());
+    return {
+      type: "object",
+      additionalProperties: false,
+      properties: Object.fromEntries(fields.map((f) => [f.name, { ...wrap(f.type, true), ...(f.description ? { description: f.description } : {}) }])),
+      required: fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined).map((f) => f.name),
+    };
+  };
+
+  const outputObject = (type: GraphQLNamedType): JsonSchema => {
+    if (isUnionType(type) || isInterfaceType(type)) {
+      return { oneOf: schema.getPossibleTypes(type).map((t) => ref(t, false)) };
+    }
+    if (!isObjectType(type)) return {};
+    const parentIsEntity = isEntity(type);
+    const fields = Object.values(type.getFields()).filter((f) => !f.args.some(isRequiredArgument) && !(parentIsEntity && isEntity(getNamedType(f.type))));
+    return {
+      type: "object",
+      properties: Object.fromEntries(fields.map((f) => [f.name, { ...wrap(f.type, false), ...(f.deprecationReason ? { deprecated: true } : {}), ...(f.description ? { description: f.description } : {}) }])),
+    };
+  };
+
+  components.ErrorBody = {
+    type: "object",
+    description: "ActionableErrorResponse (wire reference section 3)",
+    properties: {
+      type: { type: "string" },
+      title: { type: "string" },
+      status: { type: "integer" },
+      instance: { type: "string" },
+      origin: { type: "string" },
+      entityId: { type: "string" },
+      entityType: { type: "string" },
+      problemCount: { type: "integer" },
+      problems: { type: "array", items: { $ref: "#/components/schemas/Problem" } },
+    },
+  };
+  components.Problem = {
+    type: "object",
+    properties: {
+      problemType: { type: "string" },
+      severity: { type: "string", enum: ["WARNING", "ERROR"] },
+      identifier: { type: "string" },
+      reason: { type: "string" },
+      values: { type: "array", items: { type: "string" } },
+      suggestedValues: { type: "array", items: { type: "string" } },
+      entityId: { type: "string" },
+      entityType: { type: "string" },
+      problemCount: { type: "integer" },
+    },
+  };
+  components.Filter = { type: "object", description: "Query-language filter (spec 4.2); {} matches everything" };
+
+  const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } } });
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of [...routes].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))) {
+    const parameters: JsonSchema[] = [];
+    let requestBody: JsonSchema | undefined;
+    for (const variable of route.variables) {
+      const source = variable.source;
+      if (source.from === "path") parameters.push({ name: source.name, in: "path", required: true, schema: { type: "string" } });
+      else if (source.from === "query") parameters.push({ name: source.name, in: "query", required: false, schema: wrap(variable.type, true) });
+      else if (source.from === "body") {
+        const named = getNamedType(variable.type);
+        requestBody = {
+          required: isNonNullType(variable.type),
+          content: { "application/json": { schema: named.name === "JSON" ? { $ref: "#/components/schemas/Filter" } : wrap(variable.type, true) } },
+        };
+      }
+    }
+    const success =
+      route.status === 204
+        ? { description: "Done; no body" }
+        : { description: "Success", content: { "application/json": { schema: wrap(route.field.type, false) } } };
+    const operation = {
+      operationId: `${route.method.toLowerCase()}_${route.def.field}`,
+      summary: route.def.summary,
+      tags: [route.def.tag],
+      ...(route.def.deprecated ? { deprecated: true } : {}),
+      "x-permission": route.permission,
+      "x-graphql-field": `${route.def.operation}.${route.def.field}`,
+      ...(parameters.length ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses: {
+        [String(route.status)]: success,
+        "400": errorResponse("Invalid request (bad JSON, unknown property, wrong type, invalid filter)"),
+        "401": errorResponse("Missing, unknown or expired token, or address not allowed"),
+        "403": errorResponse(`The token lacks ${route.permission}`),
+        "404": errorResponse("Unknown id or path"),
+        ...(route.method === "PUT" || route.method === "DELETE" ? { "409": errorResponse("Version mismatch or state conflict") } : {}),
+        "429": errorResponse("Rate limit exceeded"),
+      },
+    };
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+
+  const sortedComponents = Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b)));
+  return {
+    openapi: "3.1.0",
+    info: { title: "Financial analytics platform API", version: "1.8.6", description: "REST endpoints under /api/v1; each runs a GraphQL operation of /api/graphql in-process." },
+    servers: [{ url: "/api/v1" }],
+    security: [{ bearer: [] }],
+    paths,
+    components: { schemas: sortedComponents, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The REST layer is a table of these entries. Each names the GraphQL root field it runs and where
+ * every argument comes from; documents, permissions and the OpenAPI description are derived from
+ * the schema at start-up (rest/compile.ts).
+ */
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export type ArgSource =
+  | { from: "path"; name: string }
+  | { from: "query"; name: string }
+  | { from: "body" }
+  | { from: "bodyKey"; name: string }
+  | { from: "value"; value: unknown };
+
+export interface RouteDef {
+  method: HttpMethod;
+  /** OpenAPI-style template under /api/v1, e.g. /organizations/{organizationId}. */
+  path: string;
+  operation: "query" | "mutation";
+  /** Root field of the operation. */
+  field: string;
+  /** GraphQL argument name -> source. Path parameters named like arguments are wired automatically. */
+  args?: Record<string, ArgSource>;
+  /** Success status (default 200; 204 sends no body). */
+  status?: number;
+  summary: string;
+  tag: string;
+  deprecated?: boolean;
+}
+
+export function route(def: RouteDef): RouteDef {
+  return def;
+}
+
+export type CrudOp = "create" | "read" | "update" | "delete" | "query";
+
+function lowerFirst(text: string): string {
+  return text[0].toLowerCase() + text.slice(1);
+}
+
+/**
+ * The standard endpoint model (spec 4.1) for one entity: POST /x, GET/PUT/DELETE /x/{id},
+ * POST /x/query, over the fields `x`, `xs`, `createX`, `updateX`, `deleteX`.
+ */
+export function crudRoutes(options: { resource: string; idParam: string; entity: string; tag: string; plural?: string; ops?: CrudOp[] }): RouteDef[] {
+  const { resource, idParam, entity, tag } = options;
+  const single = lowerFirst(entity);
+  const plural = options.plural ?? `${single}s`;
+  const ops = new Set<CrudOp>(options.ops ?? ["create", "read", "update", "delete", "query"]);
+  const item = `/${resource}/{${idParam}}`;
+  const id: ArgSource = { from: "path", name: idParam };
+  const routes: RouteDef[] = [];
+  if (ops.has("create")) routes.push({ method: "POST", path: `/${resource}`, operation: "mutation", field: `create${entity}`, args: { input: { from: "body" } }, summary: `Create a ${entity}`, tag });
+  if (ops.has("read")) routes.push({ method: "GET", path: item, operation: "query", field: single, args: { id }, summary: `Read a ${entity}`, tag });
+  if (ops.has("update")) routes.push({ method: "PUT", path: item, operation: "mutation", field: `update${entity}`, args: { id, input: { from: "body" } }, summary: `Update a ${entity} (send the latest version)`, tag });
+  if (ops.has("delete")) routes.push({ method: "DELETE", path: item, operation: "mutation", field: `delete${entity}`, args: { id }, status: 204, summary: `Delete a ${entity}`, tag });
+  if (ops.has("query")) routes.push({ method: "POST", path: `/${resource}/query`, operation: "query", field: plural, args: queryArgs(), summary: `Query ${entity} entities with the filter language; page and size in the query string`, tag });
+  return routes;
+}
+
+/** Arguments of a /query route: the body is the filter, paging and sorting from the query string. */
+export function queryArgs(): Record<string, ArgSource> {
+  return { filter: { from: "body" }, page: { from: "query", name: "page" }, size: { from: "query", name: "size" }, sort: { from: "query", name: "sort" } };
+}

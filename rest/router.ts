@@ -1,0 +1,137 @@
+import type { Request, Response } from "express";
+import { getNamedType, getNullableType, isListType, isScalarType, type ExecutionResult, type GraphQLInputType } from "graphql";
+import type { YogaServerInstance } from "graphql-yoga";
+import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, ValidationError, type AppError, type Problem } from "../src/core/errors.js";
+import { parseJsonBody } from "../src/core/json-body.js";
+import type { Logger } from "../src/core/logger.js";
+import type { RequestIdentity } from "../src/graphql/context-factory.js";
+import type { CompiledRoute } from "./compile.js";
+import { errorBody } from "./error-body.js";
+import { coercionProblems, normalizeInput, throwIfProblems } from "./input-normalize.js";
+
+export interface RestRequestInfo extends RequestIdentity {
+  path: string;
+}
+
+type Yoga = YogaServerInstance<Record<string, unknown>, Record<string, unknown>>;
+
+/** Removes null-valued keys: the wire omits nulls (a missing key means "not set"). */
+export function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (value instanceof Date || value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) if (child !== null && child !== undefined && key !== "__typename") out[key] = stripNulls(child);
+  return out;
+}
+
+async function readBody(req: Request, limit: number): Promise<string> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > limit) throw new PayloadTooLargeError(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function queryValue(raw: unknown, type: GraphQLInputType, name: string): unknown {
+  if (raw === undefined) return undefined;
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return (Array.isArray(raw) ? raw : [raw]).map((item) => queryValue(item, nullable.ofType, name));
+  const text = Array.isArray(raw) ? String(raw[raw.length - 1]) : String(raw);
+  const named = getNamedType(type);
+  if (isScalarType(named) && named.name === "Int") {
+    if (!/^-?\d+$/.test(text)) throw new ValidationError(`Query parameter ${name} must be an integer`, { identifier: name, values: [text], problemType: "INCORRECT_DATA_TYPE" });
+    return Number(text);
+  }
+  if (isScalarType(named) && named.name === "Boolean") {
+    if (text !== "true" && text !== "false") throw new ValidationError(`Query parameter ${name} must be true or false`, { identifier: name, values: [text], problemType: "INCORRECT_DATA_TYPE" });
+    return text === "true";
+  }
+  return text;
+}
+
+/**
+ * Serves /api/v1: finds the route, gathers its variables from path, query string and body, checks
+ * them, and executes the route's pre-validated document in-process through Yoga's envelop
+ * pipeline, so authentication, authorization and error masking are those of /api/graphql.
+ */
+export function createRestHandler(options: { routes: CompiledRoute[]; yoga: Yoga; logger: Logger; bodyLimit: number; identify: (req: Request) => RequestIdentity }) {
+  const { routes, yoga, logger, bodyLimit } = options;
+
+  const send = (res: Response, info: { requestId: string; path: string }, error: Pick<AppError, "message" | "extensions">) => {
+    const { status, headers, body } = errorBody(error, { id: info.requestId, path: info.path });
+    res.status(status).set(headers).json(body);
+  };
+
+  return async function restHandler(req: Request, res: Response): Promise<void> {
+    const identity = options.identify(req);
+    const info = { requestId: identity.requestId, path: req.originalUrl.split("?")[0] };
+    try {
+      const path = req.path;
+      let route: CompiledRoute | undefined;
+      let match: RegExpExecArray | null = null;
+      const allowed = new Set<string>();
+      for (const candidate of routes) {
+        const m = candidate.pattern.exec(path);
+        if (!m) continue;
+        if (candidate.method === req.method) {
+          route = candidate;
+          match = m;
+          break;
+        }
+        allowed.add(candidate.method);
+      }
+      if (!route || !match) {
+        if (allowed.size > 0) throw new MethodNotAllowedError(req.method, path, [...allowed]);
+        throw new NotFoundError("Endpoint", `${req.method} ${path}`);
+      }
+
+      let body: unknown;
+      if (req.method === "POST" || req.method === "PUT") {
+        const text = await readBody(req, bodyLimit);
+        body = text.trim() === "" ? undefined : parseJsonBody(text);
+      }
+
+      const problems: Problem[] = [];
+      const variables: Record<string, unknown> = {};
+      for (const variable of route.variables) {
+        const source = variable.source;
+        let value: unknown;
+        if (source.from === "path") value = decodeURIComponent(match[route.pathParams.indexOf(source.name) + 1]);
+        else if (source.from === "query") value = queryValue(req.query[source.name], variable.type, source.name);
+        else if (source.from === "body") value = body;
+        else if (source.from === "bodyKey") value = body && typeof body === "object" ? (body as Record<string, unknown>)[source.name] : undefined;
+        else value = source.value;
+        if (value === undefined && source.from === "body" && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
+        if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, "", problems);
+        if (value !== undefined) variables[variable.name] = value;
+        problems.push(...coercionProblems(value ?? null, variable.type, variable.name, source.from === "body"));
+      }
+      throwIfProblems(problems);
+
+      const { execute, contextFactory, schema } = yoga.getEnveloped({ rest: identity } as never);
+      const contextValue = await contextFactory();
+      const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
+      if (result.errors?.length) {
+        send(res, info, result.errors[0]);
+        return;
+      }
+      if (route.status === 204) {
+        res.status(204).end();
+        return;
+      }
+      res.status(route.status).json(stripNulls(result.data?.[route.def.field]));
+    } catch (error) {
+      if (error && typeof error === "object" && "extensions" in error && (error as AppError).extensions?.code) {
+        send(res, info, error as AppError);
+      } else {
+        logger.error("REST request failed", { error, path: info.path, requestId: info.requestId });
+        send(res, info, { message: "Unexpected error", extensions: {} });
+      }
+    }
+  };
+}

@@ -1,0 +1,12 @@
+// Importing a module registers its types and fields on the builder; this file only assembles them.
+import { builder } from "../src/graphql/builder.js";
+import "../src/modules/common/scalars.js";
+import "../src/modules/common/roots.js";
+import "../src/modules/common/entity.js";
+import "../src/modules/events/event.schema.js";
+import "../src/modules/users/user.schema.js";
+import "../src/modules/api-tokens/api-token.schema.js";
+import "../src/modules/organizations/organization.schema.js";
+import "../src/modules/engagements/engagement.schema.js";
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,85 @@
+import { resolve } from "node:path";
+
+/**
+ * Every setting the server reads. Nothing else in the code base looks at process.env,
+ * so this file (and the README table generated from the same names) is the whole story.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  /** External PostgreSQL; when absent an embedded server is started under `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  embeddedPostgresPort: number;
+  /** When set: pub/sub, rate-limit counters and job queues go through Redis so several processes act as one. */
+  redisUrl?: string;
+  smtpUrl?: string;
+  tenantId: string;
+  /** Fixed value for the first App Admin token (scripts, containers, tests). */
+  bootstrapToken?: string;
+  /** Per-IP platform limit: requests per window. */
+  ipRateLimit: number;
+  ipRateLimitWindowSeconds: number;
+  /** Tenant-wide limit on user create/update/resend-activation calls per hour. */
+  modifyUsersHourlyLimit: number;
+  trustProxy: boolean;
+  /** Largest JSON request body accepted, in bytes. */
+  jsonBodyLimit: number;
+  publicUrl?: string;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: string }> = [
+  { name: "PORT", default: "8080", meaning: "HTTP port" },
+  { name: "HOST", default: "0.0.0.0", meaning: "listen address" },
+  { name: "DATABASE_URL", default: "(unset: embedded PostgreSQL)", meaning: "PostgreSQL connection string" },
+  { name: "DATA_DIR", default: "./data", meaning: "embedded PostgreSQL data, stored files, admin-token file" },
+  { name: "EMBEDDED_PG_PORT", default: "54329", meaning: "port of the embedded PostgreSQL" },
+  { name: "REDIS_URL", default: "(unset: in-process pub/sub and queues)", meaning: "Redis for pub/sub, limits and jobs across processes" },
+  { name: "SMTP_URL", default: "(unset: local outbox in DATA_DIR/outbox)", meaning: "SMTP server for activation emails" },
+  { name: "TENANT_ID", default: "default", meaning: "tenant id shown in webhook payloads" },
+  { name: "BOOTSTRAP_TOKEN", default: "(random)", meaning: "value of the first App Admin token" },
+  { name: "IP_RATE_LIMIT", default: "6000", meaning: "requests per IP per window before 429" },
+  { name: "IP_RATE_LIMIT_WINDOW_SECONDS", default: "30", meaning: "per-IP window length" },
+  { name: "MODIFY_USERS_HOURLY_LIMIT", default: "100", meaning: "tenant-wide user create/update/resend calls per hour" },
+  { name: "TRUST_PROXY", default: "false", meaning: "take the client address from X-Forwarded-For" },
+  { name: "JSON_BODY_LIMIT", default: "67108864", meaning: "largest JSON body in bytes (413 above)" },
+  { name: "PUBLIC_URL", default: "(derived from the request)", meaning: "external base URL used in links" },
+  { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
+];
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? undefined : raw;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (optional(env, "LOG_LEVEL") ?? "info") as Config["logLevel"];
+  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) throw new Error(`LOG_LEVEL "${logLevel}" is not one of debug, info, warn, error, silent`);
+  return {
+    port: int(env, "PORT", 8080),
+    host: optional(env, "HOST") ?? "0.0.0.0",
+    databaseUrl: optional(env, "DATABASE_URL"),
+    dataDir: resolve(optional(env, "DATA_DIR") ?? "data"),
+    embeddedPostgresPort: int(env, "EMBEDDED_PG_PORT", 54329),
+    redisUrl: optional(env, "REDIS_URL"),
+    smtpUrl: optional(env, "SMTP_URL"),
+    tenantId: optional(env, "TENANT_ID") ?? "default",
+    bootstrapToken: optional(env, "BOOTSTRAP_TOKEN"),
+    ipRateLimit: int(env, "IP_RATE_LIMIT", 6000),
+    ipRateLimitWindowSeconds: int(env, "IP_RATE_LIMIT_WINDOW_SECONDS", 30),
+    modifyUsersHourlyLimit: int(env, "MODIFY_USERS_HOURLY_LIMIT", 100),
+    trustProxy: optional(env, "TRUST_PROXY") === "true",
+    jsonBodyLimit: int(env, "JSON_BODY_LIMIT", 64 * 1024 * 1024),
+    publicUrl: optional(env, "PUBLIC_URL"),
+    logLevel,
+  };
+}

@@ -1,0 +1,14 @@
+import type { App } from "../app-services.js";
+import type { RequestContext } from "./context.js";
+
+export interface RequestIdentity {
+  authorization: string | null | undefined;
+  clientIp: string;
+  requestId: string;
+}
+
+/** Authenticates the bearer token once and builds the context every resolver of the request shares. */
+export async function buildRequestContext(app: App, identity: RequestIdentity): Promise<RequestContext> {
+  const auth = await app.tokens.authenticate(identity.authorization, identity.clientIp);
+  return { app, prisma: app.prisma, auth, requestId: identity.requestId, clientIp: identity.clientIp };
+}

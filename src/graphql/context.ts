@@ -1,0 +1,19 @@
+import type { App } from "../app-services.js";
+import type { AuthInfo } from "../auth/authenticate.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+
+/** Per-request context, built once per HTTP request or WebSocket operation. */
+export interface RequestContext {
+  app: App;
+  prisma: PrismaClient;
+  /** The bearer token's identity and permissions; null only while building the context fails. */
+  auth: AuthInfo | null;
+  requestId: string;
+  clientIp: string;
+}
+
+/** The user every change made in this request is attributed to. */
+export function actorOf(ctx: RequestContext): { userId: string; userName: string } {
+  if (!ctx.auth) throw new Error("actorOf called without an authenticated request");
+  return { userId: ctx.auth.userId, userName: ctx.auth.userName };
+}

@@ -1,0 +1,63 @@
+import type { IncomingMessage } from "node:http";
+import { randomUUID } from "node:crypto";
+import { GraphQLError, type GraphQLSchema } from "graphql";
+import { createYoga } from "graphql-yoga";
+import type { App } from "../app-services.js";
+import { InternalError } from "../core/errors.js";
+import { normaliseAddress } from "../auth/ip-allow.js";
+import { buildRequestContext, type RequestIdentity } from "./context-factory.js";
+
+export const GRAPHQL_PATH = "/api/graphql";
+
+/** Client address as the rate limiter and `allowedAddresses` see it. */
+export function clientAddress(req: IncomingMessage | undefined, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req?.headers["x-forwarded-for"];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+    if (first) return normaliseAddress(first);
+  }
+  return normaliseAddress(req?.socket.remoteAddress ?? "0.0.0.0");
+}
+
+/**
+ * The one GraphQL execution pipeline. /api/graphql serves it over HTTP, graphql-ws runs it for
+ * subscriptions, and REST routes call its envelop in-process with a ready-made identity.
+ */
+export function createYogaServer(app: App, schema: GraphQLSchema) {
+  return createYoga<Record<string, unknown>>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    landingPage: false,
+    graphiql: { title: "Ledger analytics API", headers: JSON.stringify({ Authorization: "Bearer <token from DATA_DIR/admin-token>" }, null, 2) },
+    logging: {
+      debug: (...args) => app.logger.debug(String(args[0]), { args: args.slice(1) }),
+      info: (...args) => app.logger.info(String(args[0]), { args: args.slice(1) }),
+      warn: (...args) => app.logger.warn(String(args[0]), { args: args.slice(1) }),
+      error: (...args) => app.logger.error(String(args[0]), { args: args.slice(1) }),
+    },
+    maskedErrors: {
+      maskError(error) {
+        if (error instanceof GraphQLError) {
+          const original = error.originalError;
+          if (!original || original instanceof GraphQLError) return error;
+          app.logger.error("unexpected error in a resolver", { error: original, path: error.path?.join(".") });
+          return new GraphQLError("Unexpected error", { nodes: error.nodes, path: error.path, extensions: new InternalError().extensions });
+        }
+        app.logger.error("unexpected error", { error });
+        return new InternalError();
+      },
+    },
+    context: async (initial) => {
+      const given = (initial as { identity?: RequestIdentity }).identity ?? (initial as { rest?: RequestIdentity }).rest;
+      if (given) return buildRequestContext(app, given);
+      const req = (initial as { req?: IncomingMessage }).req;
+      return buildRequestContext(app, {
+        authorization: initial.request.headers.get("authorization"),
+        clientIp: clientAddress(req, app.config.trustProxy),
+        requestId: initial.request.headers.get("x-request-id") ?? randomUUID(),
+      });
+    },
+  });
+}
+
+export type AppYoga = ReturnType<typeof createYogaServer>;

@@ -1,0 +1,126 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import * as service from "./engagement.service.js";
+
+export const Frequency = builder.enumType("Frequency", { values: ["ANNUAL", "SEMI_ANNUAL", "QUARTERLY", "MONTHLY", "THIRTEEN_PERIODS"] as const });
+
+const AccountingPeriod = builder.objectRef<{ fiscalStartDay: number | null; fiscalStartMonth: number | null; frequency: string | null }>("AccountingPeriod").implement({
+  fields: (t) => ({
+    fiscalStartDay: t.exposeInt("fiscalStartDay", { nullable: true }),
+    fiscalStartMonth: t.exposeInt("fiscalStartMonth", { nullable: true }),
+    frequency: t.field({ type: Frequency, nullable: true, resolve: (p) => p.frequency as never }),
+  }),
+});
+
+const EmailSubscription = builder.objectRef<{ userId: string; eventTypes?: string[] }>("EmailSubscription").implement({
+  description: "A user who receives email about this engagement; no eventTypes means every kind",
+  fields: (t) => ({
+    userId: t.exposeID("userId"),
+    eventTypes: t.stringList({ resolve: (s) => s.eventTypes ?? [] }),
+  }),
+});
+
+export const Engagement = builder.prismaObject("Engagement", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    organizationId: t.exposeID("organizationId"),
+    name: t.exposeString("name"),
+    libraryId: t.exposeID("libraryId"),
+    accountingPackage: t.exposeString("accountingPackage", { nullable: true }),
+    accountingPeriod: t.field({ type: AccountingPeriod, nullable: true, resolve: (e) => (e.frequency || e.fiscalStartMonth ? e : null) }),
+    auditPeriodEndDate: t.expose("auditPeriodEndDate", { type: "Date", nullable: true }),
+    industry: t.exposeString("industry", { nullable: true }),
+    auditorIds: t.exposeIDList("auditorIds"),
+    engagementLeadId: t.exposeID("engagementLeadId", { nullable: true }),
+    billingCode: t.exposeString("billingCode", { nullable: true }),
+    reportingPeriodConfigurationId: t.exposeID("reportingPeriodConfigurationId", { nullable: true }),
+    emailSubscriptions: t.field({ type: [EmailSubscription], resolve: (e) => e.emailSubscriptions as Array<{ userId: string; eventTypes?: string[] }> }),
+    organization: t.relation("organization", { authScopes: { permission: "api.organizations.read" } }),
+  }),
+});
+
+const AccountingPeriodInput = builder.inputType("AccountingPeriodInput", {
+  fields: (t) => ({
+    fiscalStartDay: t.int({ required: true }),
+    fiscalStartMonth: t.int({ required: true }),
+    frequency: t.field({ type: Frequency, required: true }),
+  }),
+});
+
+const EmailSubscriptionInput = builder.inputType("EmailSubscriptionInput", {
+  fields: (t) => ({
+    userId: t.id({ required: true }),
+    eventTypes: t.stringList(),
+  }),
+});
+
+const CreateEngagementInput = builder.inputType("CreateEngagementInput", {
+  fields: (t) => ({
+    organizationId: t.id({ required: true }),
+    name: t.string({ required: true }),
+    libraryId: t.id({ description: "Defaults to the PLATFORM_FOR_PROFIT system library" }),
+    accountingPackage: t.string(),
+    accountingPeriod: t.field({ type: AccountingPeriodInput }),
+    auditPeriodEndDate: t.field({ type: "Date" }),
+    industry: t.string(),
+    auditorIds: t.idList(),
+    engagementLeadId: t.id(),
+    billingCode: t.string(),
+    reportingPeriodConfigurationId: t.id(),
+    settingsBasedOnEngagementId: t.id(),
+  }),
+});
+
+const UpdateEngagementInput = builder.inputType("UpdateEngagementInput", {
+  fields: (t) => ({
+    name: t.string(),
+    accountingPackage: t.string(),
+    accountingPeriod: t.field({ type: AccountingPeriodInput }),
+    auditPeriodEndDate: t.field({ type: "Date" }),
+    industry: t.string(),
+    auditorIds: t.idList(),
+    engagementLeadId: t.id(),
+    billingCode: t.string(),
+    reportingPeriodConfigurationId: t.id(),
+    emailSubscriptions: t.field({ type: [EmailSubscriptionInput], required: true }),
+    version: t.int({ required: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  engagement: t.field({
+    type: Engagement,
+    authScopes: { permission: "api.engagements.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getEngagement(ctx, id),
+  }),
+  engagements: t.field({
+    type: pageOf(Engagement, "EngagementPage"),
+    authScopes: { permission: "api.engagements.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryEngagements(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createEngagement: t.field({
+    type: Engagement,
+    authScopes: { permission: "api.engagements.write" },
+    args: { input: t.arg({ type: CreateEngagementInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createEngagement(ctx, input),
+  }),
+  updateEngagement: t.field({
+    type: Engagement,
+    authScopes: { permission: "api.engagements.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateEngagementInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateEngagement(ctx, id, input),
+  }),
+  deleteEngagement: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.engagements.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteEngagement(ctx, id),
+  }),
+}));

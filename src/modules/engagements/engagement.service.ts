@@ -1,0 +1,171 @@
+import { NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
+import { assertContent, createAudit, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { inTransaction } from "../../events/outbox.js";
+import { actorOf, type RequestContext } from "../../graphql/context.js";
+import type { Prisma } from "../../generated/prisma/client.js";
+import { assertUsersExist } from "../users/user.service.js";
+import { engagementColumns } from "./engagement.columns.js";
+
+const ENTITY = "Engagement";
+/** Wire reference section 6: the library engagements use unless they name another. */
+export const DEFAULT_LIBRARY_ID = "5cc9076887f13cb8a7a1926b";
+
+export interface AccountingPeriodInput {
+  fiscalStartDay: number;
+  fiscalStartMonth: number;
+  frequency: string;
+}
+
+export interface EmailSubscriptionInput {
+  userId: string;
+  eventTypes?: string[] | null;
+}
+
+interface EngagementFields {
+  name?: string | null;
+  accountingPackage?: string | null;
+  accountingPeriod?: AccountingPeriodInput | null;
+  auditPeriodEndDate?: string | null;
+  industry?: string | null;
+  auditorIds?: string[] | null;
+  engagementLeadId?: string | null;
+  billingCode?: string | null;
+  reportingPeriodConfigurationId?: string | null;
+}
+
+export interface CreateEngagementInput extends EngagementFields {
+  organizationId: string;
+  name: string;
+  libraryId?: string | null;
+  settingsBasedOnEngagementId?: string | null;
+}
+
+export interface UpdateEngagementInput extends EngagementFields {
+  emailSubscriptions: EmailSubscriptionInput[];
+  version: number;
+}
+
+export async function getEngagement(ctx: RequestContext, id: string) {
+  const engagement = await ctx.prisma.engagement.findUnique({ where: { id } });
+  if (!engagement) throw new NotFoundError(ENTITY, id);
+  return engagement;
+}
+
+export function queryEngagements(ctx: RequestContext, args: PageArgs) {
+  return queryEntities(ctx.app.pool, { table: "engagement", columns: engagementColumns }, args, (ids) => ctx.prisma.engagement.findMany({ where: { id: { in: ids } } }));
+}
+
+function accountingPeriodProblems(period: AccountingPeriodInput | null | undefined): Problem[] {
+  if (!period) return [];
+  const problems: Problem[] = [];
+  if (!Number.isInteger(period.fiscalStartMonth) || period.fiscalStartMonth < 1 || period.fiscalStartMonth > 12) {
+    problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: "accountingPeriod.fiscalStartMonth", reason: "fiscalStartMonth must be from 1 to 12", values: [String(period.fiscalStartMonth)] });
+  } else {
+    const daysInMonth = new Date(Date.UTC(2001, period.fiscalStartMonth, 0)).getUTCDate();
+    if (!Number.isInteger(period.fiscalStartDay) || period.fiscalStartDay < 1 || period.fiscalStartDay > daysInMonth) {
+      problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: "accountingPeriod.fiscalStartDay", reason: `fiscalStartDay must be from 1 to ${daysInMonth} for month ${period.fiscalStartMonth}`, values: [String(period.fiscalStartDay)] });
+    }
+  }
+  return problems;
+}
+
+/** Spec 2.12: an engagement uses either an accounting period or a reporting period configuration. */
+function periodChoiceProblems(accountingPeriod: unknown, reportingPeriodConfigurationId: unknown): Problem[] {
+  const hasPeriod = accountingPeriod != null;
+  const hasConfig = reportingPeriodConfigurationId != null;
+  if (hasPeriod === hasConfig) {
+    return [{
+      problemType: "ILLEGAL_ARGUMENT",
+      severity: "ERROR",
+      identifier: hasPeriod ? "reportingPeriodConfigurationId" : "accountingPeriod",
+      reason: hasPeriod ? "Give either accountingPeriod or reportingPeriodConfigurationId, not both" : "One of accountingPeriod or reportingPeriodConfigurationId is required",
+    }];
+  }
+  return [];
+}
+
+async function checkReferences(ctx: RequestContext, input: EngagementFields & { emailSubscriptions?: EmailSubscriptionInput[] | null }) {
+  if (input.auditorIds) await assertUsersExist(ctx, input.auditorIds, "auditorIds");
+  if (input.engagementLeadId) await assertUsersExist(ctx, [input.engagementLeadId], "engagementLeadId");
+  if (input.emailSubscriptions) await assertUsersExist(ctx, input.emailSubscriptions.map((s) => s.userId), "emailSubscriptions.userId");
+}
+
+function periodColumns(period: AccountingPeriodInput | null | undefined) {
+  return period
+    ? { fiscalStartDay: period.fiscalStartDay, fiscalStartMonth: period.fiscalStartMonth, frequency: period.frequency }
+    : { fiscalStartDay: null, fiscalStartMonth: null, frequency: null };
+}
+
+export async function createEngagement(ctx: RequestContext, input: CreateEngagementInput) {
+  assertContent(input, ["auditorIds"]);
+  const problems = [...periodChoiceProblems(input.accountingPeriod, input.reportingPeriodConfigurationId), ...accountingPeriodProblems(input.accountingPeriod)];
+  if (problems.length > 0) throw ValidationError.of(problems);
+  const organization = await ctx.prisma.organization.findUnique({ where: { id: input.organizationId }, select: { id: true } });
+  if (!organization) throw new ValidationError(`organizationId ${input.organizationId} refers to no organization`, { identifier: "organizationId", values: [input.organizationId] });
+  if (input.settingsBasedOnEngagementId) await getEngagement(ctx, input.settingsBasedOnEngagementId).catch(() => {
+    throw new ValidationError(`settingsBasedOnEngagementId ${input.settingsBasedOnEngagementId} refers to no engagement`, { identifier: "settingsBasedOnEngagementId" });
+  });
+  await checkReferences(ctx, input);
+  const actor = actorOf(ctx);
+  return inTransaction(ctx.app, async (tx, emit) => {
+    const engagement = await tx.engagement.create({
+      data: {
+        ...createAudit(actor),
+        organizationId: input.organizationId,
+        name: input.name,
+        libraryId: input.libraryId ?? DEFAULT_LIBRARY_ID,
+        accountingPackage: input.accountingPackage ?? null,
+        ...periodColumns(input.accountingPeriod),
+        auditPeriodEndDate: input.auditPeriodEndDate ? new Date(`${input.auditPeriodEndDate}T00:00:00Z`) : null,
+        industry: input.industry ?? null,
+        auditorIds: input.auditorIds ?? [],
+        engagementLeadId: input.engagementLeadId ?? actor.userId,
+        billingCode: input.billingCode ?? null,
+        reportingPeriodConfigurationId: input.reportingPeriodConfigurationId ?? null,
+        emailSubscriptions: [],
+        settingsBasedOnEngagementId: input.settingsBasedOnEngagementId ?? null,
+      },
+    });
+    emit({ type: "engagement.created", entityType: "ENGAGEMENT", entityId: engagement.id, userId: actor.userId, payload: { engagementId: engagement.id } });
+    return engagement;
+  });
+}
+
+export async function updateEngagement(ctx: RequestContext, id: string, input: UpdateEngagementInput) {
+  assertContent(input, ["auditorIds", "emailSubscriptions", "emailSubscriptions[].eventTypes"]);
+  const current = await getEngagement(ctx, id);
+  // Absent keys keep their stored value, so the period rule is checked on the result.
+  const nextPeriod = input.accountingPeriod !== undefined ? input.accountingPeriod : current.frequency ? {} : null;
+  const nextConfig = input.reportingPeriodConfigurationId !== undefined ? input.reportingPeriodConfigurationId : current.reportingPeriodConfigurationId;
+  const problems = [...periodChoiceProblems(nextPeriod, nextConfig), ...accountingPeriodProblems(input.accountingPeriod)];
+  if (problems.length > 0) throw ValidationError.of(problems);
+  await checkReferences(ctx, input);
+  const actor = actorOf(ctx);
+  return inTransaction(ctx.app, async (tx, emit) => {
+    const data: Prisma.EngagementUpdateInput = {
+      emailSubscriptions: input.emailSubscriptions.map((s) => ({ userId: s.userId, eventTypes: s.eventTypes ?? [] })),
+    };
+    if (input.name != null) data.name = input.name;
+    if (input.accountingPackage !== undefined) data.accountingPackage = input.accountingPackage;
+    if (input.accountingPeriod !== undefined) Object.assign(data, periodColumns(input.accountingPeriod));
+    if (input.auditPeriodEndDate !== undefined) data.auditPeriodEndDate = input.auditPeriodEndDate ? new Date(`${input.auditPeriodEndDate}T00:00:00Z`) : null;
+    if (input.industry !== undefined) data.industry = input.industry;
+    if (input.auditorIds != null) data.auditorIds = input.auditorIds;
+    if (input.engagementLeadId !== undefined) data.engagementLeadId = input.engagementLeadId;
+    if (input.billingCode !== undefined) data.billingCode = input.billingCode;
+    if (input.reportingPeriodConfigurationId !== undefined) data.reportingPeriodConfigurationId = input.reportingPeriodConfigurationId;
+    const engagement = await saveVersioned(tx.engagement, ENTITY, id, input.version, data as Record<string, unknown>, actor);
+    emit({ type: "engagement.updated", entityType: "ENGAGEMENT", entityId: id, userId: actor.userId, payload: { engagementId: id } });
+    return engagement;
+  });
+}
+
+export async function deleteEngagement(ctx: RequestContext, id: string) {
+  const actor = actorOf(ctx);
+  return inTransaction(ctx.app, async (tx, emit) => {
+    const deleted = await tx.engagement.deleteMany({ where: { id } });
+    if (deleted.count === 0) throw new NotFoundError(ENTITY, id);
+    emit({ type: "engagement.deleted", entityType: "ENGAGEMENT", entityId: id, userId: actor.userId, payload: { engagementId: id } });
+    return { id };
+  });
+}

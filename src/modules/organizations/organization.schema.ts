@@ -1,0 +1,68 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import * as service from "./organization.service.js";
+
+export const Organization = builder.prismaObject("Organization", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    externalClientCode: t.exposeString("externalClientCode", { nullable: true }),
+    managerUserIds: t.exposeIDList("managerUserIds"),
+    engagements: t.relation("engagements", { authScopes: { permission: "api.engagements.read" } }),
+  }),
+});
+
+const CreateOrganizationInput = builder.inputType("CreateOrganizationInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    externalClientCode: t.string(),
+    managerUserIds: t.idList(),
+  }),
+});
+
+const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", {
+  fields: (t) => ({
+    name: t.string(),
+    externalClientCode: t.string(),
+    managerUserIds: t.idList(),
+    version: t.int({ required: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  organization: t.field({
+    type: Organization,
+    authScopes: { permission: "api.organizations.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getOrganization(ctx, id),
+  }),
+  organizations: t.field({
+    type: pageOf(Organization, "OrganizationPage"),
+    authScopes: { permission: "api.organizations.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryOrganizations(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createOrganization: t.field({
+    type: Organization,
+    authScopes: { permission: "api.organizations.write" },
+    args: { input: t.arg({ type: CreateOrganizationInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createOrganization(ctx, input),
+  }),
+  updateOrganization: t.field({
+    type: Organization,
+    authScopes: { permission: "api.organizations.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateOrganizationInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateOrganization(ctx, id, input),
+  }),
+  deleteOrganization: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.organizations.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteOrganization(ctx, id),
+  }),
+}));

@@ -1,0 +1,30 @@
+import { NotFoundError, ValidationError } from "../../core/errors.js";
+import { queryEntities, type PageArgs } from "../../core/entity/index.js";
+import type { RequestContext } from "../../graphql/context.js";
+import { userColumns } from "./user.columns.js";
+
+const ENTITY = "User";
+
+export async function getUser(ctx: RequestContext, id: string) {
+  const user = await ctx.prisma.user.findUnique({ where: { id } });
+  if (!user) throw new NotFoundError(ENTITY, id);
+  return user;
+}
+
+export function getCurrentUser(ctx: RequestContext) {
+  return getUser(ctx, ctx.auth!.userId);
+}
+
+export function queryUsers(ctx: RequestContext, args: PageArgs) {
+  return queryEntities(ctx.app.pool, { table: "app_user", columns: userColumns }, args, (ids) => ctx.prisma.user.findMany({ where: { id: { in: ids } } }));
+}
+
+/** 400 naming the field when a list of user ids refers to users that do not exist. */
+export async function assertUsersExist(ctx: RequestContext, ids: readonly string[], identifier: string): Promise<void> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return;
+  const found = await ctx.prisma.user.findMany({ where: { id: { in: unique } }, select: { id: true } });
+  const known = new Set(found.map((u) => u.id));
+  const missing = unique.filter((id) => !known.has(id));
+  if (missing.length > 0) throw new ValidationError(`${identifier} refers to unknown user(s): ${missing.join(", ")}`, { identifier, values: missing });
+}

@@ -1,0 +1,29 @@
+import { ValidationError, type Problem } from "../core/errors.js";
+import type { ColumnSet } from "./columns.js";
+import { parseFilter } from "./parse.js";
+import { SqlParams, translateFilter, type TranslateOptions } from "./translate.js";
+import { validateFilter, type CheckedNode } from "./validate.js";
+
+export { defineColumns, columnSetOf, AUDIT_COLUMNS, TEXT, ID, ENUM, FLAG, ID_LIST, type ColumnDef, type ColumnSet, type ColumnType } from "./columns.js";
+export { SqlParams, quoteIdent } from "./translate.js";
+export { parseSort, orderByClause, type SortOrder } from "./sort.js";
+
+/** Parses and validates a filter; throws one 400 listing every problem found. */
+export function checkFilter(filter: unknown, columns: ColumnSet, options: { populationsSupported?: boolean } = {}): CheckedNode {
+  const problems: Problem[] = [];
+  const parsed = parseFilter(filter, problems);
+  const checked = validateFilter(parsed, columns, problems, options);
+  if (problems.length > 0) throw ValidationError.of(problems);
+  return checked;
+}
+
+/** Filter JSON → parameterized SQL condition over the subject's columns. */
+export function compileFilter(
+  filter: unknown,
+  columns: ColumnSet,
+  params: SqlParams = new SqlParams(),
+  options: TranslateOptions = {},
+): { sql: string; params: SqlParams } {
+  const checked = checkFilter(filter, columns, { populationsSupported: Boolean(options.populationSql) });
+  return { sql: translateFilter(checked, params, options), params };
+}

@@ -1,0 +1,100 @@
+import type { ColumnDef } from "./columns.js";
+import type { CheckedNode } from "./validate.js";
+import { sqlTypeOf } from "./values.js";
+
+/** Collects bound parameters; `add` returns the `$n` placeholder with an explicit cast. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  add(value: unknown, cast?: string): string {
+    this.values.push(value);
+    return cast ? `$${this.values.length}::${cast}` : `$${this.values.length}`;
+  }
+}
+
+export interface TranslateOptions {
+  /** Table alias prefixed to column names. */
+  alias?: string;
+  /** SQL deciding membership of the current row in a population (evaluated when populations exist). */
+  populationSql?: (populationId: string, params: SqlParams) => string;
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Translates a validated filter into a parameterized SQL boolean expression. */
+export function translateFilter(node: CheckedNode, params: SqlParams, options: TranslateOptions = {}): string {
+  const col = (column: ColumnDef) => (options.alias ? `${options.alias}.${quoteIdent(column.sql)}` : quoteIdent(column.sql));
+  const walk = (n: CheckedNode): string => {
+    switch (n.kind) {
+      case "and":
+        return n.terms.length === 0 ? "TRUE" : n.terms.length === 1 ? walk(n.terms[0]) : `(${n.terms.map(walk).join(" AND ")})`;
+      case "or":
+        return n.terms.length === 1 ? walk(n.terms[0]) : `(${n.terms.map(walk).join(" OR ")})`;
+      case "keyword": {
+        const pattern = params.add(`\\m${escapeRegex(n.prefix)}`, "text");
+        const any = n.columns.length === 0 ? "FALSE" : `(${n.columns.map((c) => `coalesce(${col(c)} ~* ${pattern}, FALSE)`).join(" OR ")})`;
+        return n.negated ? `(NOT ${any})` : any;
+      }
+      case "population": {
+        if (!options.populationSql) return "FALSE";
+        const member = options.populationSql(n.populationId, params);
+        return n.negated ? `(NOT coalesce(${member}, FALSE))` : member;
+      }
+      case "column":
+        return columnCondition(col(n.column), n.column, n.op, n.value, params);
+    }
+  };
+  return walk(node);
+}
+
+function columnCondition(target: string, column: ColumnDef, op: string, value: unknown, params: SqlParams): string {
+  const text = column.type === "STRING";
+  // Case-insensitive comparison for strings: both sides lower-cased (values already are).
+  const lhs = text ? `lower(${target})` : target;
+  const cast = sqlTypeOf(column.type);
+  switch (op) {
+    case "$eq":
+      return value === null ? `${target} IS NULL` : `${lhs} = ${params.add(value, cast)}`;
+    case "$ne":
+      return value === null ? `${target} IS NOT NULL` : `${lhs} IS DISTINCT FROM ${params.add(value, cast)}`;
+    case "$gt":
+      return `${lhs} > ${params.add(value, cast)}`;
+    case "$gte":
+      return `${lhs} >= ${params.add(value, cast)}`;
+    case "$lt":
+      return `${lhs} < ${params.add(value, cast)}`;
+    case "$lte":
+      return `${lhs} <= ${params.add(value, cast)}`;
+    case "$in":
+      return (value as unknown[]).length === 0 ? "FALSE" : `${lhs} = ANY(${params.add(value, `${cast}[]`)})`;
+    case "$nin":
+      return (value as unknown[]).length === 0 ? "TRUE" : `(${target} IS NULL OR NOT (${lhs} = ANY(${params.add(value, `${cast}[]`)})))`;
+    case "$contains":
+    case "$ncontains": {
+      const element = column.type === "ARRAY_INT64" ? `e = ${params.add(value, "bigint")}` : `lower(e) = ${params.add(value, "text")}`;
+      const exists = `EXISTS (SELECT 1 FROM unnest(${target}) AS u(e) WHERE ${element})`;
+      return op === "$contains" ? exists : `(NOT ${exists})`;
+    }
+    case "$flags": {
+      const flags = Object.entries(value as Record<string, boolean>);
+      return `(${flags.map(([flag, on]) => `coalesce((${target} ->> ${params.add(flag, "text")})::boolean, FALSE) = ${on ? "TRUE" : "FALSE"}`).join(" AND ")})`;
+    }
+    case "$isubstr":
+      return `${lhs} LIKE ${params.add(`%${escapeLike(value as string)}%`, "text")}`;
+    case "$iprefix":
+      return `${lhs} LIKE ${params.add(`${escapeLike(value as string)}%`, "text")}`;
+    case "$niprefix":
+      return `(${target} IS NULL OR ${lhs} NOT LIKE ${params.add(`${escapeLike(value as string)}%`, "text")})`;
+    default:
+      throw new Error(`untranslatable operator ${op}`);
+  }
+}

@@ -1,0 +1,157 @@
+import { createServer, type Server } from "node:http";
+import { randomUUID } from "node:crypto";
+import express, { type NextFunction, type Request, type Response } from "express";
+import pg from "pg";
+import type { Config } from "./config.js";
+import type { Logger } from "./core/logger.js";
+import { NotFoundError, RateLimitedError } from "./core/errors.js";
+import { migrate } from "./db/migrate.js";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded-postgres.js";
+import { createAppServices, type App } from "./app-services.js";
+import { clientAddress, createYogaServer, GRAPHQL_PATH } from "./graphql/yoga.js";
+import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
+import { schema } from "../schema/index.js";
+import { routeTable } from "../rest/routes.js";
+import { compileRoutes } from "../rest/compile.js";
+import { createRestHandler } from "../rest/router.js";
+import { errorBody } from "../rest/error-body.js";
+import { buildOpenApi } from "../rest/openapi.js";
+import { renderDocsPage } from "../rest/docs-page.js";
+import { attachSubscriptions } from "../subscriptions/ws-server.js";
+
+export const REST_BASE = "/api/v1";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  app: App;
+  server: Server;
+  /** Set when this start created the first admin token. */
+  bootstrap?: { secret: string; file: string };
+  close(): Promise<void>;
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const exists = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Starts everything the service needs and serves it; `close()` stops it all, once. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  let embedded: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger);
+    databaseUrl = await ensureDatabase(embedded.url, "ledger");
+  }
+  const migrationPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  try {
+    const ran = await migrate(migrationPool);
+    if (ran.length > 0) logger.info("applied migrations", { migrations: ran });
+  } finally {
+    await migrationPool.end();
+  }
+
+  const app = await createAppServices({ ...config, databaseUrl }, logger);
+  const bootstrap = await bootstrapAdminToken(app);
+  const yoga = createYogaServer(app, schema);
+  const routes = compileRoutes(schema, routeTable);
+  const openApi = buildOpenApi(schema, routes);
+
+  const identify = (req: Request) => ({
+    authorization: req.headers.authorization,
+    clientIp: clientAddress(req, config.trustProxy),
+    requestId: (req.headers["x-request-id"] as string | undefined) ?? randomUUID(),
+  });
+
+  const web = express();
+  web.disable("x-powered-by");
+  web.set("query parser", "simple");
+  web.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  web.get("/readyz", async (_req, res) => {
+    try {
+      await app.pool.query("SELECT 1");
+      if (app.redis) await app.redis.ping();
+      res.json({ status: "ready" });
+    } catch (error) {
+      res.status(503).json({ status: "unavailable", reason: (error as Error).message });
+    }
+  });
+
+  // Platform-level per-IP limit (spec 7.9): 429 without X-User-Hour-Limit-Remaining.
+  web.use("/api", async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const ip = clientAddress(req, config.trustProxy);
+      const hit = await app.counters.hit(`ip:${ip}`, config.ipRateLimitWindowSeconds);
+      if (hit.count > config.ipRateLimit) {
+        const error = new RateLimitedError(`Too many requests from ${ip}; retry in about ${hit.resetSeconds} seconds`, undefined, hit.resetSeconds);
+        const { status, headers, body } = errorBody(error, { id: randomUUID(), path: req.originalUrl.split("?")[0] });
+        res.status(status).set(headers).json(body);
+        return;
+      }
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  web.get(`${REST_BASE}/openapi.json`, (_req, res) => {
+    res.json(openApi);
+  });
+  const docsHtml = renderDocsPage(routes);
+  web.get([`${REST_BASE}/docs`, `${REST_BASE}/docs/`], (_req, res) => {
+    res.type("html").send(docsHtml);
+  });
+  web.use(GRAPHQL_PATH, (req: Request, res: Response) => yoga(req, res));
+  web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify }));
+  web.use((req: Request, res: Response) => {
+    const { status, body } = errorBody(new NotFoundError("Endpoint", `${req.method} ${req.path}`), { id: randomUUID(), path: req.path });
+    res.status(status).json(body);
+  });
+  web.use((error: Error, req: Request, res: Response, _next: NextFunction) => {
+    logger.error("unhandled request error", { error, path: req.path });
+    const { status, body } = errorBody({ message: "Unexpected error", extensions: {} }, { id: randomUUID(), path: req.path });
+    res.status(status).json(body);
+  });
+
+  const server = createServer(web);
+  const subscriptions = attachSubscriptions(server, yoga, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  app.relay.start();
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    app,
+    server,
+    bootstrap,
+    close() {
+      closing ??= (async () => {
+        await subscriptions.close().catch(() => undefined);
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await app.close();
+        await embedded?.stop();
+      })();
+      return closing;
+    },
+  };
+}
