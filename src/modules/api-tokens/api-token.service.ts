@@ -88,7 +88,7 @@ export async function insertApiToken(tx: Tx, actor: Actor | null, input: CreateA
 }
 
 export async function createApiToken(ctx: RequestContext, input: CreateApiTokenInput) {
-  assertContent(input, ["allowedAddresses"]);
+  assertContent(input, ["permissions"]);
   checkTokenInput(input, Date.now());
   // A token can hand out only permissions it holds itself.
   const escalated = input.permissions.filter((p) => !ctx.auth!.permissions.has(p as Permission));

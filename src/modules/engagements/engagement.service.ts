@@ -97,7 +97,7 @@ function periodColumns(period: AccountingPeriodInput | null | undefined) {
 }
 
 export async function createEngagement(ctx: RequestContext, input: CreateEngagementInput) {
-  assertContent(input, ["auditorIds"]);
+  assertContent(input);
   const problems = [...periodChoiceProblems(input.accountingPeriod, input.reportingPeriodConfigurationId), ...accountingPeriodProblems(input.accountingPeriod)];
   if (problems.length > 0) throw ValidationError.of(problems);
   const organization = await ctx.prisma.organization.findUnique({ where: { id: input.organizationId }, select: { id: true } });
@@ -132,7 +132,7 @@ export async function createEngagement(ctx: RequestContext, input: CreateEngagem
 }
 
 export async function updateEngagement(ctx: RequestContext, id: string, input: UpdateEngagementInput) {
-  assertContent(input, ["auditorIds", "emailSubscriptions", "emailSubscriptions[].eventTypes"]);
+  assertContent(input);
   const current = await getEngagement(ctx, id);
   // Absent keys keep their stored value, so the period rule is checked on the result.
   const nextPeriod = input.accountingPeriod !== undefined ? input.accountingPeriod : current.frequency ? {} : null;

@@ -1,0 +1,15 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { renderOpenApi, renderSdl } from "../scripts/print-artifacts.js";
+
+// The SDL and the OpenAPI document are committed so clients can read them without running the
+// server; they must match the code. `npm run generate` rewrites both.
+describe("committed artifacts", () => {
+  it("schema/schema.graphql matches the schema built from the modules", () => {
+    expect(readFileSync(new URL("../schema/schema.graphql", import.meta.url), "utf8"), "schema/schema.graphql is stale: run npm run generate").toBe(renderSdl());
+  });
+
+  it("rest/openapi.json matches the route table", () => {
+    expect(readFileSync(new URL("../rest/openapi.json", import.meta.url), "utf8"), "rest/openapi.json is stale: run npm run generate").toBe(renderOpenApi());
+  });
+});

@@ -1,0 +1,61 @@
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { TestProject } from "vitest/node";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db/embedded-postgres.js";
+import { migrate } from "../src/db/migrate.js";
+import { createLogger } from "../src/core/logger.js";
+import { freePort } from "./helpers/ports.js";
+import { startRedis, type RedisProcess } from "./helpers/redis.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    pgAdminUrl: string;
+    templateDatabase: string;
+    redisUrl: string;
+  }
+}
+
+export const TEMPLATE_DATABASE = "fap_template";
+
+let database: EmbeddedDatabase | undefined;
+let redis: RedisProcess | undefined;
+let dir: string | undefined;
+
+/**
+ * One PostgreSQL server for the whole run (real, embedded) with a migrated template database;
+ * each test file clones the template into its own database. One Redis server for the tests that
+ * exercise multi-process behaviour. Both are real processes, stopped at the end.
+ */
+export async function setup(project: TestProject) {
+  if (process.env.TEST_DATABASE_URL) {
+    project.provide("pgAdminUrl", process.env.TEST_DATABASE_URL);
+  } else {
+    dir = mkdtempSync(join(tmpdir(), "fap-test-"));
+    chmodSync(dir, 0o755); // the postgres OS user (used when running as root) must reach it
+    database = await startEmbeddedPostgres(dir, await freePort(), createLogger("silent"));
+    project.provide("pgAdminUrl", database.url);
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL ?? database!.url;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE}`);
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${TEMPLATE_DATABASE}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 1 });
+  await migrate(pool);
+  await pool.end();
+  project.provide("templateDatabase", TEMPLATE_DATABASE);
+
+  redis = process.env.TEST_REDIS_URL ? undefined : await startRedis();
+  project.provide("redisUrl", process.env.TEST_REDIS_URL ?? redis!.url);
+}
+
+export async function teardown() {
+  await redis?.stop();
+  await database?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
