@@ -1,6 +1,7 @@
 // Importing a module registers its types and fields on the builder; this file only assembles them.
 import { builder } from "../src/graphql/builder.js";
 import "../src/modules/common/scalars.js";
+import "../src/modules/common/long.js";
 import "../src/modules/common/roots.js";
 import "../src/modules/common/entity.js";
 import "../src/modules/events/event.schema.js";
