@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError } from "../../core/errors.js";
-import { queryEntities, type PageArgs } from "../../core/entity/index.js";
+import { queryEntities, rowReader, type PageArgs } from "../../core/entity/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import type { SqlParams } from "../../query-language/index.js";
 import { asyncResultColumns } from "./async-result.columns.js";
@@ -9,7 +9,7 @@ const ENTITY = "AsyncResult";
 
 /** 404 for internal jobs and for another token's file-producing jobs; 403 naming the target's permission. */
 export async function getAsyncResult(ctx: RequestContext, id: string) {
-  const row = await ctx.prisma.asyncResult.findUnique({ where: { id } });
+  const row = await rowReader(ctx.prisma, "asyncResult").byId(ctx.app.pool, id);
   if (!row || row.internal) throw new NotFoundError(ENTITY, id);
   const entityType = row.entityType ?? "";
   if (TOKEN_OWNED_TARGETS.has(entityType)) {
@@ -32,5 +32,5 @@ export function queryAsyncResults(ctx: RequestContext, args: PageArgs) {
   const readable = readableTargetTypes(ctx.auth!.permissions);
   const scope = (params: SqlParams) =>
     `t.internal = false AND (t.entity_type = ANY(${params.add(readable, "text[]")}) OR (t.entity_type = ANY(${params.add([...TOKEN_OWNED_TARGETS], "text[]")}) AND t.token_id = ${params.add(ctx.auth!.tokenId)}))`;
-  return queryEntities(ctx.app.pool, { table: "async_result", columns: asyncResultColumns, scope }, args, (ids) => ctx.prisma.asyncResult.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "asyncResult", columns: asyncResultColumns, scope }, args);
 }
