@@ -145,7 +145,10 @@ export function createRestHandler(options: {
           if (value === undefined && (source.from === "body" || source.from === "part") && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
           if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, source.from === "part" ? source.name : "", problems);
           if (value !== undefined) variables[variable.name] = value;
-          problems.push(...coercionProblems(value ?? null, variable.type, source.from === "part" ? source.name : variable.name, source.from === "body"));
+          const found = coercionProblems(value ?? null, variable.type, source.from === "part" ? source.name : variable.name, source.from === "body");
+          // Name a JSON part's fields with the part, as the unknown-key problems above do.
+          if (source.from === "part") for (const problem of found) if (problem.identifier && problem.identifier !== source.name) problem.identifier = `${source.name}.${problem.identifier}`;
+          problems.push(...found);
         }
         throwIfProblems(problems);
 

@@ -4,6 +4,9 @@ import { engagementRoutes } from "../src/modules/engagements/engagement.routes.j
 import { organizationRoutes } from "../src/modules/organizations/organization.routes.js";
 import { userRoutes } from "../src/modules/users/user.routes.js";
 import { asyncResultRoutes } from "../src/modules/async-results/async-result.routes.js";
+import { fileResultRoutes } from "../src/modules/file-results/file-result.routes.js";
+import { chunkedFileRoutes } from "../src/modules/chunked-files/chunked-file.routes.js";
+import { fileManagerRoutes } from "../src/modules/file-manager/file-manager.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
-export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes];
+export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...fileResultRoutes, ...chunkedFileRoutes, ...fileManagerRoutes];

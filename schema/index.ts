@@ -10,5 +10,8 @@ import "../src/modules/api-tokens/api-token.schema.js";
 import "../src/modules/organizations/organization.schema.js";
 import "../src/modules/engagements/engagement.schema.js";
 import "../src/modules/async-results/async-result.schema.js";
+import "../src/modules/file-results/file-result.schema.js";
+import "../src/modules/chunked-files/chunked-file.schema.js";
+import "../src/modules/file-manager/file-manager.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
