@@ -7,6 +7,7 @@ import { asyncResultRoutes } from "../src/modules/async-results/async-result.rou
 import { fileResultRoutes } from "../src/modules/file-results/file-result.routes.js";
 import { chunkedFileRoutes } from "../src/modules/chunked-files/chunked-file.routes.js";
 import { fileManagerRoutes } from "../src/modules/file-manager/file-manager.routes.js";
+import { jsonTableRoutes } from "../src/modules/json-tables/json-table.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
-export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...fileResultRoutes, ...chunkedFileRoutes, ...fileManagerRoutes];
+export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...fileResultRoutes, ...chunkedFileRoutes, ...fileManagerRoutes, ...jsonTableRoutes];

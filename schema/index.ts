@@ -13,5 +13,6 @@ import "../src/modules/async-results/async-result.schema.js";
 import "../src/modules/file-results/file-result.schema.js";
 import "../src/modules/chunked-files/chunked-file.schema.js";
 import "../src/modules/file-manager/file-manager.schema.js";
+import "../src/modules/json-tables/json-table.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
