@@ -8,6 +8,7 @@ import { fileResultRoutes } from "../src/modules/file-results/file-result.routes
 import { chunkedFileRoutes } from "../src/modules/chunked-files/chunked-file.routes.js";
 import { fileManagerRoutes } from "../src/modules/file-manager/file-manager.routes.js";
 import { jsonTableRoutes } from "../src/modules/json-tables/json-table.routes.js";
+import { fileInfoRoutes } from "../src/modules/file-infos/file-info.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
-export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...fileResultRoutes, ...chunkedFileRoutes, ...fileManagerRoutes, ...jsonTableRoutes];
+export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...fileResultRoutes, ...chunkedFileRoutes, ...fileManagerRoutes, ...jsonTableRoutes, ...fileInfoRoutes];

@@ -14,5 +14,6 @@ import "../src/modules/file-results/file-result.schema.js";
 import "../src/modules/chunked-files/chunked-file.schema.js";
 import "../src/modules/file-manager/file-manager.schema.js";
 import "../src/modules/json-tables/json-table.schema.js";
+import "../src/modules/file-infos/file-info.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
