@@ -9,6 +9,8 @@ import { chunkedFileRoutes } from "../src/modules/chunked-files/chunked-file.rou
 import { fileManagerRoutes } from "../src/modules/file-manager/file-manager.routes.js";
 import { jsonTableRoutes } from "../src/modules/json-tables/json-table.routes.js";
 import { fileInfoRoutes } from "../src/modules/file-infos/file-info.routes.js";
+import { transformRoutes } from "../src/modules/transforms/transforms.routes.js";
+import { gdpduRoutes } from "../src/modules/gdpdu/gdpdu.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
-export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...fileResultRoutes, ...chunkedFileRoutes, ...fileManagerRoutes, ...jsonTableRoutes, ...fileInfoRoutes];
+export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...fileResultRoutes, ...chunkedFileRoutes, ...fileManagerRoutes, ...jsonTableRoutes, ...fileInfoRoutes, ...transformRoutes, ...gdpduRoutes];

@@ -15,5 +15,7 @@ import "../src/modules/chunked-files/chunked-file.schema.js";
 import "../src/modules/file-manager/file-manager.schema.js";
 import "../src/modules/json-tables/json-table.schema.js";
 import "../src/modules/file-infos/file-info.schema.js";
+import "../src/modules/transforms/transforms.schema.js";
+import "../src/modules/gdpdu/gdpdu.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
