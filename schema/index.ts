@@ -8,5 +8,11 @@ import "../src/modules/users/user.schema.js";
 import "../src/modules/api-tokens/api-token.schema.js";
 import "../src/modules/organizations/organization.schema.js";
 import "../src/modules/engagements/engagement.schema.js";
+import "../src/modules/analysis-types/analysis-type.schema.js";
+import "../src/modules/libraries/library.schema.js";
+import "../src/modules/analysis-type-configurations/configuration.schema.js";
+import "../src/modules/risk-ranges/risk-range.schema.js";
+import "../src/modules/reporting-periods/reporting-period.schema.js";
+import "../src/modules/analyses/analysis.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
