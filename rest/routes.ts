@@ -9,6 +9,7 @@ import { configurationRoutes } from "../src/modules/analysis-type-configurations
 import { riskRangeRoutes } from "../src/modules/risk-ranges/risk-range.routes.js";
 import { reportingPeriodRoutes } from "../src/modules/reporting-periods/reporting-period.routes.js";
 import { analysisRoutes } from "../src/modules/analyses/analysis.routes.js";
+import { asyncResultRoutes } from "../src/modules/async-results/async-result.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
 export const routeTable: RouteDef[] = [
@@ -16,6 +17,7 @@ export const routeTable: RouteDef[] = [
   ...engagementRoutes,
   ...userRoutes,
   ...apiTokenRoutes,
+  ...asyncResultRoutes,
   ...analysisTypeRoutes,
   ...libraryRoutes,
   ...configurationRoutes,
