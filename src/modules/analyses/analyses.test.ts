@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { subscribe } from "../../../test/helpers/ws-client.js";
+import { awaitJob } from "../../../test/helpers/entities.js";
 import { ANALYSIS_TYPE_IDS, SYSTEM_LIBRARY_IDS } from "../catalogue/ids.js";
 import { addYears, analysisPeriodGaps } from "./analysis-period.rules.js";
 
@@ -141,7 +142,7 @@ describe("analyses REST", () => {
     expect(updated.body.analysisPeriods.map((p: { id: string }) => p.id)).not.toContain(second.id);
     expect(updated.body.analysisPeriodGaps).toEqual([{ analysisPeriodId: updated.body.analysisPeriods[1].id, previousAnalysisPeriodId: first.id, days: 199 }]);
 
-    const stale = await server.api.put(`/analyses/${created.id}`, { ...created, name: "Lost" });
+    const stale = await server.api.put(`/analyses/${created.id}`, { name: "Lost", version: 0 });
     expect(stale.status).toBe(409);
     const unknownPeriod = await server.api.put(`/analyses/${created.id}`, { analysisPeriods: [{ id: "5cc9076887f13cb8a7a1aaaa", ...YEAR }], version: 1 });
     expect(unknownPeriod.status).toBe(400);
@@ -235,6 +236,85 @@ describe("analysis status and run", () => {
     expect(run.status).toBe(409);
     expect(run.body.problems[0]).toMatchObject({ problemType: "INVALID_STATE", identifier: "preflightErrors", values: ["REQUIRED_FILES_MISSING"] });
     expect((await server.api.post("/analyses/5cc9076887f13cb8a7a1aaaa/run", {})).status).toBe(404);
+  });
+});
+
+describe("engagement roll-forward", () => {
+  async function engagementIn(libraryId: string, name: string) {
+    const organizationId = (await server.api.post("/organizations", { name: `${name} org` })).body.id;
+    const response = await server.api.post("/engagements", { organizationId, name, libraryId, accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+    expect(response.status).toBe(200);
+    return response.body.id as string;
+  }
+
+  it("creates the analysis in the target engagement at once, a year later, and copies its settings in an ANALYSIS_ROLL_FORWARD job", async () => {
+    const source = await create({ name: "Rolled", referenceId: "R-7", currencyCode: "GBP", periodic: true, analysisPeriods: [{ startDate: "2025-01-01", endDate: "2025-06-30" }, { startDate: "2025-07-01", endDate: "2025-12-31" }] });
+    const [sourceConfig] = (await server.api.post("/analysis-type-configuration/query", { analysisId: source.id })).body.content;
+    const group = sourceConfig.configuration.riskGroups[1];
+    const edited = await server.api.put(`/analysis-type-configuration/${sourceConfig.id}`, { configuration: { riskGroups: [{ id: group.id, disabled: true, controlPointWeights: { MANUAL_ENTRY: 88 } }] }, version: sourceConfig.version });
+    expect(edited.status).toBe(200);
+    const target = await engagementIn(SYSTEM_LIBRARY_IDS.PLATFORM_FOR_PROFIT, "FY2026");
+
+    const started = await server.api.post("/analyses/engagement-roll-forward", { analysisId: source.id, targetEngagementId: target });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toMatchObject({ type: "ANALYSIS_ROLL_FORWARD", entityType: "ANALYSIS", entityId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+    expect(["IN_PROGRESS", "COMPLETE"]).toContain(started.body.status);
+    const rolled = await server.api.get(`/analyses/${started.body.entityId}`);
+    expect(rolled.status).toBe(200);
+    expect(rolled.body).toMatchObject({ engagementId: target, analysisTypeId: GL, name: "Rolled", referenceId: "R-7", currencyCode: "GBP", periodic: true, interim: false, archived: false });
+    expect(rolled.body.analysisPeriods.map(({ startDate, endDate }: { startDate: string; endDate: string }) => ({ startDate, endDate }))).toEqual([
+      { startDate: "2026-01-01", endDate: "2026-06-30" },
+      { startDate: "2026-07-01", endDate: "2026-12-31" },
+    ]);
+
+    const done = await awaitJob(server.api, started.body.id);
+    expect(done).toMatchObject({ status: "COMPLETE", entityId: rolled.body.id });
+    const [rolledConfig] = (await server.api.post("/analysis-type-configuration/query", { analysisId: rolled.body.id })).body.content;
+    expect(rolledConfig.configuration.riskGroups[1]).toMatchObject({ disabled: true, controlPointWeights: { MANUAL_ENTRY: 88 } });
+    expect(rolledConfig.system).toBe(false);
+    // Risk ranges belong to engagements: the new analysis selects its target engagement's.
+    const [targetRange] = (await server.api.post("/risk-ranges/query", { engagementId: target, analysisTypeId: GL })).body.content;
+    expect(rolledConfig.configuration.riskGroups[1].selectedRiskRange).toBe(targetRange.id);
+    // The source is untouched.
+    expect((await server.api.get(`/analyses/${source.id}`)).body).toEqual(source);
+  });
+
+  it("rolls forward into an interim analysis with an as-at date on its latest period", async () => {
+    const source = await create({ name: "To interim" });
+    const target = await engagementIn(SYSTEM_LIBRARY_IDS.PLATFORM_FOR_PROFIT, "Interim target");
+    const started = await server.api.post("/analyses/engagement-roll-forward", { analysisId: source.id, targetEngagementId: target, interim: true });
+    expect(started.status).toBe(200);
+    const rolled = (await server.api.get(`/analyses/${started.body.entityId}`)).body;
+    expect(rolled).toMatchObject({ interim: true, analysisPeriods: [{ startDate: "2026-01-01", endDate: "2026-12-31", interimAsAtDate: "2026-12-30" }] });
+    expect((await awaitJob(server.api, started.body.id)).status).toBe("COMPLETE");
+  });
+
+  it("validates the source, the target and the target's library", async () => {
+    const source = await create({ name: "Stays" });
+    const npo = await engagementIn(SYSTEM_LIBRARY_IDS.PLATFORM_NOT_FOR_PROFIT, "No GL here");
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ analysisId: "5cc9076887f13cb8a7a1aaaa", targetEngagementId: npo }, "analysisId"],
+      [{ analysisId: source.id, targetEngagementId: "5cc9076887f13cb8a7a1aaaa" }, "targetEngagementId"],
+      [{ analysisId: source.id, targetEngagementId: engagementId }, "targetEngagementId"],
+      [{ analysisId: source.id, targetEngagementId: npo }, "targetEngagementId"],
+      [{ analysisId: source.id }, "targetEngagementId"],
+      [{ analysisId: source.id, targetEngagementId: npo, colour: "red" }, "colour"],
+    ];
+    for (const [request, identifier] of cases) {
+      const response = await server.api.post("/analyses/engagement-roll-forward", request);
+      expect(response.status, identifier).toBe(400);
+      expect(response.body.problems[0].identifier, JSON.stringify(response.body)).toBe(identifier);
+    }
+    expect((await server.api.post("/analyses/query", { engagementId: npo })).body.totalElements).toBe(0);
+  });
+
+  it("rolls forward over GraphQL", async () => {
+    const source = await create({ name: "Graph roll" });
+    const target = await engagementIn(SYSTEM_LIBRARY_IDS.PLATFORM_REVIEW, "Review target");
+    const started = await server.gql(`mutation($input: RollForwardAnalysisInput!) { rollForwardAnalysis(input: $input) { id type entityType entityId } }`, { input: { analysisId: source.id, targetEngagementId: target } });
+    expect(started.body.errors).toBeUndefined();
+    expect(started.body.data.rollForwardAnalysis).toMatchObject({ type: "ANALYSIS_ROLL_FORWARD", entityType: "ANALYSIS" });
+    expect((await awaitJob(server.api, started.body.data.rollForwardAnalysis.id)).status).toBe("COMPLETE");
   });
 });
 

@@ -9,6 +9,9 @@ import type { AnalysisStatus } from "./analysis-status.js";
 import * as service from "./analysis.service.js";
 import { getAnalysisStatus } from "./analysis-status.service.js";
 import * as results from "./analysis-result.service.js";
+import { runAnalysis } from "./analysis-run.js";
+import { rollForwardAnalysis } from "./analysis-roll-forward.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
 
 type PeriodShape = { id: string; startDate: string; endDate: string; interimAsAtDate: string | null };
 type StoredAnalysis = { id: string; engagementId: string; reportingPeriodConfigurationId: string | null; importantColumns: unknown };
@@ -148,6 +151,14 @@ const CreateAnalysisInput = builder.inputType("CreateAnalysisInput", {
   }),
 });
 
+const RollForwardAnalysisInput = builder.inputType("RollForwardAnalysisInput", {
+  fields: (t) => ({
+    analysisId: t.id({ required: true, description: "The analysis to roll forward" }),
+    targetEngagementId: t.id({ required: true, description: "Another engagement, whose library offers the analysis type" }),
+    interim: t.boolean({ description: "Whether the new analysis is interim; default: as the source" }),
+  }),
+});
+
 const UpdateAnalysisInput = builder.inputType("UpdateAnalysisInput", {
   fields: (t) => ({
     name: t.string(),
@@ -203,6 +214,20 @@ builder.mutationFields((t) => ({
     authScopes: { permission: "api.analyses.write" },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAnalysisInput, required: true }) },
     resolve: (_root, { id, input }, ctx) => service.updateAnalysis(ctx, id, input),
+  }),
+  runAnalysis: t.field({
+    type: AsyncResult,
+    description: "Starts an ANALYSIS_RUN; refused (409, naming the preflight errors) while the analysis is not ready",
+    authScopes: { permission: "api.analyses.run" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => runAnalysis(ctx, id),
+  }),
+  rollForwardAnalysis: t.field({
+    type: AsyncResult,
+    description: "Creates the analysis in the target engagement, periods a year later, and starts an ANALYSIS_ROLL_FORWARD job copying its settings",
+    authScopes: { permission: "api.analyses.write" },
+    args: { input: t.arg({ type: RollForwardAnalysisInput, required: true }) },
+    resolve: (_root, { input }, ctx) => rollForwardAnalysis(ctx, input),
   }),
   deleteAnalysis: t.field({
     type: DeleteResult,

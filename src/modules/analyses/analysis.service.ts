@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
 import { newId } from "../../core/ids.js";
-import { inTransaction, type Emit } from "../../events/outbox.js";
+import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { copyEngagementConfigurationToAnalysis } from "../analysis-type-configurations/configuration.copy.js";
 import { assertReportingPeriodConfigurationExists } from "../reporting-periods/reporting-period.service.js";
@@ -40,8 +40,11 @@ export async function getAnalysis(ctx: RequestContext, id: string) {
   return analysis;
 }
 
-export function queryAnalyses(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "analysis", columns: analysisColumns }, args, (ids) => ctx.prisma.analysis.findMany({ where: { id: { in: ids } }, include: withPeriods }));
+/** A page of analyses with their periods (one more query for the whole page). */
+export async function queryAnalyses(ctx: RequestContext, args: PageArgs) {
+  const page = await queryEntities(ctx.app, { model: "analysis", columns: analysisColumns }, args);
+  const periods = await ctx.prisma.analysisPeriod.findMany({ where: { analysisId: { in: page.content.map((a) => a.id) } }, orderBy: { startDate: "asc" } });
+  return { ...page, content: page.content.map((a) => ({ ...a, analysisPeriods: periods.filter((p) => p.analysisId === a.id) })) };
 }
 
 export const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
@@ -76,26 +79,47 @@ export async function createAnalysis(ctx: RequestContext, input: CreateAnalysisI
   if (problems.length > 0) throw ValidationError.of(problems);
   const actor = actorOf(ctx);
   return inTransaction(ctx.app, async (tx, emit) => {
-    const analysis = await tx.analysis.create({
-      data: {
-        ...createAudit(actor),
-        engagementId: engagement.id,
-        analysisTypeId: type.id,
-        name: input.name,
-        ...options,
-        currencyCode: input.currencyCode ?? DEFAULT_CURRENCY,
-        referenceId: input.referenceId ?? null,
-        reportingPeriodConfigurationId: input.reportingPeriodConfigurationId ?? null,
-        analysisPeriods: {
-          create: input.analysisPeriods.map((p) => ({ id: newId(), startDate: asDate(p.startDate), endDate: asDate(p.endDate), interimAsAtDate: p.interimAsAtDate ? asDate(p.interimAsAtDate) : null })),
-        },
-      },
-      include: withPeriods,
-    });
-    await copyEngagementConfigurationToAnalysis(tx, analysis, actor);
+    const analysis = await insertAnalysis(tx, { ...input, ...options, currencyCode: input.currencyCode ?? DEFAULT_CURRENCY }, actor);
     emitAnalysisEvent(emit, "created", analysis, actor.userId);
     return analysis;
   });
+}
+
+export interface NewAnalysis {
+  engagementId: string;
+  analysisTypeId: string;
+  name: string;
+  interim: boolean;
+  periodic: boolean;
+  currencyCode: string;
+  referenceId?: string | null;
+  reportingPeriodConfigurationId?: string | null;
+  rolledForwardFromAnalysisId?: string | null;
+  analysisPeriods: PeriodInput[];
+}
+
+/** Writes a validated analysis with its periods and its copy of the engagement's configuration. */
+export async function insertAnalysis(tx: Tx, input: NewAnalysis, actor: Actor) {
+  const analysis = await tx.analysis.create({
+    data: {
+      ...createAudit(actor),
+      engagementId: input.engagementId,
+      analysisTypeId: input.analysisTypeId,
+      name: input.name,
+      interim: input.interim,
+      periodic: input.periodic,
+      currencyCode: input.currencyCode,
+      referenceId: input.referenceId ?? null,
+      reportingPeriodConfigurationId: input.reportingPeriodConfigurationId ?? null,
+      rolledForwardFromAnalysisId: input.rolledForwardFromAnalysisId ?? null,
+      analysisPeriods: {
+        create: input.analysisPeriods.map((p) => ({ id: newId(), startDate: asDate(p.startDate), endDate: asDate(p.endDate), interimAsAtDate: p.interimAsAtDate ? asDate(p.interimAsAtDate) : null })),
+      },
+    },
+    include: withPeriods,
+  });
+  await copyEngagementConfigurationToAnalysis(tx, analysis, actor);
+  return analysis;
 }
 
 /**

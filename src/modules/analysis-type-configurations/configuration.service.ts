@@ -1,5 +1,5 @@
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { ConflictError, ForbiddenError, ValidationError } from "../../core/errors.js";
+import { findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { analysisTypeKeyOf, defaultConfiguration, type Configuration } from "../catalogue/control-points.data.js";
@@ -24,16 +24,12 @@ const PERMISSION_FOR: Record<GuardedChange, "controlPointWeightPermission" | "ri
   filter: "controlPointSettingsPermission",
 };
 
-export async function getConfiguration(ctx: RequestContext, id: string) {
-  const configuration = await ctx.prisma.analysisTypeConfiguration.findUnique({ where: { id } });
-  if (!configuration) throw new NotFoundError(ENTITY, id);
-  return configuration;
+export function getConfiguration(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "analysisTypeConfiguration", ENTITY, id);
 }
 
 export function queryConfigurations(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "analysis_type_configuration", columns: configurationColumns }, args, (ids) =>
-    ctx.prisma.analysisTypeConfiguration.findMany({ where: { id: { in: ids } } }),
-  );
+  return queryEntities(ctx.app, { model: "analysisTypeConfiguration", columns: configurationColumns }, args);
 }
 
 /** Where the configuration lives decides which library governs it and which risk ranges it may select. */

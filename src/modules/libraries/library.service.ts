@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import { isForeignKeyViolation } from "../../core/db-errors.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -48,14 +48,12 @@ const SETTING_KEYS = [
   "warningsDismissed",
 ] as const;
 
-export async function getLibrary(ctx: RequestContext, id: string) {
-  const library = await ctx.prisma.library.findUnique({ where: { id } });
-  if (!library) throw new NotFoundError(ENTITY, id);
-  return library;
+export function getLibrary(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "library", ENTITY, id);
 }
 
 export function queryLibraries(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "library", columns: libraryColumns }, args, (ids) => ctx.prisma.library.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "library", columns: libraryColumns }, args);
 }
 
 /** For entities that name a library (engagements, risk ranges): 400 naming the field when it is unknown or archived. */

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { isForeignKeyViolation } from "../../core/db-errors.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -16,16 +16,12 @@ export interface CreateReportingPeriodInput {
   weeklyEntries?: WeeklyEntry[] | null;
 }
 
-export async function getReportingPeriodConfiguration(ctx: RequestContext, id: string) {
-  const config = await ctx.prisma.reportingPeriodConfiguration.findUnique({ where: { id } });
-  if (!config) throw new NotFoundError(ENTITY, id);
-  return config;
+export function getReportingPeriodConfiguration(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "reportingPeriodConfiguration", ENTITY, id);
 }
 
 export function queryReportingPeriodConfigurations(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "reporting_period_configuration", columns: reportingPeriodColumns }, args, (ids) =>
-    ctx.prisma.reportingPeriodConfiguration.findMany({ where: { id: { in: ids } } }),
-  );
+  return queryEntities(ctx.app, { model: "reportingPeriodConfiguration", columns: reportingPeriodColumns }, args);
 }
 
 /** 400 naming `identifier` when an engagement or analysis refers to a configuration that does not exist. */

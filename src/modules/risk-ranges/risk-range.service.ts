@@ -1,5 +1,5 @@
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { ThresholdBound } from "../catalogue/system-libraries.data.js";
@@ -29,14 +29,12 @@ export interface UpdateRiskRangeInput {
   version: number;
 }
 
-export async function getRiskRange(ctx: RequestContext, id: string) {
-  const range = await ctx.prisma.riskRange.findUnique({ where: { id } });
-  if (!range) throw new NotFoundError(ENTITY, id);
-  return range;
+export function getRiskRange(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "riskRange", ENTITY, id);
 }
 
 export function queryRiskRanges(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "risk_range", columns: riskRangeColumns }, args, (ids) => ctx.prisma.riskRange.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "riskRange", columns: riskRangeColumns }, args);
 }
 
 /**
