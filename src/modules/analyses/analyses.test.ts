@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { subscribe } from "../../../test/helpers/ws-client.js";
-import { awaitJob } from "../../../test/helpers/entities.js";
+import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.js";
 import { ANALYSIS_TYPE_IDS, SYSTEM_LIBRARY_IDS } from "../catalogue/ids.js";
 import { addYears, analysisPeriodGaps } from "./analysis-period.rules.js";
 
@@ -236,6 +236,17 @@ describe("analysis status and run", () => {
     expect(run.status).toBe(409);
     expect(run.body.problems[0]).toMatchObject({ problemType: "INVALID_STATE", identifier: "preflightErrors", values: ["REQUIRED_FILES_MISSING"] });
     expect((await server.api.post("/analyses/5cc9076887f13cb8a7a1aaaa/run", {})).status).toBe(404);
+  });
+
+  it("needs api.analyses.run to run and api.analyses.read for the status", async () => {
+    const analysis = await create();
+    const writer = await clientWithPermissions(server.api, ["api.analyses.write"], "no run");
+    const refused = await writer.post(`/analyses/${analysis.id}/run`, {});
+    expect(refused.status).toBe(403);
+    expect(refused.body.problems[0].values).toEqual(["api.analyses.run"]);
+    expect((await writer.get(`/analyses/${analysis.id}/status`)).status).toBe(403);
+    const runner = await clientWithPermissions(server.api, ["api.analyses.run"], "runner");
+    expect((await runner.post(`/analyses/${analysis.id}/run`, {})).status).toBe(409);
   });
 });
 

@@ -192,6 +192,15 @@ describe("configuration updates", () => {
     expect((await server.api.put("/analysis-type-configuration/5cc9076887f13cb8a7a1aaaa", { version: 0 })).status).toBe(404);
   });
 
+  it("needs api.analysis-type-configuration.write to update", async () => {
+    const token = await server.api.post("/api-tokens", { name: "configuration reader", permissions: ["api.analysis-type-configuration.read"] });
+    const reader = server.api.withToken(token.body.token);
+    expect((await reader.get(`/analysis-type-configuration/${configuration.id}`)).status).toBe(200);
+    const refused = await reader.put(`/analysis-type-configuration/${configuration.id}`, { version: configuration.version });
+    expect(refused.status).toBe(403);
+    expect(refused.body.problems[0].values).toEqual(["api.analysis-type-configuration.write"]);
+  });
+
   it("keeps system library configurations read-only", async () => {
     const system = await glConfiguration({ libraryId: SYSTEM_LIBRARY_IDS.PLATFORM_FOR_PROFIT });
     const response = await server.api.put(`/analysis-type-configuration/${system.id}`, { ...system, system: true });

@@ -218,6 +218,16 @@ describe("libraries REST", () => {
     expect((await server.api.delete(`/libraries/${unused.id}`)).status).toBe(404);
   });
 
+  it("needs the libraries permissions", async () => {
+    const reader = await server.api.post("/api-tokens", { name: "library reader", permissions: ["api.libraries.read"] });
+    const client = server.api.withToken(reader.body.token);
+    expect((await client.get(`/libraries/${FOR_PROFIT}`)).status).toBe(200);
+    const refused = await client.post("/libraries", { name: uniqueName("Not allowed"), basedOnLibraryId: FOR_PROFIT });
+    expect(refused.status).toBe(403);
+    expect(refused.body.problems[0]).toMatchObject({ problemType: "INSUFFICIENT_PERMISSION", values: ["api.libraries.write"] });
+    expect((await client.delete(`/libraries/${FOR_PROFIT}`)).body.problems[0].values).toEqual(["api.libraries.delete"]);
+  });
+
   it("queries by system flag, base library and analysis type", async () => {
     const systems = (await server.api.post("/libraries/query", { system: true })).body;
     expect(systems.content.map((l: { id: string }) => l.id).sort()).toEqual(Object.values(SYSTEM_LIBRARY_IDS).sort());

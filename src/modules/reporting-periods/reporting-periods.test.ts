@@ -131,6 +131,17 @@ describe("reporting period configurations REST", () => {
   });
 });
 
+describe("reporting period permissions", () => {
+  it("needs api.reporting-period-configurations.write to create and .read to query", async () => {
+    const token = await server.api.post("/api-tokens", { name: "calendar reader", permissions: ["api.reporting-period-configurations.read"] });
+    const reader = server.api.withToken(token.body.token);
+    expect((await reader.post("/reporting-period-config/query", {})).status).toBe(200);
+    const refused = await reader.post("/reporting-period-config", { name: "x", ...retailQuarter() });
+    expect(refused.status).toBe(403);
+    expect(refused.body.problems[0].values).toEqual(["api.reporting-period-configurations.write"]);
+  });
+});
+
 describe("engagements and analyses referencing reporting period configurations", () => {
   it("refuses an unknown configuration, naming the field", async () => {
     const engagement = await server.api.post("/engagements", { organizationId, name: "x", reportingPeriodConfigurationId: "5cc9076887f13cb8a7a1aaaa" });

@@ -109,6 +109,13 @@ describe("risk ranges REST", () => {
     expect(refused.body.problems[0].problemType).toBe("INSUFFICIENT_PERMISSION");
   });
 
+  it("needs the risk-ranges permissions", async () => {
+    const token = await server.api.post("/api-tokens", { name: "range reader", permissions: ["api.risk-ranges.read"] });
+    const reader = server.api.withToken(token.body.token);
+    expect((await reader.post("/risk-ranges/query", {})).status).toBe(200);
+    expect((await reader.post("/risk-ranges", body())).body.problems[0].values).toEqual(["api.risk-ranges.write"]);
+  });
+
   it("queries by scope and analysis type", async () => {
     const page = (await server.api.post("/risk-ranges/query", { $and: [{ libraryId }, { analysisTypeId: GL }] })).body;
     expect(page.content.every((r: { libraryId: string; analysisTypeId: string }) => r.libraryId === libraryId && r.analysisTypeId === GL)).toBe(true);
