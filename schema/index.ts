@@ -17,5 +17,11 @@ import "../src/modules/json-tables/json-table.schema.js";
 import "../src/modules/file-infos/file-info.schema.js";
 import "../src/modules/transforms/transforms.schema.js";
 import "../src/modules/gdpdu/gdpdu.schema.js";
+import "../src/modules/analysis-types/analysis-type.schema.js";
+import "../src/modules/libraries/library.schema.js";
+import "../src/modules/analysis-type-configurations/configuration.schema.js";
+import "../src/modules/risk-ranges/risk-range.schema.js";
+import "../src/modules/reporting-periods/reporting-period.schema.js";
+import "../src/modules/analyses/analysis.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

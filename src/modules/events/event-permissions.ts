@@ -9,6 +9,11 @@ const READ_PERMISSION = new Map<string, Permission>([
   ["ENGAGEMENT", "api.engagements.read"],
   ["API_TOKEN", "api.api-tokens.read"],
   ["USER", "api.users.read"],
+  ["ANALYSIS", "api.analyses.read"],
+  ["LIBRARY", "api.libraries.read"],
+  ["ANALYSIS_TYPE_CONFIGURATION", "api.analysis-type-configuration.read"],
+  ["RISK_RANGE", "api.risk-ranges.read"],
+  ["REPORTING_PERIOD_CONFIGURATION", "api.reporting-period-configurations.read"],
 ]);
 
 export function registerEventPermission(entityType: string, permission: Permission): void {
