@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { Transform, type Readable } from "node:stream";
@@ -71,6 +71,22 @@ export class LocalFileStorage implements FileStorage {
 
   async deletePrefix(prefix: string): Promise<void> {
     await rm(this.path(prefix), { recursive: true, force: true });
+  }
+
+  async removeStaleTemporaries(maxAgeMs: number): Promise<number> {
+    let removed = 0;
+    for (const dir of [this.tmp, join(this.root, "uploads")]) {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      for (const name of names) {
+        const path = join(dir, name);
+        const info = await stat(path).catch(() => undefined);
+        if (info && Date.now() - info.mtimeMs > maxAgeMs) {
+          await rm(path, { force: true, recursive: true });
+          removed++;
+        }
+      }
+    }
+    return removed;
   }
 
   async withLocalPath<T>(key: string, work: (path: string) => Promise<T>): Promise<T> {

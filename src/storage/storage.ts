@@ -24,6 +24,8 @@ export interface FileStorage {
   delete(key: string): Promise<void>;
   /** Deletes every key under `prefix/`. */
   deletePrefix(prefix: string): Promise<void>;
+  /** Removes temporary bytes older than `maxAgeMs`: writes and uploads a crashed process left behind. */
+  removeStaleTemporaries(maxAgeMs: number): Promise<number>;
   /** Gives libraries that need random access (zip readers) a local file path for `key`. */
   withLocalPath<T>(key: string, work: (path: string) => Promise<T>): Promise<T>;
 }

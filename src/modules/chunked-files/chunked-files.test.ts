@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -139,5 +139,16 @@ describe("chunked files", () => {
     const young = await newChunkedFile();
     await db.query("UPDATE chunked_file SET creation_date = now() - interval '6 days' WHERE id = $1", [young.id]);
     expect((await server.api.get(`/chunked-files/${young.id}`)).status).toBe(200);
+  });
+
+  it("removes staged uploads a crashed process left behind once they are a day old", async () => {
+    const staging = join(server.dataDir, "files", "uploads");
+    mkdirSync(staging, { recursive: true });
+    writeFileSync(join(staging, "abandoned"), "half an upload");
+    writeFileSync(join(staging, "in-flight"), "an upload in progress");
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    utimesSync(join(staging, "abandoned"), twoDaysAgo, twoDaysAgo);
+    await waitFor(async () => (existsSync(join(staging, "abandoned")) ? undefined : true), "the staging cleanup", 15_000);
+    expect(existsSync(join(staging, "in-flight"))).toBe(true);
   });
 });

@@ -6,6 +6,7 @@ import { registerEventPermission } from "../events/event-permissions.js";
 import { FileDownload } from "../file-results/file-download.js";
 import * as service from "./file-manager.service.js";
 import "./file-manager.cleanup.js";
+import "../../storage/staging.cleanup.js";
 
 registerEventPermission("FILE_MANAGER_FILE", "api.file-manager.read");
 registerEventPermission("FILE_MANAGER_DIRECTORY", "api.file-manager.read");

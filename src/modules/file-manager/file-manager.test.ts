@@ -233,6 +233,19 @@ describe("rename, move and delete", () => {
     expect((await server.api.delete(`/file-manager/${dir.body.id}`)).status).toBe(204);
   });
 
+  it("answers 409 for downloading or deleting a file a job is still producing", async () => {
+    const file = await upload(server, importParts({ engagementId }, "pending.csv", "p"));
+    await server.running.app.pool.query("UPDATE file_manager_entity SET ready = false WHERE id = $1", [file.body.id]);
+    const exported = await server.api.get(`/file-manager/${file.body.id}/export`);
+    expect(exported.status).toBe(409);
+    expect(exported.body.title).toMatch(/still being produced/);
+    const deleted = await server.api.delete(`/file-manager/${file.body.id}`);
+    expect(deleted.status).toBe(409);
+    expect(deleted.body.problems[0]).toMatchObject({ problemType: "CANNOT_DELETE" });
+    await server.running.app.pool.query("UPDATE file_manager_entity SET ready = true WHERE id = $1", [file.body.id]);
+    expect((await server.api.delete(`/file-manager/${file.body.id}`)).status).toBe(204);
+  });
+
   it("answers 400 when exporting a directory", async () => {
     const dir = await server.api.post("/file-manager", { engagementId, name: "not a file" });
     const response = await server.api.get(`/file-manager/${dir.body.id}/export`);
