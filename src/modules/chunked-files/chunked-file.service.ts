@@ -124,8 +124,9 @@ export async function deleteExpiredChunkedFiles(app: App): Promise<number> {
   const cutoff = new Date(Date.now() - CHUNKED_FILE_RETENTION_DAYS * 24 * 3600 * 1000);
   const expiredFiles = await app.prisma.chunkedFile.findMany({ where: { creationDate: { lt: cutoff } }, select: { id: true } });
   for (const { id } of expiredFiles) {
-    await app.prisma.chunkedFile.deleteMany({ where: { id } });
+    // Bytes first: once the row is gone, nothing of the chunked file is left.
     await app.storage.deletePrefix(`chunked/${id}`);
+    await app.prisma.chunkedFile.deleteMany({ where: { id } });
   }
   return expiredFiles.length;
 }

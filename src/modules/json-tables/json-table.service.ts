@@ -130,8 +130,9 @@ export async function deleteExpiredJsonTables(app: App): Promise<number> {
   const cutoff = new Date(Date.now() - RETENTION_MS);
   const expired = await app.prisma.jsonTable.findMany({ where: { creationDate: { lt: cutoff } }, select: { id: true } });
   for (const { id } of expired) {
-    await app.prisma.jsonTable.deleteMany({ where: { id } });
+    // Bytes first: once the row is gone, nothing of the table is left.
     await app.storage.deletePrefix(`json-tables/${id}`);
+    await app.prisma.jsonTable.deleteMany({ where: { id } });
   }
   return expired.length;
 }
