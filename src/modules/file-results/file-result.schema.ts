@@ -1,7 +1,10 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { FileDownload } from "./file-download.js";
+import { registerEventPermission } from "../events/event-permissions.js";
 import * as service from "./file-result.service.js";
+
+registerEventPermission("FILE_RESULT", "api.file-results.read");
 
 export const FileResult = builder.prismaObject("FileResult", {
   description: "Output of a file-producing job; visible only to the API token that started it",
