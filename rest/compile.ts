@@ -1,5 +1,7 @@
 import {
+  GraphQLObjectType,
   getNamedType,
+  isAbstractType,
   getNullableType,
   isInputObjectType,
   parse,
@@ -35,6 +37,24 @@ export interface CompiledRoute {
   status: number;
 }
 
+const mergedReadModels = new WeakMap<GraphQLNamedType, GraphQLObjectType>();
+
+/**
+ * The read model an input is checked against (keys it has but the input lacks are read-only and
+ * dropped). For an interface or union result (a file manager entry is a file or a directory) that
+ * is every field of every possible type, so any read body is accepted back as an update body.
+ */
+function readModelOf(schema: GraphQLSchema, type: GraphQLNamedType): GraphQLNamedType {
+  if (!isAbstractType(type)) return type;
+  let merged = mergedReadModels.get(type);
+  if (!merged) {
+    const fields = Object.assign({}, ...schema.getPossibleTypes(type).map((possible) => possible.toConfig().fields));
+    merged = new GraphQLObjectType({ name: `${type.name}ReadModel`, fields });
+    mergedReadModels.set(type, merged);
+  }
+  return merged;
+}
+
 function permissionOf(field: GraphQLField<unknown, unknown>): string {
   const scopes = (field.extensions?.pothosOptions as { authScopes?: Record<string, unknown> } | undefined)?.authScopes;
   if (scopes && typeof scopes.permission === "string") return scopes.permission;
@@ -61,7 +81,7 @@ export function compileRoute(schema: GraphQLSchema, def: RouteDef): CompiledRout
       if (getNullableType(arg.type) !== arg.type) throw new Error(`Route ${def.method} ${def.path}: required argument ${arg.name} of ${def.field} has no source`);
       continue;
     }
-    const readType = isInputObjectType(getNamedType(arg.type)) ? getNamedType(field.type) : undefined;
+    const readType = isInputObjectType(getNamedType(arg.type)) ? readModelOf(schema, getNamedType(field.type)) : undefined;
     variables.push({ name: arg.name, type: arg.type, source, readType });
   }
   for (const name of Object.keys(sources)) {

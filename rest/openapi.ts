@@ -28,6 +28,7 @@ const SCALARS: Record<string, JsonSchema> = {
   Date: { type: "string", format: "date" },
   ObjectId: { type: "string", pattern: "^[0-9a-f]{24}$" },
   JSON: {},
+  Long: { type: "integer", format: "int64" },
 };
 
 function isEntity(type: GraphQLNamedType): boolean {
@@ -132,8 +133,28 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
         };
       }
     }
-    const success =
-      route.status === 204
+    const upload = route.def.upload;
+    if (upload) {
+      const properties: Record<string, JsonSchema> = {};
+      const encoding: Record<string, JsonSchema> = {};
+      for (const variable of route.variables) {
+        if (variable.source.from !== "part") continue;
+        properties[variable.source.name] = wrap(variable.type, true);
+        encoding[variable.source.name] = { contentType: "application/json" };
+      }
+      properties[upload.filePart] = { type: "string", format: "binary", description: "The file's bytes (a part with a filename)" };
+      requestBody = {
+        required: true,
+        content: { "multipart/form-data": { schema: { type: "object", required: [...upload.jsonParts, upload.filePart], properties }, encoding } },
+      };
+    }
+    const success = route.def.download
+      ? {
+          description: "The file's bytes",
+          headers: { "Content-Disposition": { schema: { type: "string" }, description: "attachment; filename=\"<fileName>\"" } },
+          content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        }
+      : route.status === 204
         ? { description: "Done; no body" }
         : { description: "Success", content: { "application/json": { schema: wrap(route.field.type, false) } } };
     const operation = {
@@ -152,6 +173,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
         "403": errorResponse(`The token lacks ${route.permission}`),
         "404": errorResponse("Unknown id or path"),
         ...(route.method === "PUT" || route.method === "DELETE" ? { "409": errorResponse("Version mismatch or state conflict") } : {}),
+        ...(upload ? { "413": errorResponse("The file is larger than the limit") } : {}),
         "429": errorResponse("Rate limit exceeded"),
       },
     };

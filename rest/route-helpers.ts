@@ -10,7 +10,34 @@ export type ArgSource =
   | { from: "query"; name: string }
   | { from: "body" }
   | { from: "bodyKey"; name: string }
-  | { from: "value"; value: unknown };
+  | { from: "value"; value: unknown }
+  /** A JSON part of a multipart upload (routes with `upload`). */
+  | { from: "part"; name: string }
+  /** The id of the file part's bytes, staged in storage before the mutation runs (routes with `upload`). */
+  | { from: "file"; name: string };
+
+/**
+ * A multipart upload route (design notes 6): the router streams the file part into storage, then
+ * runs the mutation with the JSON parts and the staged file's id; the mutation's result is the body.
+ */
+export interface UploadSpec {
+  /** Names of the small JSON parts (sent without a filename). */
+  jsonParts: string[];
+  /** Name of the file part (sent with a filename). */
+  filePart: string;
+  /** Byte limit of the file part; default MAX_UPLOAD_BYTES (8 GiB). */
+  maxBytes?: number;
+}
+
+/**
+ * A download route: the query checks access and returns the file's description; the router then
+ * streams the bytes from storage as application/octet-stream, attachment named `fileName`.
+ */
+export interface DownloadSpec<T = any> {
+  storageKey(data: T): string;
+  fileName(data: T): string;
+  contentType?(data: T): string;
+}
 
 export interface RouteDef {
   method: HttpMethod;
@@ -26,6 +53,8 @@ export interface RouteDef {
   summary: string;
   tag: string;
   deprecated?: boolean;
+  upload?: UploadSpec;
+  download?: DownloadSpec;
 }
 
 export function route(def: RouteDef): RouteDef {

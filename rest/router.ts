@@ -1,10 +1,15 @@
 import type { Request, Response } from "express";
+import { pipeline } from "node:stream/promises";
 import { getNamedType, getNullableType, isListType, isScalarType, type ExecutionResult, type GraphQLInputType } from "graphql";
 import type { YogaServerInstance } from "graphql-yoga";
-import { MethodNotAllowedError, NotFoundError, PayloadTooLargeError, ValidationError, type AppError, type Problem } from "../src/core/errors.js";
+import { ForbiddenError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, ValidationError, type AppError, type Problem } from "../src/core/errors.js";
 import { parseJsonBody } from "../src/core/json-body.js";
 import type { Logger } from "../src/core/logger.js";
 import type { RequestIdentity } from "../src/graphql/context-factory.js";
+import type { RequestContext } from "../src/graphql/context.js";
+import type { Permission } from "../src/auth/permissions.js";
+import type { FileStorage } from "../src/storage/storage.js";
+import { receiveMultipart, type ReceivedMultipart } from "./uploads.js";
 import type { CompiledRoute } from "./compile.js";
 import { errorBody } from "./error-body.js";
 import { coercionProblems, normalizeInput, throwIfProblems } from "./input-normalize.js";
@@ -37,6 +42,17 @@ async function readBody(req: Request, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266 / 5987). */
+export function contentDisposition(fileName: string): string {
+  const fallback = fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+}
+
+function assertPermission(ctx: RequestContext, permission: string): void {
+  if (permission === "authenticated") return;
+  if (!ctx.auth?.permissions.has(permission as Permission)) throw new ForbiddenError(`The token lacks the permission ${permission}`, { values: [permission] });
+}
+
 function queryValue(raw: unknown, type: GraphQLInputType, name: string): unknown {
   if (raw === undefined) return undefined;
   const nullable = getNullableType(type);
@@ -59,8 +75,16 @@ function queryValue(raw: unknown, type: GraphQLInputType, name: string): unknown
  * them, and executes the route's pre-validated document in-process through Yoga's envelop
  * pipeline, so authentication, authorization and error masking are those of /api/graphql.
  */
-export function createRestHandler(options: { routes: CompiledRoute[]; yoga: Yoga; logger: Logger; bodyLimit: number; identify: (req: Request) => RequestIdentity }) {
-  const { routes, yoga, logger, bodyLimit } = options;
+export function createRestHandler(options: {
+  routes: CompiledRoute[];
+  yoga: Yoga;
+  logger: Logger;
+  bodyLimit: number;
+  identify: (req: Request) => RequestIdentity;
+  storage: FileStorage;
+  maxUploadBytes: number;
+}) {
+  const { routes, yoga, logger, bodyLimit, storage } = options;
 
   const send = (res: Response, info: { requestId: string; path: string }, error: Pick<AppError, "message" | "extensions">) => {
     const { status, headers, body } = errorBody(error, { id: info.requestId, path: info.path });
@@ -90,42 +114,80 @@ export function createRestHandler(options: { routes: CompiledRoute[]; yoga: Yoga
         throw new NotFoundError("Endpoint", `${req.method} ${path}`);
       }
 
+      const { execute, contextFactory, schema } = yoga.getEnveloped({ rest: identity } as never);
+      let contextValue: RequestContext | undefined;
       let body: unknown;
-      if (req.method === "POST" || req.method === "PUT") {
+      let multipart: ReceivedMultipart | undefined;
+      if (route.def.upload) {
+        // Who is asking is settled before a single byte of a possibly huge upload is stored.
+        contextValue = (await contextFactory()) as unknown as RequestContext;
+        assertPermission(contextValue, route.permission);
+        multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes);
+        contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
+      } else if (req.method === "POST" || req.method === "PUT") {
         const text = await readBody(req, bodyLimit);
         body = text.trim() === "" ? undefined : parseJsonBody(text);
       }
 
-      const problems: Problem[] = [];
-      const variables: Record<string, unknown> = {};
-      for (const variable of route.variables) {
-        const source = variable.source;
-        let value: unknown;
-        if (source.from === "path") value = decodeURIComponent(match[route.pathParams.indexOf(source.name) + 1]);
-        else if (source.from === "query") value = queryValue(req.query[source.name], variable.type, source.name);
-        else if (source.from === "body") value = body;
-        else if (source.from === "bodyKey") value = body && typeof body === "object" ? (body as Record<string, unknown>)[source.name] : undefined;
-        else value = source.value;
-        if (value === undefined && source.from === "body" && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
-        if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, "", problems);
-        if (value !== undefined) variables[variable.name] = value;
-        problems.push(...coercionProblems(value ?? null, variable.type, variable.name, source.from === "body"));
-      }
-      throwIfProblems(problems);
+      try {
+        const problems: Problem[] = [];
+        const variables: Record<string, unknown> = {};
+        for (const variable of route.variables) {
+          const source = variable.source;
+          let value: unknown;
+          if (source.from === "path") value = decodeURIComponent(match[route.pathParams.indexOf(source.name) + 1]);
+          else if (source.from === "query") value = queryValue(req.query[source.name], variable.type, source.name);
+          else if (source.from === "body") value = body;
+          else if (source.from === "bodyKey") value = body && typeof body === "object" ? (body as Record<string, unknown>)[source.name] : undefined;
+          else if (source.from === "part") value = multipart?.json[source.name];
+          else if (source.from === "file") value = multipart?.files.get(source.name)?.id;
+          else value = source.value;
+          if (value === undefined && (source.from === "body" || source.from === "part") && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
+          if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, source.from === "part" ? source.name : "", problems);
+          if (value !== undefined) variables[variable.name] = value;
+          const found = coercionProblems(value ?? null, variable.type, source.from === "part" ? source.name : variable.name, source.from === "body");
+          // Name a JSON part's fields with the part, as the unknown-key problems above do.
+          if (source.from === "part") for (const problem of found) if (problem.identifier && problem.identifier !== source.name) problem.identifier = `${source.name}.${problem.identifier}`;
+          problems.push(...found);
+        }
+        throwIfProblems(problems);
 
-      const { execute, contextFactory, schema } = yoga.getEnveloped({ rest: identity } as never);
-      const contextValue = await contextFactory();
-      const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
-      if (result.errors?.length) {
-        send(res, info, result.errors[0]);
-        return;
+        contextValue ??= (await contextFactory()) as unknown as RequestContext;
+        const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
+        if (result.errors?.length) {
+          send(res, info, result.errors[0]);
+          return;
+        }
+        const data = result.data?.[route.def.field];
+        if (route.def.download) {
+          const spec = route.def.download;
+          const key = spec.storageKey(data);
+          const size = await storage.size(key);
+          if (size === undefined) throw new Error(`Stored bytes ${key} are missing`);
+          res.status(200).set({
+            "Content-Type": spec.contentType?.(data) ?? "application/octet-stream",
+            "Content-Length": String(size),
+            "Content-Disposition": contentDisposition(spec.fileName(data)),
+          });
+          await pipeline(storage.read(key), res);
+          return;
+        }
+        if (route.status === 204) {
+          res.status(204).end();
+          return;
+        }
+        res.status(route.status).json(stripNulls(data));
+      } finally {
+        await multipart?.discard();
       }
-      if (route.status === 204) {
-        res.status(204).end();
-        return;
-      }
-      res.status(route.status).json(stripNulls(result.data?.[route.def.field]));
     } catch (error) {
+      if (res.headersSent) {
+        // A download failed midway: the status is gone, only cutting the connection tells the client.
+        logger.error("REST download failed after the headers were sent", { error, path: info.path, requestId: info.requestId });
+        res.destroy();
+        return;
+      }
+      if (error instanceof PayloadTooLargeError) res.set("Connection", "close");
       if (error && typeof error === "object" && "extensions" in error && (error as AppError).extensions?.code) {
         send(res, info, error as AppError);
       } else {

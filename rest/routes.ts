@@ -10,6 +10,13 @@ import { riskRangeRoutes } from "../src/modules/risk-ranges/risk-range.routes.js
 import { reportingPeriodRoutes } from "../src/modules/reporting-periods/reporting-period.routes.js";
 import { analysisRoutes } from "../src/modules/analyses/analysis.routes.js";
 import { asyncResultRoutes } from "../src/modules/async-results/async-result.routes.js";
+import { fileResultRoutes } from "../src/modules/file-results/file-result.routes.js";
+import { chunkedFileRoutes } from "../src/modules/chunked-files/chunked-file.routes.js";
+import { fileManagerRoutes } from "../src/modules/file-manager/file-manager.routes.js";
+import { jsonTableRoutes } from "../src/modules/json-tables/json-table.routes.js";
+import { fileInfoRoutes } from "../src/modules/file-infos/file-info.routes.js";
+import { transformRoutes } from "../src/modules/transforms/transforms.routes.js";
+import { gdpduRoutes } from "../src/modules/gdpdu/gdpdu.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
 export const routeTable: RouteDef[] = [
@@ -24,4 +31,11 @@ export const routeTable: RouteDef[] = [
   ...riskRangeRoutes,
   ...reportingPeriodRoutes,
   ...analysisRoutes,
+  ...fileResultRoutes,
+  ...chunkedFileRoutes,
+  ...fileManagerRoutes,
+  ...jsonTableRoutes,
+  ...fileInfoRoutes,
+  ...transformRoutes,
+  ...gdpduRoutes,
 ];

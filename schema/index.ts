@@ -1,6 +1,7 @@
 // Importing a module registers its types and fields on the builder; this file only assembles them.
 import { builder } from "../src/graphql/builder.js";
 import "../src/modules/common/scalars.js";
+import "../src/modules/common/long.js";
 import "../src/modules/common/roots.js";
 import "../src/modules/common/entity.js";
 import "../src/modules/events/event.schema.js";
@@ -9,6 +10,13 @@ import "../src/modules/api-tokens/api-token.schema.js";
 import "../src/modules/organizations/organization.schema.js";
 import "../src/modules/engagements/engagement.schema.js";
 import "../src/modules/async-results/async-result.schema.js";
+import "../src/modules/file-results/file-result.schema.js";
+import "../src/modules/chunked-files/chunked-file.schema.js";
+import "../src/modules/file-manager/file-manager.schema.js";
+import "../src/modules/json-tables/json-table.schema.js";
+import "../src/modules/file-infos/file-info.schema.js";
+import "../src/modules/transforms/transforms.schema.js";
+import "../src/modules/gdpdu/gdpdu.schema.js";
 import "../src/modules/analysis-types/analysis-type.schema.js";
 import "../src/modules/libraries/library.schema.js";
 import "../src/modules/analysis-type-configurations/configuration.schema.js";

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import pg from "pg";
 import { Redis } from "ioredis";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -12,6 +13,8 @@ import { JobRuntime } from "./jobs/runtime.js";
 import { Scheduler } from "./jobs/scheduler.js";
 import { BullMqQueue } from "./jobs/runners/bullmq.js";
 import { InProcessQueue } from "./jobs/runners/in-process.js";
+import { LocalFileStorage } from "./storage/local-storage.js";
+import type { FileStorage } from "./storage/storage.js";
 
 /**
  * Process-wide services shared by every request: database clients, the event bus and relay,
@@ -31,6 +34,8 @@ export interface App {
   jobs: JobRuntime;
   /** Periodic maintenance tasks, each run once per deployment per interval. */
   scheduler: Scheduler;
+  /** File bytes (uploads, chunks, results): `$DATA_DIR/files` behind the FileStorage interface. */
+  storage: FileStorage;
   close(): Promise<void>;
 }
 
@@ -77,6 +82,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
     redis,
     jobs: undefined as unknown as JobRuntime,
     scheduler: undefined as unknown as Scheduler,
+    storage: new LocalFileStorage(join(config.dataDir, "files")),
     async close() {
       await app.scheduler.close();
       await app.jobs.close();

@@ -116,7 +116,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     res.type("html").send(docsHtml);
   });
   web.use(GRAPHQL_PATH, (req: Request, res: Response) => yoga(req, res));
-  web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify }));
+  web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify, storage: app.storage, maxUploadBytes: config.maxUploadBytes }));
   web.use((req: Request, res: Response) => {
     const { status, body } = errorBody(new NotFoundError("Endpoint", `${req.method} ${req.path}`), { id: randomUUID(), path: req.path });
     res.status(status).json(body);

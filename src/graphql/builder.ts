@@ -24,6 +24,7 @@ export const builder = new SchemaBuilder<{
     Date: { Input: string; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
     ObjectId: { Input: string; Output: string };
+    Long: { Input: number; Output: number | bigint };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin],

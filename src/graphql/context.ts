@@ -10,6 +10,18 @@ export interface RequestContext {
   auth: AuthInfo | null;
   requestId: string;
   clientIp: string;
+  /** Files a REST upload route streamed into storage for this request (see src/storage/uploads.ts). */
+  uploads?: Map<string, StagedUpload>;
+}
+
+/** Bytes of one multipart file part, already in storage; a mutation takes it over by id. */
+export interface StagedUpload {
+  id: string;
+  key: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  taken: boolean;
 }
 
 /** The user every change made in this request is attributed to. */

@@ -208,8 +208,9 @@ export class JobRuntime {
       if (this.stopping) return undefined; // released in close(); another process (or the next start) resumes it
       const permanent = error instanceof JobError || isAppError(error);
       const message = permanent ? (error as Error).message : `Unexpected error while running the job (reference ${row.id}); the server log has the details`;
-      if (!permanent) this.app.logger.error("job failed", { error, asyncResultId: row.id, job: row.job_name, attempt: row.attempts });
-      if (permanent || row.attempts >= row.max_attempts) {
+      const final = permanent || row.attempts >= row.max_attempts;
+      if (!permanent) this.app.logger[final ? "error" : "warn"](final ? "job failed" : "job attempt failed; it will be retried", { error, asyncResultId: row.id, job: row.job_name, attempt: row.attempts });
+      if (final) {
         await this.fail(row, definition, message);
         return undefined;
       }

@@ -1,0 +1,139 @@
+// Issue 4 benchmark: a 2 GiB file uploaded directly (multipart) and as a chunked file (50 MiB
+// parts, then assembled), downloaded back, and a 1M-row JSON table merged into CSV. The server is a
+// separate process; its resident memory is sampled throughout (target: peak RSS < 300 MB whatever
+// the file size).
+import { randomBytes } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import { benchDatabase, machine, startProcess, today, writeSection } from "./lib.js";
+
+const FILE_BYTES = Number(process.env.BENCH_FILE_BYTES ?? 2 * 1024 ** 3);
+const PART_BYTES = 50 * 1024 ** 2;
+const JSON_ROWS = Number(process.env.BENCH_JSON_ROWS ?? 1_000_000);
+const PAGE_ROWS = 50_000;
+/** e.g. --max-old-space-size=128: shows how much of the peak is uncollected garbage rather than data held. */
+const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? "";
+
+const db = await benchDatabase();
+const dataDir = `/tmp/fap-bench-files-${process.pid}`;
+const token = `fap_bench_${randomBytes(8).toString("hex")}`;
+const server = await startProcess(["src/main.ts"], { ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}), DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: dataDir }, "Ready:");
+const cleanup = async () => {
+  await server.stop().catch(() => undefined);
+  await db.stop().catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+};
+process.on("uncaughtException", async (error) => {
+  process.stderr.write(`${error.stack}\n`);
+  await cleanup();
+  process.exit(1);
+});
+
+const auth = { authorization: `Bearer ${token}` };
+const api = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${server.url}/api/v1${path}`, { method, headers: { ...auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+};
+
+/** Resident memory of the server process, sampled every 20 ms; `peak()` since the last reset. */
+function rssSampler(pid: number) {
+  const read = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  let peak = read();
+  const timer = setInterval(() => (peak = Math.max(peak, read())), 20);
+  return { reset: () => (peak = read()), peak: () => Math.max(peak, read()), stop: () => clearInterval(timer) };
+}
+const rss = rssSampler(server.child.pid!);
+await new Promise((resolve) => setTimeout(resolve, 2000));
+const idleMb = rss.peak() / 2 ** 20;
+
+const piece = Buffer.alloc(1024 * 1024);
+for (let i = 0; i < piece.length; i++) piece[i] = (i * 31) % 251;
+async function* bytes(size: number) {
+  for (let sent = 0; sent < size; sent += piece.length) yield size - sent >= piece.length ? piece : piece.subarray(0, size - sent);
+}
+
+async function multipart(path: string, jsonName: string, json: unknown, fileName: string, filePart: string, size: number) {
+  const boundary = `----bench${randomBytes(8).toString("hex")}`;
+  async function* body() {
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${jsonName}"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(json)}\r\n`);
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${filePart}"; filename="${fileName}"\r\nContent-Type: text/csv\r\n\r\n`);
+    yield* bytes(size);
+    yield Buffer.from(`\r\n--${boundary}--\r\n`);
+  }
+  const response = await fetch(`${server.url}/api/v1${path}`, { method: "POST", headers: { ...auth, "content-type": `multipart/form-data; boundary=${boundary}` }, body: body() as never, duplex: "half" } as RequestInit);
+  const result = await response.json();
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(result)}`);
+  return result;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; peakMb: number }> {
+  rss.reset();
+  const started = process.hrtime.bigint();
+  const value = await work();
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return { value, seconds, peakMb: rss.peak() / 2 ** 20 };
+}
+
+const mib = (bytes: number) => bytes / 2 ** 20;
+const organization = await api("POST", "/organizations", { name: "Bench" });
+const engagement = await api("POST", "/engagements", { organizationId: organization.id, name: "Bench", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+const rows: string[] = [];
+const row = (what: string, amount: string, seconds: number, throughput: string, peakMb: number) => rows.push(`| ${what} | ${amount} | ${seconds.toFixed(1)} | ${throughput} | ${peakMb.toFixed(0)} |`);
+
+const direct = await timed(() => multipart("/file-manager/import", "fileManagerFile", { engagementId: engagement.id, name: "direct" }, "direct.csv", "file", FILE_BYTES));
+row("Direct upload (multipart, POST /file-manager/import)", `${mib(FILE_BYTES).toFixed(0)} MiB`, direct.seconds, `${(mib(FILE_BYTES) / direct.seconds).toFixed(0)} MiB/s`, direct.peakMb);
+
+const download = await timed(async () => {
+  const response = await fetch(`${server.url}/api/v1/file-manager/${direct.value.id}/export`, { headers: auth });
+  let size = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) size += chunk.length;
+  if (size !== FILE_BYTES) throw new Error(`downloaded ${size} bytes`);
+});
+row("Download (GET /file-manager/{id}/export)", `${mib(FILE_BYTES).toFixed(0)} MiB`, download.seconds, `${(mib(FILE_BYTES) / download.seconds).toFixed(0)} MiB/s`, download.peakMb);
+
+const chunked = await api("POST", "/chunked-files", { name: "chunked.csv", size: FILE_BYTES });
+const parts = await timed(async () => {
+  for (let offset = 0; offset < FILE_BYTES; offset += PART_BYTES) {
+    const size = Math.min(PART_BYTES, FILE_BYTES - offset);
+    await multipart(`/chunked-files/${chunked.id}/part`, "chunkedFilePart", { offset, size }, "chunked.csv", "fileChunk", size);
+  }
+});
+const partCount = Math.ceil(FILE_BYTES / PART_BYTES);
+row(`Chunked upload (${partCount} parts of 50 MiB)`, `${mib(FILE_BYTES).toFixed(0)} MiB`, parts.seconds, `${(mib(FILE_BYTES) / parts.seconds).toFixed(0)} MiB/s`, parts.peakMb);
+const assembled = await timed(() => api("POST", "/file-manager/create-from-chunked-file", { chunkedFileId: chunked.id, engagementId: engagement.id }));
+row("Assembly (POST /file-manager/create-from-chunked-file)", `${mib(FILE_BYTES).toFixed(0)} MiB`, assembled.seconds, `${(mib(FILE_BYTES) / assembled.seconds).toFixed(0)} MiB/s`, assembled.peakMb);
+
+const table = await api("POST", "/json-tables", {});
+const appended = await timed(async () => {
+  for (let first = 0; first < JSON_ROWS; first += PAGE_ROWS) {
+    const page = Array.from({ length: Math.min(PAGE_ROWS, JSON_ROWS - first) }, (_, i) => ({
+      id: first + i,
+      account: String(1000 + ((first + i) % 500)),
+      amount: ((first + i) % 10_000) / 100,
+      date: "2024-03-31",
+      memo: `Invoice ${first + i}, paid`,
+      ...((first + i) % 7 === 0 ? { costCenter: "CC-7" } : {}),
+    }));
+    await api("POST", `/json-tables/${table.id}/append`, page);
+  }
+});
+row(`JSON table append (${JSON_ROWS / PAGE_ROWS} pages of ${PAGE_ROWS.toLocaleString("en")} rows)`, `${JSON_ROWS.toLocaleString("en")} rows`, appended.seconds, `${Math.round(JSON_ROWS / appended.seconds).toLocaleString("en")} rows/s`, appended.peakMb);
+const merged = await timed(() => api("POST", "/file-manager/import-from-json-table", { engagementId: engagement.id, jsonTableId: table.id, name: "merged" }));
+row("JSON table merge into CSV (POST /file-manager/import-from-json-table)", `${JSON_ROWS.toLocaleString("en")} rows`, merged.seconds, `${Math.round(JSON_ROWS / merged.seconds).toLocaleString("en")} rows/s`, merged.peakMb);
+
+const hwm = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+rss.stop();
+await cleanup();
+
+const markdown = `## Files: uploads, chunked files, JSON table merge (issue 4)${NODE_OPTIONS ? `, server run with NODE_OPTIONS=${NODE_OPTIONS}` : ""}
+
+${today()}, ${machine()}. \`${NODE_OPTIONS ? `BENCH_NODE_OPTIONS=${NODE_OPTIONS} ` : ""}npm run bench files\`. Server and PostgreSQL on the same machine, client in a third process streaming generated bytes over loopback; local file storage on the same disk. Peak RSS is the server process's resident memory sampled every 20 ms during each step.
+
+| Step | Size | Seconds | Throughput | Server peak RSS (MB) |
+|---|---|---|---|---|
+${rows.join("\n")}
+
+Server peak RSS over the whole run (VmHWM): **${hwm.toFixed(0)} MB**; the idle server (started, before any request) already holds **${idleMb.toFixed(0)} MB**, so the file paths themselves add at most ${Math.max(0, hwm - idleMb).toFixed(0)} MB, whatever the file size: uploads, downloads and assembly stream. Target: peak RSS under 300 MB whatever the file size; the idle footprint of the process (Prisma client, schema, \`tsx\` loader) is most of it.`;
+writeSection(NODE_OPTIONS ? "files-heap-limit" : "files", markdown);
+process.stdout.write(`${markdown}\n`);

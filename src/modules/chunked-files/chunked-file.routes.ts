@@ -1,0 +1,19 @@
+import { route, type RouteDef } from "../../../rest/route-helpers.js";
+
+const tag = "Chunked files";
+const id = { from: "path", name: "chunkedFileId" } as const;
+
+export const chunkedFileRoutes: RouteDef[] = [
+  route({ method: "POST", path: "/chunked-files", operation: "mutation", field: "createChunkedFile", args: { input: { from: "body" } }, summary: "Declare a chunked file (name with extension, total size in bytes)", tag }),
+  route({ method: "GET", path: "/chunked-files/{chunkedFileId}", operation: "query", field: "chunkedFile", args: { id }, summary: "Read a chunked file and the parts received", tag }),
+  route({
+    method: "POST",
+    path: "/chunked-files/{chunkedFileId}/part",
+    operation: "mutation",
+    field: "uploadChunkedFilePart",
+    args: { id, part: { from: "part", name: "chunkedFilePart" }, chunk: { from: "file", name: "fileChunk" } },
+    upload: { jsonParts: ["chunkedFilePart"], filePart: "fileChunk" },
+    summary: "Upload one part (any order; resending an offset replaces it): parts chunkedFilePart {offset, size} and fileChunk",
+    tag,
+  }),
+];

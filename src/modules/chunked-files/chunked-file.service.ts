@@ -1,0 +1,132 @@
+import { Readable } from "node:stream";
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../core/errors.js";
+import { assertContent, createAudit } from "../../core/entity/index.js";
+import { actorOf, type RequestContext } from "../../graphql/context.js";
+import type { App } from "../../app-services.js";
+import { takeUpload } from "../../storage/uploads.js";
+
+const ENTITY = "ChunkedFile";
+/** Spec 8: a chunked import must be completed within 7 days; older chunked files are removed. */
+export const CHUNKED_FILE_RETENTION_DAYS = 7;
+
+export function chunkedPartKey(chunkedFileId: string, offset: number | bigint): string {
+  return `chunked/${chunkedFileId}/${offset}`;
+}
+
+function expired(creationDate: Date): boolean {
+  return creationDate.getTime() < Date.now() - CHUNKED_FILE_RETENTION_DAYS * 24 * 3600 * 1000;
+}
+
+/** A chunked file with its parts in offset order; 404 once it is past its 7 days. */
+export async function getChunkedFile(ctx: { prisma: App["prisma"] }, id: string) {
+  const row = await ctx.prisma.chunkedFile.findUnique({ where: { id }, include: { parts: { orderBy: { offset: "asc" } } } });
+  if (!row || expired(row.creationDate)) throw new NotFoundError(ENTITY, id);
+  return row;
+}
+
+export async function createChunkedFile(ctx: RequestContext, input: { name: string; size: number }) {
+  assertContent(input);
+  if (!Number.isSafeInteger(input.size) || input.size < 1) throw new ValidationError("size must be the total number of bytes, at least 1", { identifier: "size", values: [input.size], problemType: "GREATER_VALUE_REQUIRED" });
+  if (!/\.[^./\\]+$/.test(input.name)) throw new ValidationError("name must include the file extension, e.g. ledger.csv", { identifier: "name", values: [input.name] });
+  const row = await ctx.prisma.chunkedFile.create({ data: { ...createAudit(actorOf(ctx)), name: input.name, size: BigInt(input.size) } });
+  return { ...row, parts: [] };
+}
+
+/**
+ * Stores one part. Parts may come in any order and be resent: the same offset replaces the earlier
+ * bytes. A part must fit inside the declared size (413 otherwise) and must not overlap another part.
+ */
+export async function uploadChunkedFilePart(ctx: RequestContext, id: string, part: { offset: number; size: number }, chunkId: string) {
+  const chunk = takeUpload(ctx, chunkId, "fileChunk", `/chunked-files/${id}/part`);
+  const file = await getChunkedFile(ctx, id);
+  const total = Number(file.size);
+  if (!Number.isSafeInteger(part.offset) || part.offset < 0) throw new ValidationError("chunkedFilePart.offset must be a whole number of at least 0", { identifier: "chunkedFilePart.offset", values: [part.offset], problemType: "GREATER_VALUE_REQUIRED" });
+  if (!Number.isSafeInteger(part.size) || part.size < 1) throw new ValidationError("chunkedFilePart.size must be at least 1", { identifier: "chunkedFilePart.size", values: [part.size], problemType: "GREATER_VALUE_REQUIRED" });
+  if (part.offset + part.size > total) {
+    throw new PayloadTooLargeError(`The part [${part.offset}, ${part.offset + part.size}) goes beyond the chunked file's declared size of ${total} bytes`, { identifier: "chunkedFilePart", values: [part.offset, part.size], entityId: id, entityType: ENTITY });
+  }
+  if (chunk.size !== part.size) {
+    throw new ValidationError(`chunkedFilePart.size says ${part.size} bytes but fileChunk carried ${chunk.size}`, { identifier: "chunkedFilePart.size", values: [part.size, chunk.size] });
+  }
+  await ctx.prisma.$transaction(async (tx) => {
+    // One part at a time per chunked file, so the overlap check sees every committed part.
+    await tx.$queryRaw`SELECT id FROM chunked_file WHERE id = ${id} FOR UPDATE`;
+    const start = BigInt(part.offset);
+    const end = BigInt(part.offset + part.size);
+    const overlapping = await tx.chunkedFilePart.findFirst({ where: { chunkedFileId: id, offset: { not: start, lt: end } }, orderBy: { offset: "desc" } });
+    if (overlapping && overlapping.offset + overlapping.size > start) {
+      throw new ValidationError(`The part [${start}, ${end}) overlaps the part already received at offset ${overlapping.offset} (${overlapping.size} bytes); resend a part with its original offset to replace it`, {
+        identifier: "chunkedFilePart.offset",
+        values: [part.offset],
+        entityId: id,
+        entityType: ENTITY,
+      });
+    }
+    await ctx.app.storage.move(chunk.key, chunkedPartKey(id, part.offset));
+    await tx.chunkedFilePart.upsert({
+      where: { chunkedFileId_offset: { chunkedFileId: id, offset: start } },
+      create: { chunkedFileId: id, offset: start, size: BigInt(part.size) },
+      update: { size: BigInt(part.size), receivedAt: new Date() },
+    });
+    await tx.chunkedFile.update({ where: { id }, data: { lastModifiedDate: new Date() } });
+  });
+  return getChunkedFile(ctx, id);
+}
+
+export interface CompleteChunkedFile {
+  id: string;
+  name: string;
+  size: number;
+  /** Storage keys of the parts in order; together exactly [0, size). */
+  partKeys: string[];
+  /** The whole file, read part after part. */
+  stream(): Readable;
+}
+
+/**
+ * For consumers of chunked files (file manager, account grouping import): the assembled content,
+ * streamed. 409 while bytes are missing, naming the gaps.
+ */
+export async function openChunkedFile(app: App, id: string): Promise<CompleteChunkedFile> {
+  const file = await getChunkedFile(app, id);
+  const gaps: string[] = [];
+  let position = 0n;
+  for (const part of file.parts) {
+    if (part.offset > position) gaps.push(`${position}-${part.offset - 1n}`);
+    if (part.offset + part.size > position) position = part.offset + part.size;
+  }
+  if (position < file.size) gaps.push(`${position}-${file.size - 1n}`);
+  if (gaps.length > 0) {
+    throw new ConflictError(`Chunked file ${id} is not complete: bytes ${gaps.slice(0, 5).join(", ")}${gaps.length > 5 ? ", ..." : ""} have not been uploaded`, {
+      identifier: "chunkedFileId",
+      values: [id],
+      entityId: id,
+      entityType: ENTITY,
+    });
+  }
+  const partKeys = file.parts.map((p) => chunkedPartKey(id, p.offset));
+  return {
+    id,
+    name: file.name,
+    size: Number(file.size),
+    partKeys,
+    stream: () =>
+      Readable.from(
+        (async function* () {
+          for (const key of partKeys) yield* app.storage.read(key);
+        })(),
+      ),
+  };
+}
+
+/** Removes chunked files past their 7 days, with their bytes. */
+export async function deleteExpiredChunkedFiles(app: App): Promise<number> {
+  const cutoff = new Date(Date.now() - CHUNKED_FILE_RETENTION_DAYS * 24 * 3600 * 1000);
+  const expiredFiles = await app.prisma.chunkedFile.findMany({ where: { creationDate: { lt: cutoff } }, select: { id: true } });
+  for (const { id } of expiredFiles) {
+    // Bytes first: once the row is gone, nothing of the chunked file is left.
+    await app.storage.deletePrefix(`chunked/${id}`);
+    await app.prisma.chunkedFile.deleteMany({ where: { id } });
+  }
+  return expiredFiles.length;
+}

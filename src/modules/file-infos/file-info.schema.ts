@@ -1,0 +1,90 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity, type AuditShape } from "../common/entity.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { registerEventPermission } from "../events/event-permissions.js";
+import * as service from "./file-info.service.js";
+import "./file-info.jobs.js";
+
+registerEventPermission("FILE_INFO", "api.file-infos.read");
+
+export const FileInfoType = builder.enumType("FileInfoType", { values: ["FILE_INFO", "TABULAR_FILE_INFO"] as const });
+export const GroupedFormat = builder.enumType("GroupedFormat", {
+  values: ["QUICKBOOKS_JOURNAL", "QUICKBOOKS_JOURNAL_2024", "QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT", "SAGE50_LEDGER", "SAGE50_TRANSACTIONS", "CCH_ACCOUNT_LIST", "MS_DYNAMICS_JOURNAL", "SAGE50_UK"] as const,
+});
+
+interface FileInfoRow extends AuditShape {
+  name: string;
+  type: string;
+  format: string | null;
+  formatDetected: boolean;
+  fileManagerFileId: string | null;
+  encoding: string | null;
+}
+
+export const FileInfoNode = builder.interfaceRef<FileInfoRow>("FileInfoNode").implement({
+  description: "What was learnt about a file's content on import",
+  interfaces: [Entity],
+  resolveType: (info) => (info.type === "TABULAR_FILE_INFO" ? "TabularFileInfo" : "FileInfo"),
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    type: t.field({ type: FileInfoType, resolve: (i) => i.type as never }),
+    format: t.field({ type: GroupedFormat, nullable: true, resolve: (i) => i.format as never }),
+    formatDetected: t.exposeBoolean("formatDetected"),
+    fileManagerFileId: t.exposeID("fileManagerFileId", { nullable: true }),
+    encoding: t.exposeString("encoding", { nullable: true }),
+  }),
+});
+
+interface ColumnDataShape {
+  position: number;
+  columnName: string | null;
+  synthetic: boolean;
+  rowSample: unknown;
+  columnMetadata: unknown;
+}
+
+const ColumnData = builder.objectRef<ColumnDataShape>("FileInfoColumnData").implement({
+  fields: (t) => ({
+    position: t.exposeInt("position"),
+    columnName: t.exposeString("columnName", { nullable: true }),
+    synthetic: t.exposeBoolean("synthetic"),
+    rowSample: t.field({ type: "JSON", nullable: true, resolve: (c) => c.rowSample ?? null }),
+    columnMetadata: t.field({ type: "JSON", nullable: true, description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (c) => c.columnMetadata ?? null }),
+  }),
+});
+
+export const FileInfo = builder.prismaObject("FileInfo", {
+  interfaces: [Entity, FileInfoNode],
+  isTypeOf: (info) => (info as FileInfoRow).type !== "TABULAR_FILE_INFO",
+  fields: () => ({}),
+});
+
+export const TabularFileInfo = builder.prismaObject("FileInfo", {
+  variant: "TabularFileInfo",
+  interfaces: [Entity, FileInfoNode],
+  isTypeOf: (info) => (info as FileInfoRow).type === "TABULAR_FILE_INFO",
+  fields: (t) => ({
+    delimiter: t.exposeString("delimiter", { nullable: true }),
+    firstLine: t.exposeString("firstLine", { nullable: true }),
+    headerRowIndex: t.exposeInt("headerRowIndex", { nullable: true }),
+    lastNonBlankRowIndex: t.exposeInt("lastNonBlankRowIndex", { nullable: true }),
+    rowContentSnippets: t.field({ type: "JSON", resolve: (i) => i.rowContentSnippets }),
+    columnData: t.field({ type: [ColumnData], resolve: (i) => (i.columnData ?? []) as unknown as ColumnDataShape[] }),
+    tableMetadata: t.field({ type: "JSON", description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (i) => i.tableMetadata }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  fileInfo: t.field({
+    type: FileInfoNode,
+    authScopes: { permission: "api.file-infos.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getFileInfo(ctx, id),
+  }),
+  fileInfos: t.field({
+    type: pageOf(FileInfoNode as never, "FileInfoNodePage"),
+    authScopes: { permission: "api.file-infos.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryFileInfos(ctx, args) as never,
+  }),
+}));

@@ -1,0 +1,161 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity, type AuditShape } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { registerEventPermission } from "../events/event-permissions.js";
+import { FileDownload } from "../file-results/file-download.js";
+import * as service from "./file-manager.service.js";
+import "./file-manager.cleanup.js";
+import "../../storage/staging.cleanup.js";
+
+registerEventPermission("FILE_MANAGER_FILE", "api.file-manager.read");
+registerEventPermission("FILE_MANAGER_DIRECTORY", "api.file-manager.read");
+
+export const FileManagerType = builder.enumType("FileManagerType", { values: ["DIRECTORY", "FILE"] as const });
+export const FileStatus = builder.enumType("FileStatus", { values: ["MODIFIED", "ROLLED_FORWARD"] as const });
+
+interface FileManagerRow extends AuditShape {
+  engagementId: string;
+  parentFileManagerEntityId: string | null;
+  type: string;
+  name: string;
+}
+
+/** Directories and files share one listing (POST /file-manager/query mixes them). */
+export const FileManagerNode = builder.interfaceRef<FileManagerRow>("FileManagerNode").implement({
+  description: "A directory or a file of an engagement's file manager",
+  interfaces: [Entity],
+  resolveType: (entity) => (entity.type === "FILE" ? "FileManagerFile" : "FileManagerDirectory"),
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    parentFileManagerEntityId: t.exposeID("parentFileManagerEntityId", { nullable: true }),
+    type: t.field({ type: FileManagerType, resolve: (e) => e.type as never }),
+    name: t.exposeString("name"),
+  }),
+});
+
+export const FileManagerFile = builder.prismaObject("FileManagerEntity", {
+  variant: "FileManagerFile",
+  interfaces: [Entity, FileManagerNode],
+  isTypeOf: (entity) => (entity as FileManagerRow).type === "FILE",
+  fields: (t) => ({
+    extension: t.exposeString("extension", { nullable: true }),
+    originalName: t.exposeString("originalName", { nullable: true }),
+    fileInfoId: t.exposeID("fileInfoId", { nullable: true }),
+    status: t.field({ type: [FileStatus], resolve: (f) => f.status as never }),
+  }),
+});
+
+export const FileManagerDirectory = builder.prismaObject("FileManagerEntity", {
+  variant: "FileManagerDirectory",
+  interfaces: [Entity, FileManagerNode],
+  isTypeOf: (entity) => (entity as FileManagerRow).type === "DIRECTORY",
+  fields: () => ({}),
+});
+
+const CreateDirectoryInput = builder.inputType("CreateFileManagerDirectoryInput", {
+  fields: (t) => ({
+    engagementId: t.id({ required: true }),
+    name: t.string({ required: true }),
+    parentFileManagerEntityId: t.id({ description: "Directory to create it in; absent for the engagement's top level" }),
+  }),
+});
+
+const PlacementInput = builder.inputType("FileManagerPlacementInput", {
+  description: "Where a new file goes and what it is called (name without extension; defaults to the uploaded file's)",
+  fields: (t) => ({
+    engagementId: t.id({ required: true }),
+    name: t.string(),
+    parentFileManagerEntityId: t.id(),
+  }),
+});
+
+const FromChunkedFileInput = builder.inputType("CreateFileFromChunkedFileInput", {
+  fields: (t) => ({
+    chunkedFileId: t.id({ required: true }),
+    engagementId: t.id({ required: true }),
+    name: t.string(),
+    parentFileManagerEntityId: t.id(),
+  }),
+});
+
+const UpdateInput = builder.inputType("UpdateFileManagerEntityInput", {
+  fields: (t) => ({
+    name: t.string(),
+    parentFileManagerEntityId: t.id({ description: "Move into this directory (same engagement)" }),
+    type: t.field({ type: FileManagerType, description: "Must be the entity's current type" }),
+    version: t.int({ required: true }),
+  }),
+});
+
+const read = { permission: "api.file-manager.read" } as const;
+const write = { permission: "api.file-manager.write" } as const;
+
+builder.queryFields((t) => ({
+  fileManagerEntity: t.field({
+    type: FileManagerNode,
+    authScopes: read,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getFileManagerEntity(ctx, id),
+  }),
+  fileManagerEntities: t.field({
+    type: pageOf(FileManagerNode as never, "FileManagerNodePage"),
+    authScopes: read,
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryFileManagerEntities(ctx, args) as never,
+  }),
+  fileManagerFileDownload: t.field({
+    type: FileDownload,
+    description: "The file's bytes are served by GET /api/v1/file-manager/{id}/export",
+    authScopes: read,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getFileDownload(ctx, id),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createFileManagerDirectory: t.field({
+    type: FileManagerDirectory,
+    authScopes: write,
+    args: { input: t.arg({ type: CreateDirectoryInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createDirectory(ctx, input),
+  }),
+  importFileManagerFile: t.field({
+    type: FileManagerFile,
+    description: "Multipart only: POST /api/v1/file-manager/import with parts fileManagerFile (JSON) and file (bytes)",
+    authScopes: write,
+    args: {
+      input: t.arg({ type: PlacementInput, required: true }),
+      file: t.arg.id({ required: true, description: "The file part staged by the REST upload" }),
+    },
+    resolve: (_root, { input, file }, ctx) => service.importFile(ctx, input, file),
+  }),
+  createFileFromChunkedFile: t.field({
+    type: FileManagerFile,
+    description: "Assembles a completely uploaded chunked file into a new file",
+    authScopes: write,
+    args: { input: t.arg({ type: FromChunkedFileInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createFileFromChunkedFile(ctx, input.chunkedFileId, input),
+  }),
+  importFileFromChunkedFile: t.field({
+    type: FileManagerFile,
+    deprecationReason: "use createFileFromChunkedFile",
+    authScopes: write,
+    args: { chunkedFileId: t.arg.id({ required: true }), input: t.arg({ type: PlacementInput, required: true }) },
+    resolve: (_root, { chunkedFileId, input }, ctx) => service.createFileFromChunkedFile(ctx, chunkedFileId, input),
+  }),
+  updateFileManagerEntity: t.field({
+    type: FileManagerNode,
+    description: "Rename or move a file or directory (send the latest version)",
+    authScopes: write,
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateFileManagerEntity(ctx, id, input),
+  }),
+  deleteFileManagerEntity: t.field({
+    type: DeleteResult,
+    description: "Deletes a file, or a directory with its contents",
+    authScopes: { permission: "api.file-manager.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteFileManagerEntity(ctx, id),
+  }),
+}));

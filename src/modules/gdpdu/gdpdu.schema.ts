@@ -1,0 +1,82 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { registerEventPermission } from "../events/event-permissions.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
+import * as service from "./gdpdu.service.js";
+
+registerEventPermission("GDPDU_UNPACK_JOB", "api.file-manager.read");
+
+const UnpackStatus = builder.enumType("GdpduUnpackStatus", { values: ["RUNNING", "UNPACK_COMPLETE", "FAILED"] as const });
+
+interface UnpackedTable {
+  name: string;
+  description: string | null;
+  url: string;
+  fileManagerFileId: string;
+  rowCount: number;
+  columnCount: number;
+}
+
+const UnpackedTableRef = builder.objectRef<UnpackedTable>("GdpduUnpackedTable").implement({
+  description: "One table of the archive and the CSV file it became",
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    description: t.exposeString("description", { nullable: true }),
+    url: t.exposeString("url", { description: "The table's file inside the archive" }),
+    fileManagerFileId: t.exposeID("fileManagerFileId"),
+    rowCount: t.exposeInt("rowCount"),
+    columnCount: t.exposeInt("columnCount"),
+  }),
+});
+
+export const GdpduUnpackJob = builder.prismaObject("GdpduUnpackJob", {
+  description: "An unpack of a GDPdU archive and the file manager directory and files it created",
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    fileManagerFileId: t.exposeID("fileManagerFileId", { description: "The archive" }),
+    parentFileManagerEntityId: t.exposeID("parentFileManagerEntityId", { nullable: true }),
+    name: t.exposeString("name", { description: "Name of the directory created for the tables" }),
+    status: t.field({ type: UnpackStatus, resolve: (j) => j.status as never }),
+    directoryId: t.exposeID("directoryId", { nullable: true }),
+    fileManagerFileIds: t.exposeIDList("fileManagerFileIds"),
+    fileManagerDirectoryIds: t.exposeIDList("fileManagerDirectoryIds"),
+    tables: t.field({ type: [UnpackedTableRef], resolve: (j) => j.tables as unknown as UnpackedTable[] }),
+    error: t.exposeString("error", { nullable: true }),
+  }),
+});
+
+const UnpackInput = builder.inputType("GdpduUnpackInput", {
+  fields: (t) => ({
+    engagementId: t.id({ required: true }),
+    fileManagerFileId: t.id({ required: true, description: "The zip archive (index.xml plus table files)" }),
+    parentFileManagerEntityId: t.id({ description: "Where the new directory goes" }),
+    name: t.string({ description: "Name of the new directory; default: the archive's name" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  gdpduUnpackJob: t.field({
+    type: GdpduUnpackJob,
+    authScopes: { permission: "api.file-manager.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getGdpduUnpackJob(ctx, id),
+  }),
+  gdpduUnpackJobs: t.field({
+    type: pageOf(GdpduUnpackJob, "GdpduUnpackJobPage"),
+    authScopes: { permission: "api.file-manager.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryGdpduUnpackJobs(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  unpackGdpduArchive: t.field({
+    type: AsyncResult,
+    description: "Starts a GDPDU_UNPACK_JOB: one UTF-8 CSV per table of the archive, in a new directory",
+    authScopes: { permission: "api.file-manager.write" },
+    args: { input: t.arg({ type: UnpackInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.startGdpduUnpack(ctx, input),
+  }),
+}));

@@ -1,0 +1,43 @@
+import type { Readable } from "node:stream";
+import yauzl from "yauzl";
+
+/** Random-access zip reading (the central directory first), entry contents streamed. */
+export interface ZipArchive {
+  entries: yauzl.Entry[];
+  open(entry: yauzl.Entry): Promise<Readable>;
+  close(): void;
+}
+
+export function openZip(path: string): Promise<ZipArchive> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false }, (error, zip) => {
+      if (error || !zip) return reject(error ?? new Error("cannot open the archive"));
+      const entries: yauzl.Entry[] = [];
+      zip.on("entry", (entry: yauzl.Entry) => {
+        entries.push(entry);
+        zip.readEntry();
+      });
+      zip.on("error", reject);
+      zip.on("end", () =>
+        resolve({
+          entries,
+          open: (entry) =>
+            new Promise<Readable>((done, fail) => zip.openReadStream(entry, (streamError, stream) => (streamError || !stream ? fail(streamError ?? new Error("cannot read entry")) : done(stream)))),
+          close: () => zip.close(),
+        }),
+      );
+      zip.readEntry();
+    });
+  });
+}
+
+/** Resolves `url` relative to the directory of `base` inside the archive (GDPdU URLs are relative). */
+export function resolveEntryPath(base: string, url: string): string {
+  const parts = base.split("/").slice(0, -1);
+  for (const segment of url.replace(/\\/g, "/").split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") parts.pop();
+    else parts.push(segment);
+  }
+  return parts.join("/");
+}

@@ -1,0 +1,55 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { FileManagerFile } from "../file-manager/file-manager.schema.js";
+import * as service from "./json-table.service.js";
+import "./json-table.cleanup.js";
+
+export const JsonTable = builder.prismaObject("JsonTable", {
+  description: "Rows uploaded page by page (one page at a time); deleted after 7 days",
+  interfaces: [Entity],
+  fields: (t) => ({
+    headers: t.exposeStringList("headers", { description: "Every key seen, in order of first appearance" }),
+    currentSize: t.field({ type: "Long", description: "Bytes appended so far", resolve: (j) => j.currentSize }),
+  }),
+});
+
+const ImportFromJsonTableInput = builder.inputType("ImportFileFromJsonTableInput", {
+  fields: (t) => ({
+    engagementId: t.id({ required: true }),
+    jsonTableId: t.id({ required: true }),
+    name: t.string({ required: true, description: "File name without extension (the file is .csv)" }),
+    parentFileManagerEntityId: t.id(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  jsonTable: t.field({
+    type: JsonTable,
+    authScopes: { permission: "api.json-tables.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getJsonTable(ctx, id),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createJsonTable: t.field({
+    type: JsonTable,
+    authScopes: { permission: "api.json-tables.write" },
+    args: { input: t.arg({ type: "JSON", description: "{} (a read body is accepted too)" }) },
+    resolve: (_root, { input }, ctx) => service.createJsonTable(ctx, input),
+  }),
+  appendJsonTable: t.field({
+    type: JsonTable,
+    description: "Appends one page: an array of row objects (keys are column headers). 409 while another page is being appended.",
+    authScopes: { permission: "api.json-tables.write" },
+    args: { id: t.arg.id({ required: true }), rows: t.arg({ type: "JSON", required: true }) },
+    resolve: (_root, { id, rows }, ctx) => service.appendJsonTable(ctx, id, rows),
+  }),
+  importFileFromJsonTable: t.field({
+    type: FileManagerFile,
+    description: "Merges every page into one CSV file (header: keys in order of first appearance)",
+    authScopes: { permission: "api.file-manager.write" },
+    args: { input: t.arg({ type: ImportFromJsonTableInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.importFileFromJsonTable(ctx, input),
+  }),
+}));

@@ -1,0 +1,136 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
+import { createEngagement, waitFor } from "../../../test/helpers/entities.js";
+
+let server: TestServer;
+let db: pg.Pool;
+let engagementId: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ cleanupIntervalSeconds: 1, schedulerTickSeconds: 1 });
+  db = new pg.Pool({ connectionString: server.databaseUrl, max: 3 });
+  engagementId = (await createEngagement(server.api, "json tables")).id;
+});
+afterAll(async () => {
+  await db?.end();
+  await server?.close();
+});
+
+async function newTable(): Promise<string> {
+  const created = await server.api.post("/json-tables", {});
+  expect(created.status).toBe(200);
+  return created.body.id;
+}
+
+async function csvOf(jsonTableId: string, name = "rows"): Promise<string> {
+  const file = await server.api.post("/file-manager/import-from-json-table", { engagementId, jsonTableId, name });
+  expect(file.status).toBe(200);
+  const response = await fetch(`${server.url}/api/v1/file-manager/${file.body.id}/export`, { headers: { authorization: `Bearer ${server.token}` } });
+  return response.text();
+}
+
+describe("JSON tables", () => {
+  it("creates an empty table from {} (and from a read body), refusing unknown keys", async () => {
+    const created = await server.api.post("/json-tables", {});
+    expect(created.body).toMatchObject({ headers: [], currentSize: 0, version: 0 });
+    expect((await server.api.get(`/json-tables/${created.body.id}`)).body).toEqual(created.body);
+    expect((await server.api.post("/json-tables", created.body)).status).toBe(200);
+    const unknown = await server.api.post("/json-tables", { colour: "red" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.problems[0].identifier).toBe("colour");
+  });
+
+  it("appends pages, collecting headers in order of first appearance", async () => {
+    const id = await newTable();
+    const first = await server.api.post(`/json-tables/${id}/append`, [{ b: 1, a: "x" }, { a: "y", c: true }]);
+    expect(first.status).toBe(200);
+    expect(first.body.headers).toEqual(["b", "a", "c"]);
+    expect(first.body.currentSize).toBeGreaterThan(0);
+    const second = await server.api.post(`/json-tables/${id}/append`, [{ d: null, a: "z" }]);
+    expect(second.body.headers).toEqual(["b", "a", "c", "d"]);
+    expect(second.body.currentSize).toBeGreaterThan(first.body.currentSize);
+    expect(second.body.version).toBe(2);
+  });
+
+  it("refuses pages that are not arrays of non-empty objects", async () => {
+    const id = await newTable();
+    for (const [body, identifier] of [[{ a: 1 }, "body"], [[], "body"], [[{ a: 1 }, 5], "[1]"], [[{}], "[0]"]] as const) {
+      const response = await server.api.post(`/json-tables/${id}/append`, body);
+      expect(response.status).toBe(400);
+      expect(response.body.problems[0].identifier).toBe(identifier);
+    }
+    expect((await server.api.get(`/json-tables/${id}`)).body.currentSize).toBe(0);
+    expect((await server.api.post("/json-tables/0123456789abcdef01234567/append", [{ a: 1 }])).status).toBe(404);
+  });
+
+  it("refuses an append while another page of the same table is being appended (409), then accepts it", async () => {
+    const id = await newTable();
+    const holder = await db.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM json_table WHERE id = $1 FOR UPDATE", [id]); // an append in progress
+      const refused = await server.api.post(`/json-tables/${id}/append`, [{ a: 1 }]);
+      expect(refused.status).toBe(409);
+      expect(refused.body.title).toMatch(/being appended; pages are uploaded one at a time/);
+      expect(refused.body.problems[0]).toMatchObject({ problemType: "INVALID_STATE" });
+      await holder.query("COMMIT");
+    } finally {
+      holder.release();
+    }
+    expect((await server.api.post(`/json-tables/${id}/append`, [{ a: 1 }])).status).toBe(200);
+  });
+
+  it("keeps the table consistent under truly concurrent appends: each page is either stored whole or refused", async () => {
+    const id = await newTable();
+    const page = (n: number) => Array.from({ length: 20_000 }, (_, i) => ({ page: n, row: i, text: "x".repeat(20) }));
+    const responses = await Promise.all([0, 1, 2, 3, 4].map((n) => server.api.post(`/json-tables/${id}/append`, page(n))));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    const accepted = statuses.filter((s) => s === 200).length;
+    expect(accepted).toBeGreaterThan(0);
+    const csv = await csvOf(id, "concurrent");
+    expect(csv.trimEnd().split("\r\n").length).toBe(1 + accepted * 20_000);
+  });
+
+  it("merges all pages into one CSV: header by first appearance, missing values empty, values escaped", async () => {
+    const id = await newTable();
+    await server.api.post(`/json-tables/${id}/append`, [{ account: "1000", amount: 12.5 }, { amount: -3, memo: 'says "hi", twice' }]);
+    await server.api.post(`/json-tables/${id}/append`, [{ flag: true, account: "2000" }, { memo: "two\nlines", nested: { a: [1, 2] }, account: null }]);
+    const csv = await csvOf(id, "merged");
+    expect(csv).toBe(
+      [
+        "account,amount,memo,flag,nested",
+        "1000,12.5,,,",
+        ',-3,"says ""hi"", twice",,',
+        "2000,,,true,",
+        ',,"two\nlines",,"{""a"":[1,2]}"',
+        "",
+      ].join("\r\n"),
+    );
+    const file = await server.api.post("/file-manager/import-from-json-table", { engagementId, jsonTableId: id, name: "ledger rows" });
+    expect(file.body).toMatchObject({ type: "FILE", name: "ledger rows", extension: "csv", originalName: "ledger rows.csv" });
+  });
+
+  it("refuses to import an unknown or empty table", async () => {
+    const unknown = await server.api.post("/file-manager/import-from-json-table", { engagementId, jsonTableId: "0123456789abcdef01234567", name: "x" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.problems[0].identifier).toBe("jsonTableId");
+    const empty = await server.api.post("/file-manager/import-from-json-table", { engagementId, jsonTableId: await newTable(), name: "x" });
+    expect(empty.status).toBe(400);
+  });
+
+  it("forgets tables older than 7 days; the scheduled cleanup deletes them and their pages", async () => {
+    const id = await newTable();
+    await server.api.post(`/json-tables/${id}/append`, [{ a: 1 }]);
+    const pages = join(server.dataDir, "files", "json-tables", id);
+    expect(existsSync(pages)).toBe(true);
+    await db.query("UPDATE json_table SET creation_date = now() - interval '8 days' WHERE id = $1", [id]);
+    expect((await server.api.get(`/json-tables/${id}`)).status).toBe(404);
+    expect((await server.api.post(`/json-tables/${id}/append`, [{ a: 1 }])).status).toBe(404);
+    await waitFor(async () => ((await db.query("SELECT 1 FROM json_table WHERE id = $1", [id])).rowCount === 0 ? true : undefined), "the cleanup", 15_000);
+    expect(existsSync(pages)).toBe(false);
+  });
+});

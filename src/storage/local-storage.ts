@@ -1,0 +1,95 @@
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, readdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { Transform, type Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { assertStorageKey, type FileStorage, type WriteOptions } from "./storage.js";
+
+class TooLarge extends Error {}
+
+/** Files in a directory (by default `$DATA_DIR/files`); writes go to a temp file, then rename. */
+export class LocalFileStorage implements FileStorage {
+  private readonly tmp: string;
+
+  constructor(private readonly root: string) {
+    this.tmp = join(root, ".tmp");
+  }
+
+  private path(key: string): string {
+    assertStorageKey(key);
+    return join(this.root, key);
+  }
+
+  async write(key: string, source: Readable | AsyncIterable<Uint8Array>, options: WriteOptions = {}): Promise<{ size: number }> {
+    const target = this.path(key);
+    await mkdir(this.tmp, { recursive: true });
+    const temp = join(this.tmp, `${randomBytes(8).toString("hex")}.part`);
+    let size = 0;
+    const limit = options.maxBytes;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        if (limit !== undefined && size > limit) callback(new TooLarge());
+        else callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, counter, createWriteStream(temp), { signal: options.signal });
+      await mkdir(dirname(target), { recursive: true });
+      await rename(temp, target);
+      return { size };
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      if (error instanceof TooLarge) throw options.tooLarge?.(limit!) ?? new Error(`More than ${limit} bytes`);
+      throw error;
+    }
+  }
+
+  read(key: string, range: { start?: number; end?: number } = {}): Readable {
+    return createReadStream(this.path(key), range);
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.path(key))).size;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.path(to);
+    await mkdir(dirname(target), { recursive: true });
+    await rename(this.path(from), target);
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    await rm(this.path(prefix), { recursive: true, force: true });
+  }
+
+  async removeStaleTemporaries(maxAgeMs: number): Promise<number> {
+    let removed = 0;
+    for (const dir of [this.tmp, join(this.root, "uploads")]) {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      for (const name of names) {
+        const path = join(dir, name);
+        const info = await stat(path).catch(() => undefined);
+        if (info && Date.now() - info.mtimeMs > maxAgeMs) {
+          await rm(path, { force: true, recursive: true });
+          removed++;
+        }
+      }
+    }
+    return removed;
+  }
+
+  async withLocalPath<T>(key: string, work: (path: string) => Promise<T>): Promise<T> {
+    return work(this.path(key));
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { DelimitedParser, readDelimited } from "./delimited-reader.js";
+import { csvLine } from "./csv-writer.js";
+import { utf8Lines } from "./lines.js";
+import { decodeText } from "./decode.js";
+
+async function* pieces<T>(items: T[]) {
+  for (const item of items) yield item;
+}
+
+async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of source) out.push(item);
+  return out;
+}
+
+describe("delimited reader", () => {
+  it("reads quoted fields with delimiters, doubled quotes and line breaks, whatever the chunking", async () => {
+    const text = 'a;b;c\r\n"x;y";"say ""hi""";"two\nlines"\r\nlast;;\n"";end;';
+    const expected = [["a", "b", "c"], ["x;y", 'say "hi"', "two\nlines"], ["last", "", ""], ["", "end", ""]];
+    for (const size of [1, 2, 3, 7, 1000]) {
+      const chunks: string[] = [];
+      for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+      expect(await collect(readDelimited(pieces(chunks), { delimiter: ";" }))).toEqual(expected);
+    }
+  });
+
+  it("supports multi-character delimiters, custom record delimiters and no quoting", async () => {
+    const parser = new DelimitedParser({ delimiter: "||", recordDelimiter: "#\n", quote: null });
+    const records = [...parser.push('a||"b||c#'), ...parser.push("\nd||e#\n"), ...parser.push("", true)];
+    expect(records).toEqual([["a", '"b', "c"], ["d", "e"]]);
+  });
+
+  it("writes CSV fields quoted only when needed", () => {
+    expect(csvLine(["plain", "with,comma", 'quote"d', "line\nbreak", null, 12.5, true, { a: 1 }])).toBe('plain,"with,comma","quote""d","line\nbreak",,12.5,true,"{""a"":1}"\r\n');
+  });
+
+  it("splits UTF-8 lines across chunk borders, also inside a multi-byte character", async () => {
+    const bytes = Buffer.from("ä1\r\nö2\n€3");
+    const chunks = [...bytes].map((b) => Buffer.from([b]));
+    expect(await collect(utf8Lines(pieces(chunks)))).toEqual(["ä1", "ö2", "€3"]);
+  });
+
+  it("decodes legacy encodings and drops a byte order mark", async () => {
+    expect((await collect(decodeText(pieces([Buffer.from([0x4b, 0xe4, 0x73, 0x65])]), "windows-1252"))).join("")).toBe("Käse");
+    expect((await collect(decodeText(pieces([Buffer.from([0xef, 0xbb, 0xbf, 0x61])])))).join("")).toBe("a");
+    expect((await collect(decodeText(pieces([Buffer.from([0x84, 0x81])]), "cp850"))).join("")).toBe("äü");
+  });
+});
