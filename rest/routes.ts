@@ -3,6 +3,7 @@ import { apiTokenRoutes } from "../src/modules/api-tokens/api-token.routes.js";
 import { engagementRoutes } from "../src/modules/engagements/engagement.routes.js";
 import { organizationRoutes } from "../src/modules/organizations/organization.routes.js";
 import { userRoutes } from "../src/modules/users/user.routes.js";
+import { accountGroupingRoutes } from "../src/modules/account-groupings/account-grouping.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
-export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes];
+export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...accountGroupingRoutes];

@@ -124,3 +124,40 @@ export function pathsOf(groups: Array<Pick<GroupNode, "code" | "description" | "
     accountTags: group.accountTags,
   }));
 }
+
+/** A stored group as far as the tree rules care. */
+export interface StoredGroup {
+  code: string;
+  parentCode: string | null;
+  description: unknown;
+  macCode: string | null;
+  accountTags: string[];
+  hierarchy: string[];
+  lowestLevel: boolean;
+  errors: unknown;
+}
+
+/** Errors read from a sheet name the disagreeing rows (three arguments); they stay until the next import or append. */
+function sheetErrorsOf(errors: unknown): GroupError[] {
+  return Array.isArray(errors) ? (errors as GroupError[]).filter((e) => e?.type === "ERROR_INCONSISTENT_SHEET_HIERARCHY" && e.arguments?.length === 3) : [];
+}
+
+/**
+ * After an edit (a group added, removed, re-coded or given a MAC code), recomputes every group's
+ * derived fields and returns only the groups whose hierarchy, lowest-level flag or errors changed.
+ */
+export function rederive<T extends StoredGroup>(rows: T[], options: { mac: boolean; macLevels: ReadonlyMap<string, number> }): Array<{ row: T; hierarchy: string[]; lowestLevel: boolean; errors: GroupError[] }> {
+  const carried = new Map(rows.map((r) => [r.code, sheetErrorsOf(r.errors)]));
+  const finished = finishTree(
+    rows.map((r) => ({ code: r.code, parentCode: r.parentCode, description: "", macCode: r.macCode, accountTags: r.accountTags })),
+    { ...options, carried },
+  );
+  const changed: Array<{ row: T; hierarchy: string[]; lowestLevel: boolean; errors: GroupError[] }> = [];
+  finished.forEach((node, index) => {
+    const row = rows[index];
+    if (node.lowestLevel !== row.lowestLevel || JSON.stringify(node.hierarchy) !== JSON.stringify(row.hierarchy) || JSON.stringify(node.errors) !== JSON.stringify(row.errors ?? [])) {
+      changed.push({ row, hierarchy: node.hierarchy, lowestLevel: node.lowestLevel, errors: node.errors });
+    }
+  });
+  return changed;
+}

@@ -9,6 +9,7 @@ const READ_PERMISSION = new Map<string, Permission>([
   ["ENGAGEMENT", "api.engagements.read"],
   ["API_TOKEN", "api.api-tokens.read"],
   ["USER", "api.users.read"],
+  ["ACCOUNT_GROUPING", "api.account-groupings.read"],
 ]);
 
 export function registerEventPermission(entityType: string, permission: Permission): void {
