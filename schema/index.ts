@@ -8,6 +8,7 @@ import "../src/modules/users/user.schema.js";
 import "../src/modules/api-tokens/api-token.schema.js";
 import "../src/modules/organizations/organization.schema.js";
 import "../src/modules/engagements/engagement.schema.js";
+import "../src/modules/async-results/async-result.schema.js";
 import "../src/modules/account-groupings/account-grouping.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

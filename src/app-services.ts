@@ -8,6 +8,10 @@ import { TokenAuthenticator } from "./auth/authenticate.js";
 import { createAppPubSub, type AppPubSub } from "./events/pubsub.js";
 import { OutboxRelay } from "./events/outbox.js";
 import { PrismaClient } from "./generated/prisma/client.js";
+import { JobRuntime } from "./jobs/runtime.js";
+import { Scheduler } from "./jobs/scheduler.js";
+import { BullMqQueue } from "./jobs/runners/bullmq.js";
+import { InProcessQueue } from "./jobs/runners/in-process.js";
 
 /**
  * Process-wide services shared by every request: database clients, the event bus and relay,
@@ -23,7 +27,17 @@ export interface App {
   tokens: TokenAuthenticator;
   counters: WindowCounter;
   redis?: Redis;
+  /** Asynchronous jobs (src/jobs): BullMQ when Redis is configured, in-process otherwise. */
+  jobs: JobRuntime;
+  /** Periodic maintenance tasks, each run once per deployment per interval. */
+  scheduler: Scheduler;
   close(): Promise<void>;
+}
+
+/** One job queue per tenant and database, so deployments (and test servers) sharing a Redis stay apart. */
+function jobQueueName(config: Config & { databaseUrl: string }): string {
+  const database = new URL(config.databaseUrl).pathname.replace(/^\//, "") || "default";
+  return `jobs-${config.tenantId}-${database}`.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 
 // Dates come back as JS Date; `date` columns stay plain YYYY-MM-DD strings (no time-zone shifts).
@@ -51,7 +65,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
     for await (const _ of tokenChanges) tokens.invalidate();
   })();
 
-  return {
+  const app: App = {
     config,
     logger,
     pool,
@@ -61,7 +75,11 @@ export async function createAppServices(config: Config & { databaseUrl: string }
     tokens,
     counters,
     redis,
+    jobs: undefined as unknown as JobRuntime,
+    scheduler: undefined as unknown as Scheduler,
     async close() {
+      await app.scheduler.close();
+      await app.jobs.close();
       await relay.stop();
       await tokenChanges.return?.();
       await prisma.$disconnect().catch(() => undefined);
@@ -70,4 +88,8 @@ export async function createAppServices(config: Config & { databaseUrl: string }
       redisSubscriber?.disconnect();
     },
   };
+  const queue = config.redisUrl ? new BullMqQueue(config.redisUrl, jobQueueName(config), config.jobConcurrency, logger) : new InProcessQueue(config.jobConcurrency);
+  app.jobs = new JobRuntime(app, queue);
+  app.scheduler = new Scheduler(app);
+  return app;
 }

@@ -28,6 +28,18 @@ export interface Config {
   /** Largest JSON request body accepted, in bytes. */
   jsonBodyLimit: number;
   publicUrl?: string;
+  /** Jobs one process runs at the same time. */
+  jobConcurrency: number;
+  /** A running job renews its lease this often (a third of it); a lease older than this is abandoned work. */
+  jobLeaseSeconds: number;
+  /** How often each process looks for unfinished jobs whose lease expired. */
+  jobSweepSeconds: number;
+  /** How often each process checks for due maintenance tasks (cleanup). */
+  schedulerTickSeconds: number;
+  /** Interval of the cleanup of expired chunked files and JSON tables. */
+  cleanupIntervalSeconds: number;
+  /** Largest single-file upload in bytes (413 above); the spec's limit is 8 GiB. */
+  maxUploadBytes: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 }
 
@@ -48,6 +60,12 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "TRUST_PROXY", default: "false", meaning: "take the client address from X-Forwarded-For" },
   { name: "JSON_BODY_LIMIT", default: "67108864", meaning: "largest JSON body in bytes (413 above)" },
   { name: "PUBLIC_URL", default: "(derived from the request)", meaning: "external base URL used in links" },
+  { name: "JOB_CONCURRENCY", default: "2", meaning: "jobs one process runs at once" },
+  { name: "JOB_LEASE_SECONDS", default: "30", meaning: "job lease; a job whose process died is resumed after it expires" },
+  { name: "JOB_SWEEP_SECONDS", default: "10", meaning: "how often to look for abandoned or unscheduled jobs" },
+  { name: "SCHEDULER_TICK_SECONDS", default: "30", meaning: "how often to check for due maintenance tasks" },
+  { name: "CLEANUP_INTERVAL_SECONDS", default: "3600", meaning: "interval of the expired chunked file / JSON table cleanup" },
+  { name: "MAX_UPLOAD_BYTES", default: "8589934592", meaning: "single-file upload limit (8 GiB; 413 above)" },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
 ];
 
@@ -84,6 +102,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: optional(env, "TRUST_PROXY") === "true",
     jsonBodyLimit: int(env, "JSON_BODY_LIMIT", 64 * 1024 * 1024),
     publicUrl: optional(env, "PUBLIC_URL"),
+    jobConcurrency: Math.max(1, int(env, "JOB_CONCURRENCY", 2)),
+    jobLeaseSeconds: Math.max(1, int(env, "JOB_LEASE_SECONDS", 30)),
+    jobSweepSeconds: Math.max(1, int(env, "JOB_SWEEP_SECONDS", 10)),
+    schedulerTickSeconds: Math.max(1, int(env, "SCHEDULER_TICK_SECONDS", 30)),
+    cleanupIntervalSeconds: Math.max(1, int(env, "CLEANUP_INTERVAL_SECONDS", 3600)),
+    maxUploadBytes: int(env, "MAX_UPLOAD_BYTES", 8 * 1024 * 1024 * 1024),
     logLevel,
   };
 }

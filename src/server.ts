@@ -134,6 +134,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     server.listen(config.port, config.host, () => resolve());
   });
   app.relay.start();
+  app.jobs.start();
+  app.scheduler.start();
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const host = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;

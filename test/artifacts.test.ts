@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { renderOpenApi, renderSdl } from "../scripts/print-artifacts.js";
+import { CONFIG_VARIABLES } from "../src/config.js";
 
 // The SDL and the OpenAPI document are committed so clients can read them without running the
 // server; they must match the code. `npm run generate` rewrites both.
@@ -11,5 +12,10 @@ describe("committed artifacts", () => {
 
   it("rest/openapi.json matches the route table", () => {
     expect(readFileSync(new URL("../rest/openapi.json", import.meta.url), "utf8"), "rest/openapi.json is stale: run npm run generate").toBe(renderOpenApi());
+  });
+
+  it("README documents every configuration variable", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    expect(CONFIG_VARIABLES.map((v) => v.name).filter((name) => !readme.includes(`\`${name}\``))).toEqual([]);
   });
 });

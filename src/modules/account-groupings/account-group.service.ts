@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -16,14 +16,12 @@ export interface UpdateAccountGroupInput {
   version?: number | null;
 }
 
-export async function getAccountGroup(ctx: RequestContext, id: string) {
-  const group = await ctx.prisma.accountGroup.findUnique({ where: { id } });
-  if (!group) throw new NotFoundError(ENTITY, id);
-  return group;
+export function getAccountGroup(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "accountGroup", ENTITY, id);
 }
 
 export function queryAccountGroups(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "account_group", columns: accountGroupColumns }, args, (ids) => ctx.prisma.accountGroup.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "accountGroup", columns: accountGroupColumns }, args);
 }
 
 export function assertTags(tags: string[] | null | undefined): void {

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -23,14 +23,12 @@ export interface UpdateAccountGroupingInput {
   version: number;
 }
 
-export async function getAccountGrouping(ctx: RequestContext, id: string) {
-  const grouping = await ctx.prisma.accountGrouping.findUnique({ where: { id } });
-  if (!grouping) throw new NotFoundError(ENTITY, id);
-  return grouping;
+export function getAccountGrouping(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "accountGrouping", ENTITY, id);
 }
 
 export function queryAccountGroupings(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "account_grouping", columns: accountGroupingColumns }, args, (ids) => ctx.prisma.accountGrouping.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "accountGrouping", columns: accountGroupingColumns }, args);
 }
 
 function readOnlySystem(id: string): ConflictError {

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { newActivation, pendingActivationColumns, sendActivationEmail } from "./activation.js";
@@ -21,10 +21,8 @@ export interface UpdateUserInput {
   version: number;
 }
 
-export async function getUser(ctx: RequestContext, id: string) {
-  const user = await ctx.prisma.user.findUnique({ where: { id } });
-  if (!user) throw new NotFoundError(ENTITY, id);
-  return user;
+export function getUser(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "user", ENTITY, id);
 }
 
 export function getCurrentUser(ctx: RequestContext) {
@@ -32,7 +30,7 @@ export function getCurrentUser(ctx: RequestContext) {
 }
 
 export function queryUsers(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "app_user", columns: userColumns }, args, (ids) => ctx.prisma.user.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "user", columns: userColumns }, args);
 }
 
 /** 400 naming the field when a list of user ids refers to users that do not exist. */

@@ -1,0 +1,121 @@
+import type { App } from "../app-services.js";
+import type { Logger } from "../core/logger.js";
+import type { Emit, Tx } from "../events/outbox.js";
+
+/** Async result `type` values (wire reference section 4). */
+export const ASYNC_RESULT_TYPES = [
+  "ANALYSIS_RUN",
+  "ANALYSIS_SOURCE_INGESTION",
+  "ADMIN_REPORT",
+  "DATA_TABLE_EXPORT",
+  "ANALYSIS_ROLL_FORWARD",
+  "GDPDU_UNPACK_JOB",
+  "ACCOUNT_GROUPING_EXPORT",
+  "ACCOUNT_MAPPING_EXPORT",
+  "DATA_TRANSFORMATION_JOB",
+  "DATA_SOURCE_IMPORT_TASK",
+] as const;
+export type AsyncResultType = (typeof ASYNC_RESULT_TYPES)[number];
+
+/** Async result `entityType` values: what a job works on or produces. */
+export const ASYNC_ENTITY_TYPES = [
+  "ORGANIZATION",
+  "ENGAGEMENT",
+  "ANALYSIS",
+  "ANALYSIS_RESULT",
+  "ANALYSIS_SOURCE",
+  "FILE_RESULT",
+  "GDPDU_UNPACK_JOB",
+  "ACCOUNT_GROUPING",
+  "ENGAGEMENT_ACCOUNT_GROUPING",
+  "FILE_MANAGER_FILE",
+  "DATA_SOURCE_IMPORT_TASK",
+] as const;
+export type AsyncEntityType = (typeof ASYNC_ENTITY_TYPES)[number];
+
+export const ASYNC_STATUSES = ["IN_PROGRESS", "COMPLETE", "ERROR"] as const;
+export type AsyncStatus = (typeof ASYNC_STATUSES)[number];
+
+/** Who started a job: its changes are attributed to this user, file results belong to this token. */
+export interface JobStarter {
+  userId: string;
+  userName: string;
+  tokenId?: string | null;
+}
+
+export interface RetryPolicy {
+  /** Total attempts including the first (a crash of the process running it counts as one). */
+  attempts: number;
+  /** Wait before the second attempt; doubles for each further one. */
+  backoffSeconds: number;
+}
+
+export interface JobContext {
+  app: App;
+  logger: Logger;
+  asyncResultId: string;
+  entityId: string | null;
+  entityType: string | null;
+  /** 1 for the first run; higher when resuming after a failure or a crashed process. */
+  attempt: number;
+  startedBy: JobStarter;
+  /** Aborted when this process stops or loses the job's lease; long loops should check it. */
+  signal: AbortSignal;
+  /** Live progress for subscribers (0..100); not persisted, cheap to call often. */
+  progress(percent: number, message?: string): void;
+  /**
+   * Runs `work` in one transaction that also marks the async result COMPLETE, so the job's last
+   * writes and its completion commit together. Refused (and rolled back) if this process no
+   * longer holds the job's lease. Jobs that do not call it are completed when `run` returns.
+   */
+  finish<T>(work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T>;
+}
+
+export interface FailureContext {
+  app: App;
+  logger: Logger;
+  asyncResultId: string;
+  entityId: string | null;
+  entityType: string | null;
+  startedBy: JobStarter;
+}
+
+export interface JobDefinition<P = unknown> {
+  /** Unique name, e.g. "file-manager.merge"; stored with each job, so keep it stable. */
+  name: string;
+  /** The async result type callers see; `null` for internal jobs that callers never poll. */
+  type: AsyncResultType | null;
+  retry: RetryPolicy;
+  /** Overrides the configured lease for jobs whose steps may block for long. */
+  leaseSeconds?: number;
+  /** Must be idempotent: it may run again after a crash, from the beginning. */
+  run(ctx: JobContext, payload: P): Promise<void>;
+  /** Called once when the job finally fails (no attempts left): clean up, mark the target failed. */
+  onFailure?(ctx: FailureContext, payload: P, error: string): Promise<void>;
+}
+
+/**
+ * A failure that retrying cannot fix (a corrupt archive, a missing input). The job goes to ERROR
+ * at once and `message` becomes the async result's `error`, so write it for the caller.
+ */
+export class JobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "JobError";
+  }
+}
+
+const registry = new Map<string, JobDefinition<any>>();
+
+/** Declares a job kind. Modules call this at import time, like they register GraphQL types. */
+export function defineJob<P>(definition: Omit<JobDefinition<P>, "retry"> & { retry?: Partial<RetryPolicy> }): JobDefinition<P> {
+  if (registry.has(definition.name)) throw new Error(`Job ${definition.name} is defined twice`);
+  const job: JobDefinition<P> = { ...definition, retry: { attempts: definition.retry?.attempts ?? 3, backoffSeconds: definition.retry?.backoffSeconds ?? 5 } };
+  if (!Number.isInteger(job.retry.attempts) || job.retry.attempts < 1) throw new Error(`Job ${job.name}: retry.attempts must be at least 1`);
+  registry.set(job.name, job);
+  return job;
+}
+
+export function jobDefinition(name: string): JobDefinition<unknown> | undefined {
+  return registry.get(name);
+}

@@ -1,0 +1,18 @@
+export {
+  defineJob,
+  JobError,
+  ASYNC_RESULT_TYPES,
+  ASYNC_ENTITY_TYPES,
+  ASYNC_STATUSES,
+  type AsyncResultType,
+  type AsyncEntityType,
+  type AsyncStatus,
+  type JobContext,
+  type JobDefinition,
+  type JobStarter,
+  type FailureContext,
+  type RetryPolicy,
+} from "./define.js";
+export { startJob, jobStarter, type StartJobSpec } from "./start.js";
+export { JobRuntime, JOB_COMPLETED_EVENT, JOB_FAILED_EVENT, JOB_PROGRESS_EVENT } from "./runtime.js";
+export { defineScheduledTask, Scheduler, type ScheduledTaskDefinition } from "./scheduler.js";
