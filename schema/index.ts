@@ -10,5 +10,6 @@ import "../src/modules/organizations/organization.schema.js";
 import "../src/modules/engagements/engagement.schema.js";
 import "../src/modules/async-results/async-result.schema.js";
 import "../src/modules/account-groupings/account-grouping.schema.js";
+import "../src/modules/engagement-account-groupings/engagement-account-grouping.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -5,6 +5,7 @@ import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { assertUsersExist } from "../users/user.service.js";
 import { engagementColumns } from "./engagement.columns.js";
+import { copyAccountGroupingToEngagement } from "../engagement-account-groupings/engagement-account-grouping.service.js";
 
 const ENTITY = "Engagement";
 /** Wire reference section 6: the library engagements use unless they name another. */
@@ -124,6 +125,7 @@ export async function createEngagement(ctx: RequestContext, input: CreateEngagem
         settingsBasedOnEngagementId: input.settingsBasedOnEngagementId ?? null,
       },
     });
+    await copyAccountGroupingToEngagement(tx, engagement, actor);
     emit({ type: "engagement.created", entityType: "ENGAGEMENT", entityId: engagement.id, userId: actor.userId, payload: { engagementId: engagement.id } });
     return engagement;
   });

@@ -10,6 +10,7 @@ const READ_PERMISSION = new Map<string, Permission>([
   ["API_TOKEN", "api.api-tokens.read"],
   ["USER", "api.users.read"],
   ["ACCOUNT_GROUPING", "api.account-groupings.read"],
+  ["ENGAGEMENT_ACCOUNT_GROUPING", "api.engagement-account-groupings.read"],
 ]);
 
 export function registerEventPermission(entityType: string, permission: Permission): void {
