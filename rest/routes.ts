@@ -5,7 +5,8 @@ import { organizationRoutes } from "../src/modules/organizations/organization.ro
 import { userRoutes } from "../src/modules/users/user.routes.js";
 import { accountGroupingRoutes } from "../src/modules/account-groupings/account-grouping.routes.js";
 import { engagementAccountGroupingRoutes } from "../src/modules/engagement-account-groupings/engagement-account-grouping.routes.js";
+import { accountMappingRoutes } from "../src/modules/account-mappings/account-mapping.routes.js";
 import { asyncResultRoutes } from "../src/modules/async-results/async-result.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
-export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...accountGroupingRoutes, ...engagementAccountGroupingRoutes];
+export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...accountGroupingRoutes, ...engagementAccountGroupingRoutes, ...accountMappingRoutes];

@@ -11,5 +11,6 @@ import "../src/modules/engagements/engagement.schema.js";
 import "../src/modules/async-results/async-result.schema.js";
 import "../src/modules/account-groupings/account-grouping.schema.js";
 import "../src/modules/engagement-account-groupings/engagement-account-grouping.schema.js";
+import "../src/modules/account-mappings/account-mapping.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

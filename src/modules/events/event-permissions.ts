@@ -11,6 +11,7 @@ const READ_PERMISSION = new Map<string, Permission>([
   ["USER", "api.users.read"],
   ["ACCOUNT_GROUPING", "api.account-groupings.read"],
   ["ENGAGEMENT_ACCOUNT_GROUPING", "api.engagement-account-groupings.read"],
+  ["ACCOUNT_MAPPING", "api.account-mappings.read"],
 ]);
 
 export function registerEventPermission(entityType: string, permission: Permission): void {
