@@ -76,6 +76,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
   const web = express();
   web.disable("x-powered-by");
+  // ETags would hash every JSON body; clients do not use them.
+  web.set("etag", false);
   web.set("query parser", "simple");
   web.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });

