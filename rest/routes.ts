@@ -3,10 +3,31 @@ import { apiTokenRoutes } from "../src/modules/api-tokens/api-token.routes.js";
 import { engagementRoutes } from "../src/modules/engagements/engagement.routes.js";
 import { organizationRoutes } from "../src/modules/organizations/organization.routes.js";
 import { userRoutes } from "../src/modules/users/user.routes.js";
+import { analysisTypeRoutes } from "../src/modules/analysis-types/analysis-type.routes.js";
+import { libraryRoutes } from "../src/modules/libraries/library.routes.js";
+import { configurationRoutes } from "../src/modules/analysis-type-configurations/configuration.routes.js";
+import { riskRangeRoutes } from "../src/modules/risk-ranges/risk-range.routes.js";
+import { reportingPeriodRoutes } from "../src/modules/reporting-periods/reporting-period.routes.js";
+import { analysisRoutes } from "../src/modules/analyses/analysis.routes.js";
+import { asyncResultRoutes } from "../src/modules/async-results/async-result.routes.js";
 import { accountGroupingRoutes } from "../src/modules/account-groupings/account-grouping.routes.js";
 import { engagementAccountGroupingRoutes } from "../src/modules/engagement-account-groupings/engagement-account-grouping.routes.js";
 import { accountMappingRoutes } from "../src/modules/account-mappings/account-mapping.routes.js";
-import { asyncResultRoutes } from "../src/modules/async-results/async-result.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
-export const routeTable: RouteDef[] = [...organizationRoutes, ...engagementRoutes, ...userRoutes, ...apiTokenRoutes, ...asyncResultRoutes, ...accountGroupingRoutes, ...engagementAccountGroupingRoutes, ...accountMappingRoutes];
+export const routeTable: RouteDef[] = [
+  ...organizationRoutes,
+  ...engagementRoutes,
+  ...userRoutes,
+  ...apiTokenRoutes,
+  ...asyncResultRoutes,
+  ...analysisTypeRoutes,
+  ...libraryRoutes,
+  ...configurationRoutes,
+  ...riskRangeRoutes,
+  ...reportingPeriodRoutes,
+  ...analysisRoutes,
+  ...accountGroupingRoutes,
+  ...engagementAccountGroupingRoutes,
+  ...accountMappingRoutes,
+];

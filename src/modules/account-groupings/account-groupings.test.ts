@@ -167,16 +167,12 @@ describe("updating account groupings", () => {
 
   it("refuses to delete a grouping a library uses (409 ACCOUNT_GROUPING_IN_USE_BY_LIBRARY)", async () => {
     const { id } = await draftGrouping();
-    const libraryId = newId();
-    // Libraries are another module's table (branch issue-3a); until it is merged the test gives the
-    // database the two columns the check reads, the way that module stores them.
-    const exists = (await db.query("SELECT to_regclass('library') IS NOT NULL AS present")).rows[0].present;
-    if (!exists) await db.query("CREATE TABLE library (id text PRIMARY KEY, account_grouping_id text)");
-    await db.query("INSERT INTO library (id, account_grouping_id) VALUES ($1, $2)", [libraryId, id]);
+    const library = await server.api.post("/libraries", { name: `Uses ${id}`, basedOnLibraryId: "5cc9076887f13cb8a7a1926b", accountGroupingId: id, convertSettings: true });
+    expect(library.status).toBe(200);
     const refused = await server.api.delete(`/account-groupings/${id}`);
     expect(refused.status).toBe(409);
-    expect(refused.body.problems[0]).toMatchObject({ problemType: "ACCOUNT_GROUPING_IN_USE_BY_LIBRARY", values: [libraryId] });
-    await db.query("DELETE FROM library WHERE id = $1", [libraryId]);
+    expect(refused.body.problems[0]).toMatchObject({ problemType: "ACCOUNT_GROUPING_IN_USE_BY_LIBRARY", values: [library.body.id] });
+    expect((await server.api.delete(`/libraries/${library.body.id}`)).status).toBe(204);
     expect((await server.api.delete(`/account-groupings/${id}`)).status).toBe(204);
   });
 });

@@ -56,7 +56,7 @@ async function systemGroup(code: string) {
   return (await server.api.post("/account-groups/query", { accountGroupingId: SYSTEM, code })).body.content[0];
 }
 
-/** A non-system grouping used by a library (the libraries module's table, see account-groupings.test.ts). */
+/** A library whose account grouping is one of the tenant's own (not the system grouping). */
 async function libraryWithOwnGrouping(): Promise<{ libraryId: string; groupingId: string; groupIds: Record<string, string> }> {
   const groupingId = newId();
   await db.query(`INSERT INTO account_grouping (id, name, code_display_name, delimiter, publish_status) VALUES ($1, '{"en":"Client chart"}', '{"en":"Group"}', '-', 'PUBLISHED')`, [groupingId]);
@@ -71,10 +71,9 @@ async function libraryWithOwnGrouping(): Promise<{ libraryId: string; groupingId
       [groupIds[code], groupingId, code, parent, JSON.stringify({ en: `Group ${code}` }), hierarchy, lowest, mac, index],
     );
   }
-  const libraryId = newId();
-  const exists = (await db.query("SELECT to_regclass('library') IS NOT NULL AS present")).rows[0].present;
-  if (!exists) await db.query("CREATE TABLE library (id text PRIMARY KEY, account_grouping_id text)");
-  await db.query("INSERT INTO library (id, account_grouping_id) VALUES ($1, $2)", [libraryId, groupingId]);
+  const library = await server.api.post("/libraries", { name: `Client chart ${groupingId}`, basedOnLibraryId: "5cc9076887f13cb8a7a1926b", accountGroupingId: groupingId, convertSettings: true });
+  expect(library.status).toBe(200);
+  const libraryId = library.body.id as string;
   return { libraryId, groupingId, groupIds };
 }
 

@@ -5,6 +5,9 @@ import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { assertUsersExist } from "../users/user.service.js";
 import { engagementColumns } from "./engagement.columns.js";
+import { libraryForReference } from "../libraries/library.service.js";
+import { assertReportingPeriodConfigurationExists } from "../reporting-periods/reporting-period.service.js";
+import { copyLibraryConfigurationsToEngagement } from "../analysis-type-configurations/configuration.copy.js";
 import { copyAccountGroupingToEngagement } from "../engagement-account-groupings/engagement-account-grouping.service.js";
 
 const ENTITY = "Engagement";
@@ -84,6 +87,7 @@ function periodChoiceProblems(accountingPeriod: unknown, reportingPeriodConfigur
 }
 
 async function checkReferences(ctx: RequestContext, input: EngagementFields & { emailSubscriptions?: EmailSubscriptionInput[] | null }) {
+  await assertReportingPeriodConfigurationExists(ctx, input.reportingPeriodConfigurationId);
   if (input.auditorIds) await assertUsersExist(ctx, input.auditorIds, "auditorIds");
   if (input.engagementLeadId) await assertUsersExist(ctx, [input.engagementLeadId], "engagementLeadId");
   if (input.emailSubscriptions) await assertUsersExist(ctx, input.emailSubscriptions.map((s) => s.userId), "emailSubscriptions.userId");
@@ -105,6 +109,7 @@ export async function createEngagement(ctx: RequestContext, input: CreateEngagem
     throw new ValidationError(`settingsBasedOnEngagementId ${input.settingsBasedOnEngagementId} refers to no engagement`, { identifier: "settingsBasedOnEngagementId" });
   });
   await checkReferences(ctx, input);
+  await libraryForReference(ctx, input.libraryId ?? DEFAULT_LIBRARY_ID);
   const actor = actorOf(ctx);
   return inTransaction(ctx.app, async (tx, emit) => {
     const engagement = await tx.engagement.create({
@@ -125,6 +130,7 @@ export async function createEngagement(ctx: RequestContext, input: CreateEngagem
         settingsBasedOnEngagementId: input.settingsBasedOnEngagementId ?? null,
       },
     });
+    await copyLibraryConfigurationsToEngagement(tx, engagement, actor);
     await copyAccountGroupingToEngagement(tx, engagement, actor);
     emit({ type: "engagement.created", entityType: "ENGAGEMENT", entityId: engagement.id, userId: actor.userId, payload: { engagementId: engagement.id } });
     return engagement;

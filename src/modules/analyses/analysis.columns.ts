@@ -1,0 +1,24 @@
+import { AUDIT_COLUMNS, defineColumns, FLAG, ID, TEXT } from "../../query-language/index.js";
+
+export const analysisColumns = defineColumns("analyses", {
+  ...AUDIT_COLUMNS,
+  engagementId: ID,
+  analysisTypeId: ID,
+  name: TEXT,
+  interim: FLAG,
+  periodic: FLAG,
+  archived: FLAG,
+  converted: FLAG,
+  currencyCode: { type: "STRING", equalitySearch: true, sortable: true },
+  referenceId: TEXT,
+  latestAnalysisResultId: ID,
+  reportingPeriodConfigurationId: ID,
+});
+
+export const analysisResultColumns = defineColumns("analysis results", {
+  ...AUDIT_COLUMNS,
+  engagementId: ID,
+  analysisId: ID,
+  analysisTypeId: ID,
+  interim: FLAG,
+});

@@ -1,0 +1,238 @@
+import { builder } from "../../graphql/builder.js";
+import type { RequestContext } from "../../graphql/context.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { FEATURES } from "../catalogue/analysis-source-types.data.js";
+import { analysisPeriodGaps } from "./analysis-period.rules.js";
+import type { AnalysisStatus } from "./analysis-status.js";
+import * as service from "./analysis.service.js";
+import { getAnalysisStatus } from "./analysis-status.service.js";
+import * as results from "./analysis-result.service.js";
+import { runAnalysis } from "./analysis-run.js";
+import { rollForwardAnalysis } from "./analysis-roll-forward.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
+
+type PeriodShape = { id: string; startDate: string; endDate: string; interimAsAtDate: string | null };
+type StoredAnalysis = { id: string; engagementId: string; reportingPeriodConfigurationId: string | null; importantColumns: unknown };
+
+export const AnalysisPeriod = builder.objectRef<PeriodShape>("AnalysisPeriod").implement({
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    startDate: t.expose("startDate", { type: "Date" }),
+    endDate: t.expose("endDate", { type: "Date" }),
+    interimAsAtDate: t.expose("interimAsAtDate", { type: "Date", nullable: true }),
+  }),
+});
+
+const AnalysisPeriodGap = builder.objectRef<{ analysisPeriodId: string; previousAnalysisPeriodId: string; days: number }>("AnalysisPeriodGap").implement({
+  description: "Days between consecutive analysis periods that no period covers",
+  fields: (t) => ({
+    analysisPeriodId: t.exposeID("analysisPeriodId"),
+    previousAnalysisPeriodId: t.exposeID("previousAnalysisPeriodId"),
+    days: t.exposeInt("days"),
+  }),
+});
+
+const ImportantColumn = builder.objectRef<{ columnName: string; field: string }>("ImportantColumn").implement({
+  fields: (t) => ({ columnName: t.exposeString("columnName"), field: t.exposeString("field") }),
+});
+
+/** Periods come with the analyses the service loads; anything else loads them here. */
+async function periods(analysis: StoredAnalysis, ctx: RequestContext): Promise<PeriodShape[]> {
+  const loaded = "analysisPeriods" in analysis ? (analysis as Parameters<typeof service.periodsOf>[0]) : await ctx.prisma.analysis.findUniqueOrThrow({ where: { id: analysis.id }, include: service.withPeriods });
+  return service.periodsOf(loaded);
+}
+
+export const Analysis = builder.prismaObject("Analysis", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    analysisTypeId: t.exposeID("analysisTypeId"),
+    name: t.exposeString("name"),
+    interim: t.exposeBoolean("interim"),
+    periodic: t.exposeBoolean("periodic"),
+    archived: t.exposeBoolean("archived"),
+    converted: t.exposeBoolean("converted"),
+    currencyCode: t.exposeString("currencyCode"),
+    referenceId: t.exposeString("referenceId", { nullable: true }),
+    analysisPeriods: t.field({ type: [AnalysisPeriod], resolve: (a, _args, ctx) => periods(a, ctx) }),
+    analysisPeriodGaps: t.field({ type: [AnalysisPeriodGap], resolve: async (a, _args, ctx) => analysisPeriodGaps(await periods(a, ctx)) }),
+    importantColumns: t.field({ type: [ImportantColumn], resolve: (a) => a.importantColumns as Array<{ columnName: string; field: string }> }),
+    latestAnalysisResultId: t.exposeID("latestAnalysisResultId", { nullable: true }),
+    reportingPeriodConfigurationId: t.field({
+      type: "ID",
+      nullable: true,
+      description: "The analysis's own configuration, else its engagement's",
+      resolve: (a, _args, ctx) => service.effectiveReportingPeriodConfigurationId(ctx, a),
+    }),
+  }),
+});
+
+const AvailableFeatures = builder.objectRef<Record<(typeof FEATURES)[number], boolean>>("AvailableFeatures").implement({
+  description: "Whether the analysis's source types use each workflow feature",
+  fields: (t) => Object.fromEntries(FEATURES.map((f) => [f, t.boolean({ resolve: (features) => features[f] })])),
+});
+
+const SourceStatusEntry = builder.objectRef<AnalysisStatus["sourceStatuses"][number]>("AnalysisSourceStatus").implement({
+  fields: (t) => ({
+    sourceId: t.exposeID("sourceId"),
+    analysisSourceTypeId: t.exposeID("analysisSourceTypeId"),
+    periodId: t.exposeID("periodId", { nullable: true }),
+    status: t.exposeString("status"),
+  }),
+});
+
+const PreflightError = builder.enumType("PreflightError", {
+  values: ["IN_PROGRESS", "NOT_READY", "ARCHIVED", "REQUIRED_FILES_MISSING", "SOURCES_NOT_READY", "SOURCE_ERROR", "UNVERIFIED_ACCOUNT_MAPPINGS", "ANALYSIS_PERIOD_OVERLAP", "SOURCE_WARNINGS_PRESENT"] as const,
+});
+
+const AnalysisRunStatus = builder.enumType("AnalysisRunStatus", {
+  values: ["NOT_STARTED", "IMPORTING_FILE", "PREPARING_DATA", "PROCESSING", "CONSOLIDATING_RESULTS", "COMPLETED", "FAILED"] as const,
+});
+
+export const AnalysisStatusRef = builder.objectRef<AnalysisStatus>("AnalysisStatus").implement({
+  description: "Readiness of an analysis to run, computed from its sources and account mappings now",
+  fields: (t) => ({
+    analysisId: t.exposeID("analysisId"),
+    analysisTypeId: t.exposeID("analysisTypeId"),
+    ready: t.exposeBoolean("ready"),
+    reRunReady: t.exposeBoolean("reRunReady"),
+    status: t.field({ type: AnalysisRunStatus, resolve: (s) => s.status }),
+    preflightErrors: t.field({ type: [PreflightError], resolve: (s) => s.preflightErrors }),
+    availableFeatures: t.field({ type: AvailableFeatures, resolve: (s) => s.availableFeatures }),
+    sourceStatuses: t.field({ type: [SourceStatusEntry], resolve: (s) => s.sourceStatuses }),
+    mappedAccountMappingCount: t.exposeInt("mappedAccountMappingCount"),
+    inferredAccountMappingCount: t.exposeInt("inferredAccountMappingCount"),
+    unmappedAccountMappingCount: t.exposeInt("unmappedAccountMappingCount"),
+  }),
+});
+
+export const AnalysisResult = builder.prismaObject("AnalysisResult", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    analysisId: t.exposeID("analysisId"),
+    analysisTypeId: t.exposeID("analysisTypeId"),
+    analysisPeriods: t.field({ type: [AnalysisPeriod], description: "The periods as they were when the run started", resolve: (r) => r.analysisPeriods as PeriodShape[] }),
+    interim: t.exposeBoolean("interim"),
+  }),
+});
+
+const NewPeriodInput = builder.inputType("CreateAnalysisPeriodInput", {
+  fields: (t) => ({
+    startDate: t.field({ type: "Date", required: true }),
+    endDate: t.field({ type: "Date", required: true }),
+    interimAsAtDate: t.field({ type: "Date", description: "Interim analyses only: the latest period's as-at date" }),
+  }),
+});
+
+const PeriodInput = builder.inputType("AnalysisPeriodInput", {
+  description: "With id: that period, changed; without: a new period. Stored periods left out are removed",
+  fields: (t) => ({
+    id: t.id(),
+    startDate: t.field({ type: "Date", required: true }),
+    endDate: t.field({ type: "Date", required: true }),
+    interimAsAtDate: t.field({ type: "Date" }),
+  }),
+});
+
+const CreateAnalysisInput = builder.inputType("CreateAnalysisInput", {
+  fields: (t) => ({
+    engagementId: t.id({ required: true }),
+    analysisTypeId: t.id({ required: true }),
+    name: t.string({ required: true }),
+    analysisPeriods: t.field({ type: [NewPeriodInput], required: true }),
+    currencyCode: t.string({ description: "ISO 4217, default USD" }),
+    interim: t.boolean(),
+    periodic: t.boolean(),
+    referenceId: t.string(),
+    reportingPeriodConfigurationId: t.id({ description: "Absent: the engagement's applies" }),
+  }),
+});
+
+const RollForwardAnalysisInput = builder.inputType("RollForwardAnalysisInput", {
+  fields: (t) => ({
+    analysisId: t.id({ required: true, description: "The analysis to roll forward" }),
+    targetEngagementId: t.id({ required: true, description: "Another engagement, whose library offers the analysis type" }),
+    interim: t.boolean({ description: "Whether the new analysis is interim; default: as the source" }),
+  }),
+});
+
+const UpdateAnalysisInput = builder.inputType("UpdateAnalysisInput", {
+  fields: (t) => ({
+    name: t.string(),
+    archived: t.boolean(),
+    currencyCode: t.string(),
+    analysisPeriods: t.field({ type: [PeriodInput] }),
+    version: t.int({ required: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  analysis: t.field({
+    type: Analysis,
+    authScopes: { permission: "api.analyses.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getAnalysis(ctx, id),
+  }),
+  analyses: t.field({
+    type: pageOf(Analysis, "AnalysisPage"),
+    authScopes: { permission: "api.analyses.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryAnalyses(ctx, args),
+  }),
+  analysisStatus: t.field({
+    type: AnalysisStatusRef,
+    authScopes: { permission: "api.analyses.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => getAnalysisStatus(ctx, id),
+  }),
+  analysisResult: t.field({
+    type: AnalysisResult,
+    authScopes: { permission: "api.analyses.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => results.getAnalysisResult(ctx, id),
+  }),
+  analysisResults: t.field({
+    type: pageOf(AnalysisResult, "AnalysisResultPage"),
+    authScopes: { permission: "api.analyses.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => results.queryAnalysisResults(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createAnalysis: t.field({
+    type: Analysis,
+    authScopes: { permission: "api.analyses.write" },
+    args: { input: t.arg({ type: CreateAnalysisInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createAnalysis(ctx, input),
+  }),
+  updateAnalysis: t.field({
+    type: Analysis,
+    authScopes: { permission: "api.analyses.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAnalysisInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateAnalysis(ctx, id, input),
+  }),
+  runAnalysis: t.field({
+    type: AsyncResult,
+    description: "Starts an ANALYSIS_RUN; refused (409, naming the preflight errors) while the analysis is not ready",
+    authScopes: { permission: "api.analyses.run" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => runAnalysis(ctx, id),
+  }),
+  rollForwardAnalysis: t.field({
+    type: AsyncResult,
+    description: "Creates the analysis in the target engagement, periods a year later, and starts an ANALYSIS_ROLL_FORWARD job copying its settings",
+    authScopes: { permission: "api.analyses.write" },
+    args: { input: t.arg({ type: RollForwardAnalysisInput, required: true }) },
+    resolve: (_root, { input }, ctx) => rollForwardAnalysis(ctx, input),
+  }),
+  deleteAnalysis: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.analyses.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteAnalysis(ctx, id),
+  }),
+}));

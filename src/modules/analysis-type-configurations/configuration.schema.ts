@@ -1,0 +1,98 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import type { Configuration, RiskGroup } from "../catalogue/control-points.data.js";
+import { configurationOf } from "./configuration.copy.js";
+import * as service from "./configuration.service.js";
+
+const RiskAssertionCategory = builder.enumType("RiskAssertionCategory", { values: ["GENERAL", "ASSETS", "LIABILITIES_EQUITY", "PROFIT_LOSS"] as const });
+
+const RiskGroupFilter = builder.objectRef<{ values: string[] }>("RiskGroupFilter").implement({
+  description: "Account classification codes the risk group covers; empty covers every account",
+  fields: (t) => ({ values: t.exposeStringList("values") }),
+});
+
+const RiskGroupRef = builder.objectRef<RiskGroup>("RiskGroup").implement({
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    name: t.field({ type: "JSON", description: "Language code -> text", resolve: (g) => g.name }),
+    description: t.field({ type: "JSON", description: "Language code -> text", resolve: (g) => g.description }),
+    category: t.field({ type: "JSON", description: "Language code -> text", resolve: (g) => g.category }),
+    analysisTypeId: t.exposeID("analysisTypeId"),
+    riskAssertionCategory: t.field({ type: RiskAssertionCategory, resolve: (g) => g.riskAssertionCategory }),
+    system: t.exposeBoolean("system"),
+    disabled: t.exposeBoolean("disabled"),
+    controlPointBundleVersion: t.exposeString("controlPointBundleVersion"),
+    controlPointWeights: t.field({ type: "JSON", description: "Control point -> integer weight (0..100)", resolve: (g) => g.controlPointWeights }),
+    filter: t.field({ type: RiskGroupFilter, resolve: (g) => g.filter }),
+    applicableRiskRanges: t.exposeIDList("applicableRiskRanges"),
+    selectedRiskRange: t.exposeID("selectedRiskRange", { nullable: true }),
+  }),
+});
+
+const ConfigurationRef = builder.objectRef<Configuration>("AnalysisTypeConfigurationSettings").implement({
+  fields: (t) => ({ riskGroups: t.field({ type: [RiskGroupRef], resolve: (c) => c.riskGroups }) }),
+});
+
+export const AnalysisTypeConfiguration = builder.prismaObject("AnalysisTypeConfiguration", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    libraryId: t.exposeID("libraryId", { nullable: true }),
+    engagementId: t.exposeID("engagementId", { nullable: true }),
+    analysisId: t.exposeID("analysisId", { nullable: true }),
+    analysisTypeId: t.exposeID("analysisTypeId"),
+    system: t.exposeBoolean("system", { description: "True while the risk groups equal the system defaults" }),
+    template: t.exposeBoolean("template", { description: "True for library configurations, which engagements copy" }),
+    controlPointBundleVersion: t.exposeString("controlPointBundleVersion", { nullable: true }),
+    configuration: t.field({ type: ConfigurationRef, resolve: configurationOf }),
+  }),
+});
+
+const RiskGroupFilterInput = builder.inputType("RiskGroupFilterInput", { fields: (t) => ({ values: t.stringList({ required: true }) }) });
+
+const RiskGroupUpdateInput = builder.inputType("RiskGroupUpdateInput", {
+  fields: (t) => ({
+    id: t.id({ required: true }),
+    disabled: t.boolean(),
+    controlPointWeights: t.field({ type: "JSON", description: "Control point -> integer weight (0..100); merged into the stored weights" }),
+    filter: t.field({ type: RiskGroupFilterInput }),
+    applicableRiskRanges: t.idList(),
+    selectedRiskRange: t.id(),
+  }),
+});
+
+const ConfigurationUpdateInput = builder.inputType("AnalysisTypeConfigurationSettingsInput", {
+  fields: (t) => ({ riskGroups: t.field({ type: [RiskGroupUpdateInput] }) }),
+});
+
+const UpdateAnalysisTypeConfigurationInput = builder.inputType("UpdateAnalysisTypeConfigurationInput", {
+  fields: (t) => ({
+    configuration: t.field({ type: ConfigurationUpdateInput }),
+    system: t.boolean({ description: "true resets weights, filters and enablement to the system defaults before applying riskGroups" }),
+    version: t.int({ required: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  analysisTypeConfiguration: t.field({
+    type: AnalysisTypeConfiguration,
+    authScopes: { permission: "api.analysis-type-configuration.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getConfiguration(ctx, id),
+  }),
+  analysisTypeConfigurations: t.field({
+    type: pageOf(AnalysisTypeConfiguration, "AnalysisTypeConfigurationPage"),
+    authScopes: { permission: "api.analysis-type-configuration.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryConfigurations(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  updateAnalysisTypeConfiguration: t.field({
+    type: AnalysisTypeConfiguration,
+    authScopes: { permission: "api.analysis-type-configuration.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAnalysisTypeConfigurationInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateConfiguration(ctx, id, input),
+  }),
+}));

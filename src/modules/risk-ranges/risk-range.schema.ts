@@ -1,0 +1,98 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import type { ThresholdBound } from "../catalogue/system-libraries.data.js";
+import { boundsOf } from "./risk-range.rules.js";
+import * as service from "./risk-range.service.js";
+
+const RiskRangeBound = builder.objectRef<ThresholdBound>("RiskRangeBound").implement({
+  description: "PERCENTAGE_FIXED_POINT thresholds, 0..10000 (0.00%..100.00%)",
+  fields: (t) => ({
+    lowThreshold: t.exposeInt("lowThreshold"),
+    highThreshold: t.exposeInt("highThreshold"),
+  }),
+});
+
+export const RiskRange = builder.prismaObject("RiskRange", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    description: t.exposeString("description", { nullable: true }),
+    analysisTypeId: t.exposeID("analysisTypeId"),
+    libraryId: t.exposeID("libraryId", { nullable: true }),
+    engagementId: t.exposeID("engagementId", { nullable: true }),
+    system: t.exposeBoolean("system"),
+    low: t.field({ type: RiskRangeBound, resolve: (r) => boundsOf(r).low }),
+    medium: t.field({ type: RiskRangeBound, resolve: (r) => boundsOf(r).medium }),
+    high: t.field({ type: RiskRangeBound, resolve: (r) => boundsOf(r).high }),
+  }),
+});
+
+const RiskRangeBoundInput = builder.inputType("RiskRangeBoundInput", {
+  fields: (t) => ({
+    lowThreshold: t.int({ required: true }),
+    highThreshold: t.int({ required: true }),
+  }),
+});
+
+const CreateRiskRangeInput = builder.inputType("CreateRiskRangeInput", {
+  description: "Give exactly one of libraryId and engagementId",
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    description: t.string(),
+    analysisTypeId: t.id({ required: true }),
+    libraryId: t.id(),
+    engagementId: t.id(),
+    low: t.field({ type: RiskRangeBoundInput, required: true }),
+    medium: t.field({ type: RiskRangeBoundInput, required: true }),
+    high: t.field({ type: RiskRangeBoundInput, required: true }),
+  }),
+});
+
+const UpdateRiskRangeInput = builder.inputType("UpdateRiskRangeInput", {
+  fields: (t) => ({
+    name: t.string(),
+    description: t.string(),
+    low: t.field({ type: RiskRangeBoundInput }),
+    medium: t.field({ type: RiskRangeBoundInput }),
+    high: t.field({ type: RiskRangeBoundInput }),
+    version: t.int({ required: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  riskRange: t.field({
+    type: RiskRange,
+    authScopes: { permission: "api.risk-ranges.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getRiskRange(ctx, id),
+  }),
+  riskRanges: t.field({
+    type: pageOf(RiskRange, "RiskRangePage"),
+    authScopes: { permission: "api.risk-ranges.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryRiskRanges(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createRiskRange: t.field({
+    type: RiskRange,
+    authScopes: { permission: "api.risk-ranges.write" },
+    args: { input: t.arg({ type: CreateRiskRangeInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createRiskRange(ctx, input),
+  }),
+  updateRiskRange: t.field({
+    type: RiskRange,
+    authScopes: { permission: "api.risk-ranges.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateRiskRangeInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateRiskRange(ctx, id, input),
+  }),
+  deleteRiskRange: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.risk-ranges.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteRiskRange(ctx, id),
+  }),
+}));
