@@ -2,6 +2,7 @@ import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import * as service from "./account-mapping.service.js";
+import "./account-mapping.status-feed.js";
 
 export const AccountMappingStatus = builder.enumType("AccountMappingStatus", {
   values: service.ACCOUNT_MAPPING_STATUSES,

@@ -190,6 +190,20 @@ describe("account mappings REST", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("feed the analysis status: counts, and UNVERIFIED_ACCOUNT_MAPPINGS until verified", async () => {
+    const engagement = await createEngagement();
+    const analysis = await server.api.post("/analyses", { engagementId: engagement, analysisTypeId: "4b8360d00000000000000000", name: "GL", analysisPeriods: [{ startDate: "2025-01-01", endDate: "2025-12-31" }] });
+    expect(analysis.status).toBe(200);
+    await discover(engagement, [{ account: "1.1.1.1" }, { account: "1000", code: "1.1.1.2" }, { account: "2000", code: "2.1.1.1" }]);
+    const before = (await server.api.get(`/analyses/${analysis.body.id}/status`)).body;
+    expect(before).toMatchObject({ mappedAccountMappingCount: 2, inferredAccountMappingCount: 1, unmappedAccountMappingCount: 0 });
+    expect(before.preflightErrors).toContain("UNVERIFIED_ACCOUNT_MAPPINGS");
+    await server.api.post("/account-mappings/verify", { engagementId: engagement });
+    const after = (await server.api.get(`/analyses/${analysis.body.id}/status`)).body;
+    expect(after).toMatchObject({ mappedAccountMappingCount: 3, inferredAccountMappingCount: 0, unmappedAccountMappingCount: 0 });
+    expect(after.preflightErrors).not.toContain("UNVERIFIED_ACCOUNT_MAPPINGS");
+  });
+
   it("answers GraphQL with the same rules", async () => {
     const engagement = await createEngagement();
     await discover(engagement, [{ account: "1.1.1.1" }]);
