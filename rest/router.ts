@@ -71,6 +71,20 @@ function queryValue(raw: unknown, type: GraphQLInputType, name: string): unknown
 }
 
 /**
+ * Action routes whose arguments are picked from body keys ({engagementId}, {chunkedFileId, name, type})
+ * accept exactly those keys: anything else is an unknown property (spec 2.1 rule 3).
+ */
+function unknownBodyKeys(route: CompiledRoute, body: unknown): Problem[] {
+  const sources = route.variables.map((v) => v.source);
+  if (sources.some((s) => s.from === "body") || !sources.some((s) => s.from === "bodyKey")) return [];
+  if (!body || typeof body !== "object" || Array.isArray(body)) return [];
+  const known = new Set(sources.flatMap((s) => (s.from === "bodyKey" ? [s.name] : [])));
+  return Object.keys(body)
+    .filter((key) => !known.has(key))
+    .map((key) => ({ problemType: "ILLEGAL_ARGUMENT" as const, severity: "ERROR" as const, identifier: key, reason: `${key} is not a property of this request; expected ${[...known].join(", ")}` }));
+}
+
+/**
  * Serves /api/v1: finds the route, gathers its variables from path, query string and body, checks
  * them, and executes the route's pre-validated document in-process through Yoga's envelop
  * pipeline, so authentication, authorization and error masking are those of /api/graphql.
@@ -131,6 +145,7 @@ export function createRestHandler(options: {
 
       try {
         const problems: Problem[] = [];
+        problems.push(...unknownBodyKeys(route, body));
         const variables: Record<string, unknown> = {};
         for (const variable of route.variables) {
           const source = variable.source;

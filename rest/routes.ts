@@ -17,6 +17,9 @@ import { jsonTableRoutes } from "../src/modules/json-tables/json-table.routes.js
 import { fileInfoRoutes } from "../src/modules/file-infos/file-info.routes.js";
 import { transformRoutes } from "../src/modules/transforms/transforms.routes.js";
 import { gdpduRoutes } from "../src/modules/gdpdu/gdpdu.routes.js";
+import { accountGroupingRoutes } from "../src/modules/account-groupings/account-grouping.routes.js";
+import { engagementAccountGroupingRoutes } from "../src/modules/engagement-account-groupings/engagement-account-grouping.routes.js";
+import { accountMappingRoutes } from "../src/modules/account-mappings/account-mapping.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
 export const routeTable: RouteDef[] = [
@@ -38,4 +41,7 @@ export const routeTable: RouteDef[] = [
   ...fileInfoRoutes,
   ...transformRoutes,
   ...gdpduRoutes,
+  ...accountGroupingRoutes,
+  ...engagementAccountGroupingRoutes,
+  ...accountMappingRoutes,
 ];

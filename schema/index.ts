@@ -23,5 +23,8 @@ import "../src/modules/analysis-type-configurations/configuration.schema.js";
 import "../src/modules/risk-ranges/risk-range.schema.js";
 import "../src/modules/reporting-periods/reporting-period.schema.js";
 import "../src/modules/analyses/analysis.schema.js";
+import "../src/modules/account-groupings/account-grouping.schema.js";
+import "../src/modules/engagement-account-groupings/engagement-account-grouping.schema.js";
+import "../src/modules/account-mappings/account-mapping.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -14,6 +14,8 @@ export interface Config {
   /** When set: pub/sub, rate-limit counters and job queues go through Redis so several processes act as one. */
   redisUrl?: string;
   smtpUrl?: string;
+  /** Sender of activation emails. */
+  mailFrom: string;
   tenantId: string;
   /** Fixed value for the first App Admin token (scripts, containers, tests). */
   bootstrapToken?: string;
@@ -49,6 +51,7 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "EMBEDDED_PG_PORT", default: "54329", meaning: "port of the embedded PostgreSQL" },
   { name: "REDIS_URL", default: "(unset: in-process pub/sub and queues)", meaning: "Redis for pub/sub, limits and jobs across processes" },
   { name: "SMTP_URL", default: "(unset: local outbox in DATA_DIR/outbox)", meaning: "SMTP server for activation emails" },
+  { name: "MAIL_FROM", default: "no-reply@localhost", meaning: "sender address of activation emails" },
   { name: "TENANT_ID", default: "default", meaning: "tenant id shown in webhook payloads" },
   { name: "BOOTSTRAP_TOKEN", default: "(random)", meaning: "value of the first App Admin token" },
   { name: "IP_RATE_LIMIT", default: "6000", meaning: "requests per IP per window before 429" },
@@ -90,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedPostgresPort: int(env, "EMBEDDED_PG_PORT", 54329),
     redisUrl: optional(env, "REDIS_URL"),
     smtpUrl: optional(env, "SMTP_URL"),
+    mailFrom: optional(env, "MAIL_FROM") ?? "no-reply@localhost",
     tenantId: optional(env, "TENANT_ID") ?? "default",
     bootstrapToken: optional(env, "BOOTSTRAP_TOKEN"),
     ipRateLimit: int(env, "IP_RATE_LIMIT", 6000),

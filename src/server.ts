@@ -18,6 +18,7 @@ import { errorBody } from "../rest/error-body.js";
 import { buildOpenApi } from "../rest/openapi.js";
 import { renderDocsPage } from "../rest/docs-page.js";
 import { attachSubscriptions } from "../subscriptions/ws-server.js";
+import { ACTIVATION_PATH, activationRouter } from "./modules/users/activation.js";
 
 export const REST_BASE = "/api/v1";
 
@@ -115,6 +116,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   web.get([`${REST_BASE}/docs`, `${REST_BASE}/docs/`], (_req, res) => {
     res.type("html").send(docsHtml);
   });
+  web.use(ACTIVATION_PATH, activationRouter(app));
   web.use(GRAPHQL_PATH, (req: Request, res: Response) => yoga(req, res));
   web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify, storage: app.storage, maxUploadBytes: config.maxUploadBytes }));
   web.use((req: Request, res: Response) => {

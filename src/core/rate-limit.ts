@@ -48,3 +48,23 @@ export class RedisWindowCounter implements WindowCounter {
     return { count, resetSeconds: Math.max(1, Math.ceil(ttl / 1000)) };
   }
 }
+
+/**
+ * The same contract on PostgreSQL, for deployments without Redis whose processes share one
+ * database: one row per key, reset and incremented in a single atomic upsert.
+ */
+export class PgWindowCounter implements WindowCounter {
+  constructor(private readonly pool: Pick<import("pg").Pool, "query">) {}
+
+  async hit(key: string, windowSeconds: number): Promise<WindowHit> {
+    const { rows } = await this.pool.query<{ count: number; reset_ms: string }>(
+      `INSERT INTO rate_limit_window AS w (key, window_start, count) VALUES ($1, clock_timestamp(), 1)
+       ON CONFLICT (key) DO UPDATE SET
+         window_start = CASE WHEN w.window_start + make_interval(secs => $2) <= clock_timestamp() THEN clock_timestamp() ELSE w.window_start END,
+         count = CASE WHEN w.window_start + make_interval(secs => $2) <= clock_timestamp() THEN 1 ELSE w.count + 1 END
+       RETURNING count, (extract(epoch FROM (window_start + make_interval(secs => $2) - clock_timestamp())) * 1000)::bigint::text AS reset_ms`,
+      [key, windowSeconds],
+    );
+    return { count: rows[0].count, resetSeconds: Math.max(1, Math.ceil(Number(rows[0].reset_ms) / 1000)) };
+  }
+}

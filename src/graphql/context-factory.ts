@@ -1,5 +1,6 @@
 import type { App } from "../app-services.js";
 import type { RequestContext } from "./context.js";
+import { noteLogin } from "../modules/users/recent-logins.js";
 
 export interface RequestIdentity {
   authorization: string | null | undefined;
@@ -10,5 +11,6 @@ export interface RequestIdentity {
 /** Authenticates the bearer token once and builds the context every resolver of the request shares. */
 export async function buildRequestContext(app: App, identity: RequestIdentity): Promise<RequestContext> {
   const auth = await app.tokens.authenticate(identity.authorization, identity.clientIp);
+  noteLogin(app, auth.userId, identity.clientIp);
   return { app, prisma: app.prisma, auth, requestId: identity.requestId, clientIp: identity.clientIp };
 }

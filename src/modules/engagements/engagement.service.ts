@@ -8,6 +8,7 @@ import { engagementColumns } from "./engagement.columns.js";
 import { libraryForReference } from "../libraries/library.service.js";
 import { assertReportingPeriodConfigurationExists } from "../reporting-periods/reporting-period.service.js";
 import { copyLibraryConfigurationsToEngagement } from "../analysis-type-configurations/configuration.copy.js";
+import { copyAccountGroupingToEngagement } from "../engagement-account-groupings/engagement-account-grouping.service.js";
 
 const ENTITY = "Engagement";
 /** Wire reference section 6: the library engagements use unless they name another. */
@@ -130,6 +131,7 @@ export async function createEngagement(ctx: RequestContext, input: CreateEngagem
       },
     });
     await copyLibraryConfigurationsToEngagement(tx, engagement, actor);
+    await copyAccountGroupingToEngagement(tx, engagement, actor);
     emit({ type: "engagement.created", entityType: "ENGAGEMENT", entityId: engagement.id, userId: actor.userId, payload: { engagementId: engagement.id } });
     return engagement;
   });

@@ -14,6 +14,9 @@ const READ_PERMISSION = new Map<string, Permission>([
   ["ANALYSIS_TYPE_CONFIGURATION", "api.analysis-type-configuration.read"],
   ["RISK_RANGE", "api.risk-ranges.read"],
   ["REPORTING_PERIOD_CONFIGURATION", "api.reporting-period-configurations.read"],
+  ["ACCOUNT_GROUPING", "api.account-groupings.read"],
+  ["ENGAGEMENT_ACCOUNT_GROUPING", "api.engagement-account-groupings.read"],
+  ["ACCOUNT_MAPPING", "api.account-mappings.read"],
 ]);
 
 export function registerEventPermission(entityType: string, permission: Permission): void {

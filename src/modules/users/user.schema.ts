@@ -1,5 +1,6 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import * as service from "./user.service.js";
 
@@ -45,5 +46,51 @@ builder.queryFields((t) => ({
     authScopes: { permission: "api.users.read" },
     args: pageArgs(t),
     resolve: (_root, args, ctx) => service.queryUsers(ctx, args),
+  }),
+}));
+
+const CreateUserInput = builder.inputType("CreateUserInput", {
+  description: "An invitation: the user receives an activation email with a link valid for 7 days",
+  fields: (t) => ({
+    email: t.string({ required: true }),
+    role: t.field({ type: Role, required: true }),
+  }),
+});
+
+const UpdateUserInput = builder.inputType("UpdateUserInput", {
+  fields: (t) => ({
+    enabled: t.boolean({ description: "Enabling a disabled user sends a new activation email and un-validates the user" }),
+    role: t.field({ type: Role }),
+    version: t.int({ required: true }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createUser: t.field({
+    type: User,
+    description: "Invites a user (modify-users limit applies)",
+    authScopes: { permission: "api.users.write" },
+    args: { input: t.arg({ type: CreateUserInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.inviteUser(ctx, input),
+  }),
+  updateUser: t.field({
+    type: User,
+    description: "Enables/disables a user or changes its role (modify-users limit applies)",
+    authScopes: { permission: "api.users.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateUserInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateUser(ctx, id, input),
+  }),
+  resendUserActivationLink: t.field({
+    type: User,
+    description: "Sends a new activation link, replacing the previous one (modify-users limit applies)",
+    authScopes: { permission: "api.users.write" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.resendActivationLink(ctx, id),
+  }),
+  deleteUser: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.users.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteUser(ctx, id),
   }),
 }));

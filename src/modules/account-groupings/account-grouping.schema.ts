@@ -1,0 +1,120 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import * as groupings from "./account-grouping.service.js";
+import * as groups from "./account-group.service.js";
+import type { GroupError } from "./grouping-tree.js";
+
+export const PublishStatus = builder.enumType("PublishStatus", { values: groupings.PUBLISH_STATUSES });
+export const AccountGroupingImportType = builder.enumType("AccountGroupingImportType", { values: groupings.IMPORT_TYPES });
+export const AccountGroupErrorType = builder.enumType("AccountGroupErrorType", {
+  values: ["ERROR_LOWEST_LEVEL_WITH_NO_MAC", "ERROR_LOWEST_LEVEL_WITHOUT_LEVEL_4_MAC", "ERROR_INCONSISTENT_SHEET_HIERARCHY"] as const,
+});
+
+export const AccountGroupError = builder.objectRef<GroupError>("AccountGroupError").implement({
+  description: "A rule a group breaks; the grouping cannot be published while any group has one",
+  fields: (t) => ({
+    type: t.field({ type: AccountGroupErrorType, resolve: (e) => e.type }),
+    arguments: t.exposeStringList("arguments"),
+  }),
+});
+
+const LANG = "Text per language code, e.g. {\"en\": \"Assets\"}";
+
+export const AccountGrouping = builder.prismaObject("AccountGrouping", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    name: t.field({ type: "JSON", description: LANG, resolve: (g) => g.name }),
+    codeDisplayName: t.field({ type: "JSON", description: LANG, resolve: (g) => g.codeDisplayName }),
+    delimiter: t.exposeString("delimiter"),
+    mac: t.exposeBoolean("mac", { description: "True for the account-classification (MAC) tree itself" }),
+    system: t.exposeBoolean("system"),
+    archived: t.exposeBoolean("archived"),
+    publishStatus: t.field({ type: PublishStatus, resolve: (g) => g.publishStatus as (typeof groupings.PUBLISH_STATUSES)[number] }),
+    publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
+    groups: t.relation("groups", { query: { orderBy: { orderIndex: "asc" } }, authScopes: { permission: "api.account-groupings.read" } } as never),
+  }),
+});
+
+export const AccountGroup = builder.prismaObject("AccountGroup", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    accountGroupingId: t.exposeID("accountGroupingId"),
+    code: t.exposeString("code"),
+    parentCode: t.exposeString("parentCode", { nullable: true }),
+    description: t.field({ type: "JSON", description: LANG, resolve: (g) => g.description }),
+    hierarchy: t.exposeStringList("hierarchy", { description: "Codes from the level-1 ancestor down to this group" }),
+    lowestLevel: t.exposeBoolean("lowestLevel"),
+    macCode: t.exposeString("macCode", { nullable: true }),
+    accountTags: t.exposeStringList("accountTags"),
+    orderIndex: t.exposeInt("orderIndex"),
+    publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
+    errors: t.field({ type: [AccountGroupError], resolve: (g) => (g.errors as unknown as GroupError[]) ?? [] }),
+  }),
+});
+
+const UpdateAccountGroupingInput = builder.inputType("UpdateAccountGroupingInput", {
+  fields: (t) => ({
+    name: t.field({ type: "JSON", description: LANG }),
+    archived: t.boolean(),
+    publishStatus: t.field({ type: PublishStatus, description: "Only PUBLISHED can be set, and only when no group has errors" }),
+    version: t.int({ required: true }),
+  }),
+});
+
+const UpdateAccountGroupInput = builder.inputType("UpdateAccountGroupInput", {
+  fields: (t) => ({
+    macCode: t.string({ description: "An account-classification (MAC) code; lowest-level groups need a level-4 one" }),
+    accountTags: t.stringList(),
+    version: t.int({ description: "Optional; when given it must be the latest" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  accountGrouping: t.field({
+    type: AccountGrouping,
+    authScopes: { permission: "api.account-groupings.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => groupings.getAccountGrouping(ctx, id),
+  }),
+  accountGroupings: t.field({
+    type: pageOf(AccountGrouping, "AccountGroupingPage"),
+    authScopes: { permission: "api.account-groupings.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => groupings.queryAccountGroupings(ctx, args),
+  }),
+  accountGroup: t.field({
+    type: AccountGroup,
+    authScopes: { permission: "api.account-groupings.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => groups.getAccountGroup(ctx, id),
+  }),
+  accountGroups: t.field({
+    type: pageOf(AccountGroup, "AccountGroupPage"),
+    authScopes: { permission: "api.account-groupings.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => groups.queryAccountGroups(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  updateAccountGrouping: t.field({
+    type: AccountGrouping,
+    authScopes: { permission: "api.account-groupings.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountGroupingInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => groupings.updateAccountGrouping(ctx, id, input),
+  }),
+  deleteAccountGrouping: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.account-groupings.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => groupings.deleteAccountGrouping(ctx, id),
+  }),
+  updateAccountGroup: t.field({
+    type: AccountGroup,
+    authScopes: { permission: "api.account-groupings.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountGroupInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => groups.updateAccountGroup(ctx, id, input),
+  }),
+}));

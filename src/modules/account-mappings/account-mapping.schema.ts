@@ -1,0 +1,86 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import * as service from "./account-mapping.service.js";
+import "./account-mapping.status-feed.js";
+
+export const AccountMappingStatus = builder.enumType("AccountMappingStatus", {
+  values: service.ACCOUNT_MAPPING_STATUSES,
+  description: "USED and UNUSED are not stored: usage is usedByAnalysisSources (empty = unused)",
+});
+
+export const AccountMapping = builder.prismaObject("AccountMapping", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    account: t.exposeString("account"),
+    accountDescription: t.exposeString("accountDescription", { nullable: true }),
+    code: t.exposeString("code", { nullable: true, description: "Code of the engagement account group the account maps to" }),
+    accountTags: t.exposeStringList("accountTags"),
+    fundId: t.exposeString("fundId", { nullable: true }),
+    status: t.field({ type: AccountMappingStatus, resolve: (m) => m.status as (typeof service.ACCOUNT_MAPPING_STATUSES)[number] }),
+    usedByAnalysisSources: t.exposeIDList("usedByAnalysisSources"),
+  }),
+});
+
+const Verification = builder.objectRef<{ engagementId: string; verifiedCount: number; unmappedCount: number; totalCount: number }>("AccountMappingVerification").implement({
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    verifiedCount: t.exposeInt("verifiedCount", { description: "Mappings this call marked VERIFIED" }),
+    unmappedCount: t.exposeInt("unmappedCount", { description: "Mappings left UNMAPPED (nothing to verify)" }),
+    totalCount: t.exposeInt("totalCount"),
+  }),
+});
+
+const UnusedDeletion = builder.objectRef<{ engagementId: string; deletedCount: number }>("AccountMappingUnusedDeletion").implement({
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    deletedCount: t.exposeInt("deletedCount"),
+  }),
+});
+
+const UpdateAccountMappingInput = builder.inputType("UpdateAccountMappingInput", {
+  fields: (t) => ({
+    code: t.string({ description: "A lowest-level group code of the engagement's account grouping" }),
+    accountTags: t.stringList(),
+    version: t.int({ required: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  accountMapping: t.field({
+    type: AccountMapping,
+    authScopes: { permission: "api.account-mappings.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getAccountMapping(ctx, id),
+  }),
+  accountMappings: t.field({
+    type: pageOf(AccountMapping, "AccountMappingPage"),
+    authScopes: { permission: "api.account-mappings.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryAccountMappings(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  updateAccountMapping: t.field({
+    type: AccountMapping,
+    authScopes: { permission: "api.account-mappings.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountMappingInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateAccountMapping(ctx, id, input),
+  }),
+  verifyAccountMappings: t.field({
+    type: Verification,
+    description: "Marks every mapped account of the engagement VERIFIED (spec 4.3: permission api.analyses.write)",
+    authScopes: { permission: "api.analyses.write" },
+    args: { engagementId: t.arg.id({ required: true }) },
+    resolve: (_root, { engagementId }, ctx) => service.verifyAccountMappings(ctx, engagementId),
+  }),
+  deleteUnusedAccountMappings: t.field({
+    type: UnusedDeletion,
+    description: "Deletes the engagement's mappings that no analysis source uses",
+    authScopes: { permission: "api.account-mappings.delete" },
+    args: { engagementId: t.arg.id({ required: true }) },
+    resolve: (_root, { engagementId }, ctx) => service.deleteUnusedAccountMappings(ctx, engagementId),
+  }),
+}));

@@ -1,0 +1,113 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { AccountGroupError } from "../account-groupings/account-grouping.schema.js";
+import type { GroupError } from "../account-groupings/grouping-tree.js";
+import * as groupings from "./engagement-account-grouping.service.js";
+import * as groups from "./engagement-account-group.service.js";
+
+export const GroupOrigin = builder.enumType("GroupOrigin", { values: groupings.GROUP_ORIGINS });
+const LANG = "Text per language code, e.g. {\"en\": \"Assets\"}";
+
+export const EngagementAccountGrouping = builder.prismaObject("EngagementAccountGrouping", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    accountGroupingId: t.exposeID("accountGroupingId", { nullable: true, description: "The grouping this copy was made from (never followed afterwards)" }),
+    name: t.field({ type: "JSON", description: LANG, resolve: (g) => g.name }),
+    codeDisplayName: t.field({ type: "JSON", description: LANG, resolve: (g) => g.codeDisplayName }),
+    delimiter: t.exposeString("delimiter"),
+    groups: t.relation("groups", { query: { orderBy: { orderIndex: "asc" } }, authScopes: { permission: "api.engagement-account-groupings.read" } } as never),
+  }),
+});
+
+export const EngagementAccountGroup = builder.prismaObject("EngagementAccountGroup", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementAccountGroupingId: t.exposeID("engagementAccountGroupingId"),
+    code: t.exposeString("code"),
+    parentCode: t.exposeString("parentCode", { nullable: true }),
+    description: t.field({ type: "JSON", description: LANG, resolve: (g) => g.description }),
+    hierarchy: t.exposeStringList("hierarchy"),
+    lowestLevel: t.exposeBoolean("lowestLevel"),
+    macCode: t.exposeString("macCode", { nullable: true }),
+    accountTags: t.exposeStringList("accountTags"),
+    orderIndex: t.exposeInt("orderIndex"),
+    publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
+    errors: t.field({ type: [AccountGroupError], resolve: (g) => (g.errors as unknown as GroupError[]) ?? [] }),
+    alias: t.exposeString("alias", { nullable: true }),
+    hidden: t.exposeBoolean("hidden"),
+    origin: t.field({ type: GroupOrigin, resolve: (g) => g.origin as groupings.GroupOrigin }),
+  }),
+});
+
+const CreateEngagementAccountGroupInput = builder.inputType("CreateEngagementAccountGroupInput", {
+  fields: (t) => ({
+    engagementAccountGroupingId: t.id({ required: true }),
+    code: t.string({ required: true }),
+    parentCode: t.string({ description: "Code of an existing group; absent for a level-1 group" }),
+    description: t.field({ type: "JSON", description: LANG }),
+    alias: t.string(),
+    hidden: t.boolean(),
+    macCode: t.string(),
+  }),
+});
+
+const UpdateEngagementAccountGroupInput = builder.inputType("UpdateEngagementAccountGroupInput", {
+  fields: (t) => ({
+    alias: t.string(),
+    code: t.string({ description: "A new code follows to child groups and account mappings" }),
+    hidden: t.boolean(),
+    macCode: t.string(),
+    version: t.int({ description: "Optional; when given it must be the latest" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  engagementAccountGrouping: t.field({
+    type: EngagementAccountGrouping,
+    authScopes: { permission: "api.engagement-account-groupings.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => groupings.getEngagementAccountGrouping(ctx, id),
+  }),
+  engagementAccountGroupings: t.field({
+    type: pageOf(EngagementAccountGrouping, "EngagementAccountGroupingPage"),
+    authScopes: { permission: "api.engagement-account-groupings.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => groupings.queryEngagementAccountGroupings(ctx, args),
+  }),
+  engagementAccountGroup: t.field({
+    type: EngagementAccountGroup,
+    authScopes: { permission: "api.engagement-account-groupings.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => groups.getEngagementAccountGroup(ctx, id),
+  }),
+  engagementAccountGroups: t.field({
+    type: pageOf(EngagementAccountGroup, "EngagementAccountGroupPage"),
+    authScopes: { permission: "api.engagement-account-groupings.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => groups.queryEngagementAccountGroups(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createEngagementAccountGroup: t.field({
+    type: EngagementAccountGroup,
+    authScopes: { permission: "api.engagement-account-groupings.write" },
+    args: { input: t.arg({ type: CreateEngagementAccountGroupInput, required: true }) },
+    resolve: (_root, { input }, ctx) => groups.createEngagementAccountGroup(ctx, input),
+  }),
+  updateEngagementAccountGroup: t.field({
+    type: EngagementAccountGroup,
+    authScopes: { permission: "api.engagement-account-groupings.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateEngagementAccountGroupInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => groups.updateEngagementAccountGroup(ctx, id, input),
+  }),
+  deleteEngagementAccountGroup: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.engagement-account-groupings.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => groups.deleteEngagementAccountGroup(ctx, id),
+  }),
+}));

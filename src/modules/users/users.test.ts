@@ -1,0 +1,350 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
+import { readOutbox, startFakeSmtpServer, type FakeSmtpServer } from "../../../test/helpers/mail.js";
+import { newId } from "../../core/ids.js";
+
+let server: TestServer;
+let db: pg.Pool;
+beforeAll(async () => {
+  // A high limit here; the 100-per-hour budget has its own tests (modify-users-limit.test.ts).
+  server = await startTestServer({ modifyUsersHourlyLimit: 100_000, publicUrl: "https://ledger.example.com" });
+  db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
+});
+afterAll(async () => {
+  await db?.end();
+  await server?.close();
+});
+
+let counter = 0;
+const uniqueEmail = (prefix = "user") => `${prefix}.${Date.now()}.${counter++}@example.com`;
+
+/** Users the API cannot create (Platform Support) are put in place the way the platform would. */
+async function insertUser(role: string): Promise<string> {
+  const id = newId();
+  await db.query("INSERT INTO app_user (id, email, role, enabled, validated) VALUES ($1, $2, $3, true, false)", [id, uniqueEmail("seeded"), role]);
+  return id;
+}
+
+async function invite(role: string, email = uniqueEmail()) {
+  const response = await server.api.post("/users", { email, role });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body;
+}
+
+async function events(type: string, targetUserId: string) {
+  const { rows } = await db.query("SELECT payload FROM outbox_event WHERE type = $1 AND entity_id = $2 ORDER BY id", [type, targetUserId]);
+  return rows.map((r) => r.payload);
+}
+
+async function tokenWith(permissions: string[]) {
+  const created = await server.api.post("/api-tokens", { name: `limited ${counter++}`, permissions });
+  expect(created.status).toBe(200);
+  return created.body as { token: string; userId: string; id: string };
+}
+
+describe("inviting users (POST /users)", () => {
+  it("creates an enabled, not yet validated user and emails an activation link valid 7 days", async () => {
+    const email = uniqueEmail("Invitee").replace("invitee", "Invitee");
+    const before = Date.now();
+    const response = await server.api.post("/users", { email: email.toUpperCase(), role: "ROLE_USER" });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ email: email.toLowerCase(), role: "ROLE_USER", enabled: true, validated: false, serviceAccount: false, recentLogins: [], version: 0 });
+    expect(response.body.id).toMatch(/^[0-9a-f]{24}$/);
+    const mail = readOutbox(server.dataDir).find((m) => m.to === email.toLowerCase());
+    expect(mail?.link).toMatch(/^https:\/\/ledger\.example\.com\/api\/activate\?token=/);
+    expect(mail?.raw).toContain("valid for 7 days");
+    const { rows } = await db.query("SELECT activation_expires_at FROM app_user WHERE id = $1", [response.body.id]);
+    const expires = rows[0].activation_expires_at.getTime();
+    expect(expires - before).toBeGreaterThanOrEqual(7 * 24 * 3600 * 1000 - 1000);
+    expect(expires - Date.now()).toBeLessThanOrEqual(7 * 24 * 3600 * 1000);
+    expect(await events("user.invited", response.body.id)).toEqual([{ targetUserId: response.body.id, role: "ROLE_USER" }]);
+  });
+
+  it("activates the account through the link: a confirmation page, then the POST it submits", async () => {
+    const user = await invite("ROLE_USER");
+    const { token } = readOutbox(server.dataDir).find((m) => m.to === user.email)!;
+    const pageResponse = await fetch(`${server.url}/api/activate?token=${token}`);
+    expect(pageResponse.status).toBe(200);
+    expect(await pageResponse.text()).toContain("<form");
+    expect((await server.api.get(`/users/${user.id}`)).body.validated).toBe(false);
+
+    const activated = await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: token! }) });
+    expect(activated.status).toBe(200);
+    const after = (await server.api.get(`/users/${user.id}`)).body;
+    expect(after).toMatchObject({ validated: true, version: 1 });
+    // A used link does not work twice.
+    const again = await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: token! }) });
+    expect(again.status).toBe(404);
+  });
+
+  it("refuses an activation link older than 7 days", async () => {
+    const user = await invite("ROLE_USER");
+    const { token } = readOutbox(server.dataDir).find((m) => m.to === user.email)!;
+    await db.query("UPDATE app_user SET activation_expires_at = now() - interval '1 second' WHERE id = $1", [user.id]);
+    const response = await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: token! }) });
+    expect(response.status).toBe(410);
+    expect((await server.api.get(`/users/${user.id}`)).body.validated).toBe(false);
+    expect((await fetch(`${server.url}/api/activate?token=short`)).status).toBe(400);
+  });
+
+  it("answers 409 USER_EMAIL_ALREADY_EXISTS for an email in use, whatever its case", async () => {
+    const user = await invite("ROLE_USER");
+    const response = await server.api.post("/users", { email: user.email.toUpperCase(), role: "ROLE_USER_ADMIN" });
+    expect(response.status).toBe(409);
+    expect(response.body.problems[0]).toMatchObject({ problemType: "USER_EMAIL_ALREADY_EXISTS", identifier: "email" });
+    const { rows } = await db.query("SELECT count(*)::int AS n FROM app_user WHERE email = $1", [user.email]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("validates the body: email format, role values, required keys, unknown keys", async () => {
+    const badEmail = await server.api.post("/users", { email: "not-an-email", role: "ROLE_USER" });
+    expect(badEmail.status).toBe(400);
+    expect(badEmail.body.problems[0].identifier).toBe("email");
+    const badRole = await server.api.post("/users", { email: uniqueEmail(), role: "ROLE_KING" });
+    expect(badRole.status).toBe(400);
+    expect(badRole.body.problems[0].identifier).toBe("role");
+    const missing = await server.api.post("/users", { email: uniqueEmail() });
+    expect(missing.status).toBe(400);
+    expect(missing.body.problems[0].identifier).toBe("role");
+    const blank = await server.api.post("/users", { email: " ", role: "ROLE_USER" });
+    expect(blank.status).toBe(400);
+    const unknown = await server.api.post("/users", { email: uniqueEmail(), role: "ROLE_USER", nickname: "x" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.problems[0].identifier).toBe("nickname");
+  });
+
+  it("accepts a read body sent back as a create body (read-only keys ignored)", async () => {
+    const user = await invite("ROLE_USER");
+    const copy = await server.api.post("/users", { ...user, email: uniqueEmail("copy") });
+    expect(copy.status).toBe(200);
+    expect(copy.body.id).not.toBe(user.id);
+    expect(copy.body.validated).toBe(false);
+  });
+
+  it("needs api.users.write", async () => {
+    const limited = await tokenWith(["api.users.read"]);
+    const response = await server.api.withToken(limited.token).post("/users", { email: uniqueEmail(), role: "ROLE_USER" });
+    expect(response.status).toBe(403);
+    expect(response.body.problems[0].problemType).toBe("INSUFFICIENT_PERMISSION");
+  });
+});
+
+describe("updating users (PUT /users/{id})", () => {
+  it("disables and re-enables; re-enabling un-validates and sends a new activation link", async () => {
+    const user = await invite("ROLE_USER");
+    const first = readOutbox(server.dataDir).filter((m) => m.to === user.email);
+    await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: first[0].token! }) });
+    const validated = (await server.api.get(`/users/${user.id}`)).body;
+    expect(validated.validated).toBe(true);
+
+    const disabled = await server.api.put(`/users/${user.id}`, { enabled: false, role: "ROLE_USER", version: validated.version });
+    expect(disabled.status).toBe(200);
+    expect(disabled.body).toMatchObject({ enabled: false, validated: true, version: validated.version + 1 });
+    expect(readOutbox(server.dataDir).filter((m) => m.to === user.email)).toHaveLength(1);
+
+    const enabled = await server.api.put(`/users/${user.id}`, { enabled: true, role: "ROLE_USER", version: disabled.body.version });
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ enabled: true, validated: false });
+    const mails = readOutbox(server.dataDir).filter((m) => m.to === user.email);
+    expect(mails).toHaveLength(2);
+    expect(mails[1].raw).toContain("enabled again");
+    expect(mails[1].token).not.toBe(mails[0].token);
+    expect(await events("user.status", user.id)).toEqual([
+      { targetUserId: user.id, status: "DISABLED" },
+      { targetUserId: user.id, status: "ENABLED" },
+    ]);
+  });
+
+  it("a disabled user's pending link stops working", async () => {
+    const user = await invite("ROLE_USER");
+    const { token } = readOutbox(server.dataDir).find((m) => m.to === user.email)!;
+    await server.api.put(`/users/${user.id}`, { enabled: false, version: user.version });
+    const response = await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: token! }) });
+    expect(response.status).toBe(404);
+  });
+
+  it("changes the role and emits user.role", async () => {
+    const user = await invite("ROLE_USER");
+    const response = await server.api.put(`/users/${user.id}`, { enabled: true, role: "ROLE_ORGANIZATION_ADMIN", version: user.version });
+    expect(response.status).toBe(200);
+    expect(response.body.role).toBe("ROLE_ORGANIZATION_ADMIN");
+    expect(await events("user.role", user.id)).toEqual([{ targetUserId: user.id, role: "ROLE_ORGANIZATION_ADMIN" }]);
+    expect(await events("user.status", user.id)).toEqual([]);
+  });
+
+  it("refuses a stale version without overwriting", async () => {
+    const user = await invite("ROLE_USER");
+    expect((await server.api.put(`/users/${user.id}`, { role: "ROLE_USER_ADMIN", version: user.version })).status).toBe(200);
+    const stale = await server.api.put(`/users/${user.id}`, { role: "ROLE_ORGANIZATION_ADMIN", version: user.version });
+    expect(stale.status).toBe(409);
+    expect(stale.body.problems[0].identifier).toBe("version");
+    expect((await server.api.get(`/users/${user.id}`)).body.role).toBe("ROLE_USER_ADMIN");
+  });
+
+  it("requires version, refuses unknown keys and enum values", async () => {
+    const user = await invite("ROLE_USER");
+    expect((await server.api.put(`/users/${user.id}`, { enabled: false })).status).toBe(400);
+    expect((await server.api.put(`/users/${user.id}`, { enabled: false, version: 0, email: "x@y.z" })).status).toBe(200);
+    const unknown = await server.api.put(`/users/${user.id}`, { colour: "red", version: 1 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.problems[0].identifier).toBe("colour");
+    expect((await server.api.put(`/users/${user.id}`, { role: "ROLE_NOPE", version: 1 })).status).toBe(400);
+    // email is read-only on update: ignored, not changed
+    expect((await server.api.get(`/users/${user.id}`)).body.email).toBe(user.email);
+  });
+
+  it("answers 404 for unknown users on every operation", async () => {
+    const missing = "5cc9076887f13cb8a7a19999";
+    expect((await server.api.get(`/users/${missing}`)).status).toBe(404);
+    expect((await server.api.put(`/users/${missing}`, { enabled: false, version: 0 })).status).toBe(404);
+    expect((await server.api.delete(`/users/${missing}`)).status).toBe(404);
+    expect((await server.api.post(`/users/${missing}/resend-activation-link`, {})).status).toBe(404);
+  });
+});
+
+describe("resending the activation link", () => {
+  it("replaces the link with a new one valid 7 days", async () => {
+    const user = await invite("ROLE_USER");
+    const response = await server.api.post(`/users/${user.id}/resend-activation-link`, {});
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: user.id, validated: false });
+    const mails = readOutbox(server.dataDir).filter((m) => m.to === user.email);
+    expect(mails).toHaveLength(2);
+    const old = await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: mails[0].token! }) });
+    expect(old.status).toBe(404);
+    const fresh = await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: mails[1].token! }) });
+    expect(fresh.status).toBe(200);
+  });
+
+  it("refuses users who already activated (409) and disabled users (409)", async () => {
+    const user = await invite("ROLE_USER");
+    const { token } = readOutbox(server.dataDir).find((m) => m.to === user.email)!;
+    await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: token! }) });
+    const validated = await server.api.post(`/users/${user.id}/resend-activation-link`, {});
+    expect(validated.status).toBe(409);
+    expect(validated.body.problems[0].identifier).toBe("validated");
+
+    const other = await invite("ROLE_USER");
+    await server.api.put(`/users/${other.id}`, { enabled: false, version: other.version });
+    const disabled = await server.api.post(`/users/${other.id}/resend-activation-link`, {});
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.problems[0].identifier).toBe("enabled");
+  });
+});
+
+describe("deleting users", () => {
+  it("deletes with 204, emits user.deleted, frees the email", async () => {
+    const user = await invite("ROLE_USER");
+    expect((await server.api.delete(`/users/${user.id}`)).status).toBe(204);
+    expect((await server.api.get(`/users/${user.id}`)).status).toBe(404);
+    expect(await events("user.deleted", user.id)).toEqual([{ targetUserId: user.id }]);
+    expect((await server.api.post("/users", { email: user.email, role: "ROLE_USER" })).status).toBe(200);
+  });
+
+  it("needs api.users.delete", async () => {
+    const user = await invite("ROLE_USER");
+    const limited = await tokenWith(["api.users.read", "api.users.write"]);
+    expect((await server.api.withToken(limited.token).delete(`/users/${user.id}`)).status).toBe(403);
+  });
+
+  it("removes an API Token user only by deleting its token", async () => {
+    const token = await tokenWith(["api.users.read"]);
+    expect((await server.api.delete(`/users/${token.userId}`)).status).toBe(403);
+    expect((await server.api.delete(`/api-tokens/${token.id}`)).status).toBe(204);
+    expect((await server.api.get(`/users/${token.userId}`)).status).toBe(404);
+  });
+});
+
+describe("querying users", () => {
+  it("filters on role, enabled, validated, serviceAccount and email", async () => {
+    const a = await invite("ROLE_USER_ADMIN", uniqueEmail("query-a"));
+    const b = await invite("ROLE_USER_ADMIN", uniqueEmail("query-b"));
+    await server.api.put(`/users/${b.id}`, { enabled: false, version: b.version });
+    const admins = await server.api.post("/users/query?size=100", { $and: [{ role: "ROLE_USER_ADMIN" }, { email: { $iprefix: "query-" } }] });
+    expect(admins.status).toBe(200);
+    expect(admins.body.content.map((u: { id: string }) => u.id).sort()).toEqual([a.id, b.id].sort());
+    const disabled = await server.api.post("/users/query", { enabled: false, id: { $in: [a.id, b.id] } });
+    expect(disabled.body.content.map((u: { id: string }) => u.id)).toEqual([b.id]);
+    const service = await server.api.post("/users/query", { serviceAccount: true });
+    expect(service.body.content.every((u: { serviceAccount: boolean }) => u.serviceAccount)).toBe(true);
+    expect(service.body.totalElements).toBeGreaterThanOrEqual(1);
+    const bad = await server.api.post("/users/query", { recentLogins: "x" });
+    expect(bad.status).toBe(400);
+  });
+
+  it("records recentLogins: when and from which address a token's user was used", async () => {
+    const token = await tokenWith(["api.users.read"]);
+    expect((await server.api.withToken(token.token).get("/users/current")).status).toBe(200);
+    let logins: Array<{ ipAddress: string; timestamp: string }> = [];
+    for (let i = 0; i < 50 && logins.length === 0; i++) {
+      logins = (await server.api.get(`/users/${token.userId}`)).body.recentLogins;
+      if (logins.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(logins).toHaveLength(1);
+    expect(logins[0].ipAddress).toBe("127.0.0.1");
+    expect(Math.abs(Date.parse(logins[0].timestamp) - Date.now())).toBeLessThan(60_000);
+  });
+});
+
+describe("users over GraphQL", () => {
+  it("invites, updates, resends, queries and deletes through the same rules", async () => {
+    const email = uniqueEmail("gql");
+    const created = await server.gql(`mutation($input: CreateUserInput!) { createUser(input: $input) { id email role enabled validated version } }`, { input: { email, role: "ROLE_USER" } });
+    expect(created.body.errors).toBeUndefined();
+    const user = created.body.data.createUser;
+    expect(user).toMatchObject({ email, role: "ROLE_USER", enabled: true, validated: false, version: 0 });
+
+    const updated = await server.gql(`mutation($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { role version } }`, { id: user.id, input: { role: "ROLE_USER_ADMIN", version: 0 } });
+    expect(updated.body.data.updateUser).toEqual({ role: "ROLE_USER_ADMIN", version: 1 });
+
+    const resent = await server.gql(`mutation($id: ID!) { resendUserActivationLink(id: $id) { id version } }`, { id: user.id });
+    expect(resent.body.data.resendUserActivationLink).toEqual({ id: user.id, version: 2 });
+    expect(readOutbox(server.dataDir).filter((m) => m.to === email)).toHaveLength(2);
+
+    const page = await server.gql(`query($f: JSON) { users(filter: $f) { totalElements content { id email recentLogins { ipAddress } } } }`, { f: { email } });
+    expect(page.body.data.users).toEqual({ totalElements: 1, content: [{ id: user.id, email, recentLogins: [] }] });
+
+    const toClient = await server.gql(`mutation($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { role } }`, { id: user.id, input: { role: "ROLE_CLIENT", version: 2 } });
+    expect(toClient.body.errors?.[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+
+    const duplicate = await server.gql(`mutation($input: CreateUserInput!) { createUser(input: $input) { id } }`, { input: { email, role: "ROLE_USER" } });
+    expect(duplicate.body.errors?.[0].extensions?.problems[0].problemType).toBe("USER_EMAIL_ALREADY_EXISTS");
+
+    const deleted = await server.gql(`mutation($id: ID!) { deleteUser(id: $id) { id } }`, { id: user.id });
+    expect(deleted.body.data.deleteUser).toEqual({ id: user.id });
+  });
+});
+
+describe("activation email over SMTP (SMTP_URL set)", () => {
+  let smtp: FakeSmtpServer;
+  let smtpServer: TestServer;
+  beforeAll(async () => {
+    smtp = await startFakeSmtpServer();
+    smtpServer = await startTestServer({ smtpUrl: smtp.url, mailFrom: "platform@ledger.example.com", publicUrl: "https://ledger.example.com" });
+  });
+  afterAll(async () => {
+    await smtpServer?.close();
+    await smtp?.close();
+  });
+
+  it("delivers the invitation through the SMTP server, and writes nothing to the outbox", async () => {
+    const email = uniqueEmail("smtp");
+    const response = await smtpServer.api.post("/users", { email, role: "ROLE_USER" });
+    expect(response.status).toBe(200);
+    const message = smtp.received.find((m) => m.to.includes(email));
+    expect(message?.from).toBe("platform@ledger.example.com");
+    expect(message?.data.replace(/=\r?\n/g, "")).toMatch(/https:\/\/ledger\.example\.com\/api\/activate\?token=/);
+    expect(readOutbox(smtpServer.dataDir)).toEqual([]);
+  });
+
+  it("stores nothing and answers 503 DELIVERY_FAILURE when the mail server refuses", async () => {
+    const email = uniqueEmail("refused");
+    smtp.reject.add(email);
+    const response = await smtpServer.api.post("/users", { email, role: "ROLE_USER" });
+    expect(response.status).toBe(503);
+    expect(response.body.problems[0].problemType).toBe("DELIVERY_FAILURE");
+    const query = await smtpServer.api.post("/users/query", { email });
+    expect(query.body.totalElements).toBe(0);
+  });
+});
