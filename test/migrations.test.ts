@@ -49,7 +49,9 @@ afterAll(async () => pool?.end());
 describe("migrations", () => {
   it("match the Prisma schema column by column (drift test)", async () => {
     const files = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith(".prisma"));
-    const dmmf = await getDMMF({ datamodel: files.map((f) => [join(SCHEMA_DIR, f), readFileSync(join(SCHEMA_DIR, f), "utf8")] as [string, string]) });
+    const result = await getDMMF({ datamodel: files.map((f) => [join(SCHEMA_DIR, f), readFileSync(join(SCHEMA_DIR, f), "utf8")] as [string, string]) });
+    if (!("datamodel" in result)) throw new Error(`schema.prisma does not parse: ${JSON.stringify(result)}`);
+    const dmmf = result;
     const { rows } = await pool.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
       "SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = 'public'",
     );

@@ -28,6 +28,7 @@ interface Frame {
   path: string;
   expectKey: boolean;
   lastKey?: string;
+  index: number;
 }
 
 /** Scans syntactically valid JSON; returns the first key repeated within one object. */
@@ -39,11 +40,11 @@ export function findDuplicateKey(text: string): { key: string; path: string } | 
     const c = text.charCodeAt(i);
     if (c === 0x7b /* { */) {
       const parent = stack[stack.length - 1];
-      stack.push({ keys: new Set(), path: childPath(parent), expectKey: true });
+      stack.push({ keys: new Set(), path: childPath(parent), expectKey: true, index: 0 });
       i++;
     } else if (c === 0x5b /* [ */) {
       const parent = stack[stack.length - 1];
-      stack.push({ keys: null, path: childPath(parent), expectKey: false });
+      stack.push({ keys: null, path: childPath(parent), expectKey: false, index: 0 });
       i++;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
@@ -51,6 +52,7 @@ export function findDuplicateKey(text: string): { key: string; path: string } | 
     } else if (c === 0x2c /* , */) {
       const top = stack[stack.length - 1];
       if (top?.keys) top.expectKey = true;
+      else if (top) top.index++;
       i++;
     } else if (c === 0x22 /* " */) {
       const end = stringEnd(text, i);
@@ -73,8 +75,9 @@ export function findDuplicateKey(text: string): { key: string; path: string } | 
 
 function childPath(parent: Frame | undefined): string {
   if (!parent) return "";
-  const segment = parent.keys ? parent.lastKey ?? "" : "[]";
-  return parent.path ? `${parent.path}.${segment}` : segment;
+  if (!parent.keys) return `${parent.path}[${parent.index}]`;
+  const key = parent.lastKey ?? "";
+  return parent.path ? `${parent.path}.${key}` : key;
 }
 
 function stringEnd(text: string, start: number): number {

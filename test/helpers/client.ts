@@ -57,5 +57,6 @@ export async function graphql<T = any>(baseUrl: string, token: string | undefine
     headers: { "content-type": "application/json", accept: "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: response.status, body: (await response.json()) as { data?: T; errors?: Array<{ message: string; extensions?: Record<string, any> }> } };
+  // Typed loosely on purpose: tests assert on the shape.
+  return { status: response.status, body: (await response.json()) as { data: T & Record<string, any>; errors: Array<{ message: string; extensions: Record<string, any> }> } };
 }

@@ -1,8 +1,9 @@
 import type pg from "pg";
-import { compileFilter, quoteIdent, SqlParams, type ColumnSet } from "../../query-language/index.js";
+import { compileFilter, SqlParams, type ColumnSet } from "../../query-language/index.js";
 import { orderBy, type PageRequest } from "./paging.js";
 
 export interface EntityQuery {
+  /** Quoted table name. */
   table: string;
   columns: ColumnSet;
   filter: unknown;
@@ -21,7 +22,7 @@ export async function findPageIds(pool: pg.Pool, query: EntityQuery): Promise<{ 
   const scope = query.scope ? ` AND ${query.scope(params)}` : "";
   const limit = params.add(query.page.size, "int");
   const offset = params.add(query.page.page * query.page.size, "bigint");
-  const table = quoteIdent(query.table);
+  const table = query.table;
   const sql = `SELECT (SELECT count(*) FROM ${table} t WHERE ${where}${scope})::int AS total,
     ARRAY(SELECT t.id FROM ${table} t WHERE ${where}${scope} ORDER BY ${orderBy(query.page, query.columns, "t")} LIMIT ${limit} OFFSET ${offset}) AS ids`;
   const { rows } = await pool.query<{ total: number; ids: string[] }>(sql, params.values);

@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { addressEntryProblem } from "../../auth/ip-allow.js";
@@ -19,10 +19,8 @@ export interface CreateApiTokenInput {
   allowedAddresses?: string[] | null;
 }
 
-export async function getApiToken(ctx: RequestContext, id: string) {
-  const token = await ctx.prisma.apiToken.findUnique({ where: { id } });
-  if (!token) throw new NotFoundError(ENTITY, id);
-  return token;
+export function getApiToken(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "apiToken", ENTITY, id);
 }
 
 export function getCurrentApiToken(ctx: RequestContext) {
@@ -30,7 +28,7 @@ export function getCurrentApiToken(ctx: RequestContext) {
 }
 
 export function queryApiTokens(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "api_token", columns: apiTokenColumns }, args, (ids) => ctx.prisma.apiToken.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "apiToken", columns: apiTokenColumns }, args);
 }
 
 function checkTokenInput(input: CreateApiTokenInput, now: number): void {

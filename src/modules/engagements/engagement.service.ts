@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -45,14 +45,12 @@ export interface UpdateEngagementInput extends EngagementFields {
   version: number;
 }
 
-export async function getEngagement(ctx: RequestContext, id: string) {
-  const engagement = await ctx.prisma.engagement.findUnique({ where: { id } });
-  if (!engagement) throw new NotFoundError(ENTITY, id);
-  return engagement;
+export function getEngagement(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "engagement", ENTITY, id);
 }
 
 export function queryEngagements(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "engagement", columns: engagementColumns }, args, (ids) => ctx.prisma.engagement.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "engagement", columns: engagementColumns }, args);
 }
 
 function accountingPeriodProblems(period: AccountingPeriodInput | null | undefined): Problem[] {

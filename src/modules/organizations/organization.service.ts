@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { assertUsersExist } from "../users/user.service.js";
@@ -13,16 +13,12 @@ export interface OrganizationInput {
 
 const ENTITY = "Organization";
 
-export async function getOrganization(ctx: RequestContext, id: string) {
-  const organization = await ctx.prisma.organization.findUnique({ where: { id } });
-  if (!organization) throw new NotFoundError(ENTITY, id);
-  return organization;
+export function getOrganization(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "organization", ENTITY, id);
 }
 
 export function queryOrganizations(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "organization", columns: organizationColumns }, args, (ids) =>
-    ctx.prisma.organization.findMany({ where: { id: { in: ids } } }),
-  );
+  return queryEntities(ctx.app, { model: "organization", columns: organizationColumns }, args);
 }
 
 export async function createOrganization(ctx: RequestContext, input: OrganizationInput & { name: string }) {

@@ -1,14 +1,12 @@
-import { NotFoundError, ValidationError } from "../../core/errors.js";
-import { queryEntities, type PageArgs } from "../../core/entity/index.js";
+import { ValidationError } from "../../core/errors.js";
+import { findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { userColumns } from "./user.columns.js";
 
 const ENTITY = "User";
 
-export async function getUser(ctx: RequestContext, id: string) {
-  const user = await ctx.prisma.user.findUnique({ where: { id } });
-  if (!user) throw new NotFoundError(ENTITY, id);
-  return user;
+export function getUser(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "user", ENTITY, id);
 }
 
 export function getCurrentUser(ctx: RequestContext) {
@@ -16,7 +14,7 @@ export function getCurrentUser(ctx: RequestContext) {
 }
 
 export function queryUsers(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app.pool, { table: "app_user", columns: userColumns }, args, (ids) => ctx.prisma.user.findMany({ where: { id: { in: ids } } }));
+  return queryEntities(ctx.app, { model: "user", columns: userColumns }, args);
 }
 
 /** 400 naming the field when a list of user ids refers to users that do not exist. */

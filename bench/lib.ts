@@ -1,0 +1,108 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { cpus, totalmem, type } from "node:os";
+import { existsSync, readFileSync, writeFileSync, mkdtempSync, chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServer } from "node:net";
+
+export const ROOT = new URL("../", import.meta.url).pathname;
+const RESULTS = join(ROOT, "docs/benchmarks.md");
+
+export function machine(): string {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  return `${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, ${type()}, Node ${process.version}`;
+}
+
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** Replaces this benchmark's section of docs/benchmarks.md, keeping the others. */
+export function writeSection(name: string, markdown: string): void {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  let text = existsSync(RESULTS) ? readFileSync(RESULTS, "utf8") : "# Benchmarks\n\nProduced by `npm run bench` (each section by its script under bench/). Numbers are from the machine and date stated in each section.\n";
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  const at = text.indexOf(start);
+  text = at >= 0 ? text.slice(0, at) + block + text.slice(text.indexOf(end) + end.length) : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(RESULTS, text);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+export interface Proc {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts a Node script as a separate process and waits for `readyText` on its stdout. */
+export async function startProcess(args: string[], env: Record<string, string>, readyText: string): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (c) => (output += c));
+  child.stderr!.on("data", (c) => (output += c));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (output.includes(readyText)) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 50);
+    child.once("exit", (code) => {
+      clearInterval(timer);
+      reject(new Error(`${args.join(" ")} exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  latencyP50: number;
+  latencyP99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Drives load from a separate process (autocannon) so the measured server has its own event loop. */
+export function load(url: string, options: { method?: string; body?: string; headers?: Record<string, string>; connections?: number; seconds?: number }): LoadResult {
+  const args = ["node_modules/autocannon/autocannon.js", "-j", "-c", String(options.connections ?? 10), "-d", String(options.seconds ?? 10), "-m", options.method ?? "GET"];
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}=${value}`);
+  if (options.body) args.push("-b", options.body, "-H", "content-type=application/json");
+  args.push(url);
+  const out = spawnSync(process.execPath, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] }).stdout.toString();
+  const result = JSON.parse(out);
+  if (result.non2xx) process.stderr.write(`${url}: ${JSON.stringify(result.statusCodeStats)}\n`);
+  return { requestsPerSecond: result.requests.average, latencyP50: result.latency.p50, latencyP99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+/** A database for a benchmark: BENCH_DATABASE_URL, or an embedded PostgreSQL in a temp directory. */
+export async function benchDatabase(): Promise<{ url: string; stop(): Promise<void> }> {
+  if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => undefined };
+  const { startEmbeddedPostgres } = await import("../src/db/embedded-postgres.js");
+  const { createLogger } = await import("../src/core/logger.js");
+  const dir = mkdtempSync(join(tmpdir(), "fap-bench-"));
+  chmodSync(dir, 0o755);
+  const db = await startEmbeddedPostgres(dir, await freePort(), createLogger("silent"));
+  return { url: db.url, stop: () => db.stop() };
+}

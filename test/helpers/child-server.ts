@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./ports.js";
+
+export interface ChildServer {
+  url: string;
+  process: ChildProcess;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** Runs the server as a separate OS process exactly as `npm start` does, with the given environment. */
+export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "fap-child-"));
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: "error", ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not become ready:\n${output}`)), 60_000);
+    const check = () => {
+      if (output.includes("Ready:")) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    process: child,
+    output: () => output,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill(signal);
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
