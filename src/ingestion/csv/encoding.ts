@@ -155,3 +155,48 @@ export async function* utf8Chunks(path: string, info: EncodingInfo, chunkSize = 
   const rest = decoder.end();
   if (rest) yield Buffer.from(rest, "utf8");
 }
+
+/** Counts invalid UTF-8 sequences across chunks (a sequence cut by a chunk end is completed by the next). */
+export class Utf8Validator {
+  invalid = 0;
+  private carry: Uint8Array | null = null;
+
+  check(chunk: Uint8Array): void {
+    let data = chunk;
+    if (this.carry) {
+      data = new Uint8Array(this.carry.length + Math.min(chunk.length, 4));
+      data.set(this.carry, 0);
+      data.set(chunk.subarray(0, 4), this.carry.length);
+      const len = utf8SequenceLength(data, 0, data.length);
+      const skip = len > 0 ? len - this.carry.length : len === -2 ? chunk.length : 0;
+      if (len === -1) this.invalid++;
+      this.carry = null;
+      data = chunk.subarray(Math.max(0, skip));
+      if (len === -2) return;
+    }
+    const n = data.length;
+    let i = 0;
+    while (i < n) {
+      if (data[i] < 0x80) {
+        i++;
+        continue;
+      }
+      const len = utf8SequenceLength(data, i, n);
+      if (len === -2) {
+        this.carry = data.slice(i);
+        return;
+      }
+      if (len < 0) {
+        this.invalid++;
+        i++;
+        continue;
+      }
+      i += len;
+    }
+  }
+
+  end(): void {
+    if (this.carry) this.invalid++;
+    this.carry = null;
+  }
+}

@@ -173,7 +173,8 @@ export class DateShape {
   /** MMM dd, yyyy / MMMM d yyyy / MMM-dd-yyyy */
   private monthNameFirst(buf: Uint8Array, s: number, e: number): boolean {
     let k = s;
-    while (k < e && isLetter(buf[k])) k++;
+    while (k < e && k - s < 10 && isLetter(buf[k])) k++;
+    if (k - s < 3 || k - s > 9) return false;
     const month = monthNumber(buf, s, k);
     if (month === 0) return false;
     if (k < e && buf[k] === 0x2e) k++;
@@ -266,11 +267,20 @@ function isLetter(b: number): boolean {
   return (b | 0x20) >= 0x61 && (b | 0x20) <= 0x7a;
 }
 
+/** Month names keyed by a base-32 code of their lower-case letters (no string is built per value). */
+const MONTH_CODES = new Map<number, number>(Object.entries(MONTHS).map(([name, month]) => [nameCode(name), month]));
+
+function nameCode(name: string): number {
+  let code = 0;
+  for (let i = 0; i < name.length; i++) code = code * 32 + (name.charCodeAt(i) - 0x60);
+  return code;
+}
+
 function monthNumber(buf: Uint8Array, s: number, e: number): number {
   if (e - s < 3 || e - s > 9) return 0;
-  let name = "";
-  for (let k = s; k < e; k++) name += String.fromCharCode(buf[k] | 0x20);
-  return MONTHS[name] ?? 0;
+  let code = 0;
+  for (let k = s; k < e; k++) code = code * 32 + ((buf[k] | 0x20) - 0x60);
+  return MONTH_CODES.get(code) ?? 0;
 }
 
 /** The Java-style pattern of a shape read under one order, e.g. (numeric, "/", 4 digits) + MDY = MM/dd/yyyy. */

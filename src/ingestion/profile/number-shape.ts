@@ -193,6 +193,8 @@ export class NumberShape {
     if (integerRuns > 1) {
       const first = this.runLength[0];
       if (first < 1 || first > 3) return false;
+      // "0.125" is a decimal, never zero thousand one hundred and twenty-five.
+      if (buf[this.runStart[0]] === 0x30) return false;
       for (let r = 1; r < integerRuns; r++) if (this.runLength[r] !== 3) return false;
     }
     let integer = 0;

@@ -106,7 +106,7 @@ export function planWorkflow(input: MoveInput): WorkflowPlan {
 
   const states: WorkflowState[] = [];
   let degroup = false;
-  let from = current;
+  let from: WorkflowState | null = current;
   // Advancing from FORMAT_DETECTED (the user's decision point) applies the formatter when asked.
   if (current === "FORMAT_DETECTED" && input.applyDegrouper) degroup = true;
   for (;;) {
