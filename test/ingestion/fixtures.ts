@@ -52,9 +52,9 @@ export const ERP_GENERAL_LEDGER = [
 export function frenchFec(): Buffer {
   const lines = [
     "JournalCode;JournalLib;EcritureNum;EcritureDate;CompteNum;CompteLib;CompAuxNum;CompAuxLib;PieceRef;PieceDate;EcritureLib;Debit;Credit;EcritureLet;DateLet;ValidDate;Montantdevise;Idevise",
-    "VT;Ventes;VT000001;20230105;411000;Clients;C001;Société Générale;F2023-001;20230105;Facture n°1 - électricité;1234,56;0,00;;;20230106;;",
-    "VT;Ventes;VT000001;20230105;706000;Prestations de services;;;F2023-001;20230105;Facture n°1 - électricité;0,00;1028,80;;;20230106;;",
-    "VT;Ventes;VT000001;20230105;445710;TVA collectée;;;F2023-001;20230105;Facture n°1 - électricité;0,00;205,76;;;20230106;;",
+    "VT;Ventes;VT000001;20230105;411000;Clients;C001;Société Générale;F2023-001;20230105;Facture n°1 – électricité;1234,56;0,00;;;20230106;;",
+    "VT;Ventes;VT000001;20230105;706000;Prestations de services;;;F2023-001;20230105;Facture n°1 – électricité;0,00;1028,80;;;20230106;;",
+    "VT;Ventes;VT000001;20230105;445710;TVA collectée;;;F2023-001;20230105;Facture n°1 – électricité;0,00;205,76;;;20230106;;",
     "BQ;Banque;BQ000001;20230210;512000;Banque;;;REL-02;20230210;Règlement client;1234,56;0,00;;;20230211;;",
     "BQ;Banque;BQ000001;20230210;411000;Clients;C001;Société Générale;REL-02;20230210;Règlement client;0,00;1234,56;;;20230211;;",
   ];

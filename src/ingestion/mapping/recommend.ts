@@ -55,7 +55,8 @@ export function headerScore(header: string, definition: ColumnDefinition): numbe
 /** Whether a column's content can hold a field's type (0 vetoes the pair). */
 function typeFit(column: ColumnSummary, definition: ColumnDefinition): number {
   const type = definition.type;
-  if (column.nonBlank === 0) return 0.2;
+  // An empty column still takes a field its header names exactly (FEC's Idevise is often empty).
+  if (column.nonBlank === 0) return 0.5;
   if (type === "DATE") return column.type === "DATE" ? 1 : 0;
   if (type === "NUMBER" || type === "FLOAT64") return column.type === "NUMBER" ? 1 : 0;
   if (column.type === "DATE") return 0.3;

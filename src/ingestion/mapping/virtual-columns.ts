@@ -46,7 +46,8 @@ export function validateVirtualColumns(columns: VirtualColumn[], physicalCount: 
         problems.push(`${label}: unknown type ${String((c as { type: unknown }).type)}`);
     }
   }
-  // References must not loop (a virtual column built from itself).
+  // References must not loop (a virtual column built from itself); checked once the rest is sound.
+  if (problems.length > 0) return [...new Set(problems)];
   for (const c of columns) {
     try {
       columnTextExpression(c.position, physicalCount, columns);

@@ -174,6 +174,10 @@ export class Profiler {
     const { buf, starts, ends } = record;
     const width = this.columns.length;
     const count = record.count;
+    if (!hasContent(record, 0)) {
+      this.addBlank(record.index);
+      return false;
+    }
     let rowH1 = 0x811c9dc5;
     let rowH2 = 0x12345679;
     let anyValue = false;

@@ -11,7 +11,8 @@ import { buildFileInfo, dominantType, formatCandidates } from "../profile/file-i
 import { Profiler, type ShadowSpec } from "../profile/profiler.js";
 import { scanFile } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
-import type { GroupedFormat, TabularFileInfo } from "../types.js";
+import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
+import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
 import { CopyRowEncoder } from "./copy-encoder.js";
 
 export interface StageOptions extends DetectOptions {
@@ -25,6 +26,8 @@ export interface StageOptions extends DetectOptions {
   name?: string;
   /** Stage typed copies of amount and date columns (default true); see StagedColumn.shadow. */
   typedShadows?: boolean;
+  /** The source type's fields: the file info then carries the metrics of the recommended mapping. */
+  columnDefinitions?: ColumnDefinition[];
 }
 
 export interface StagedColumn {
@@ -93,7 +96,7 @@ export async function stageFile(pool: pg.Pool, path: string, options: StageOptio
     copy.end();
     await Promise.race([finished, failed]);
     await client.query("COMMIT");
-    const fileInfo = buildFileInfo(
+    const profiled = buildFileInfo(
       {
         name: options.name,
         encoding: detection.encoding,
@@ -108,6 +111,7 @@ export async function stageFile(pool: pg.Pool, path: string, options: StageOptio
       },
       scan.profile,
     );
+    const fileInfo = options.columnDefinitions ? withRecommendedMetrics(profiled, options.columnDefinitions) : profiled;
     return {
       table: options.table,
       rowCount: scan.profile.rowCount,
