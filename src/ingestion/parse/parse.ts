@@ -87,7 +87,7 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
     for (const a of plan.additional) select.push(`${a.text} AS ${sqlColumn(a.sqlName)}`);
     const errorBits = plan.fields
       .map((f, i) => [f, i] as const)
-      .filter(([f]) => f.storage !== "TEXT" && (guarded || f.guarded))
+      .filter(([f]) => f.storage !== "TEXT" && (guarded || f.expectErrors))
       .map(([f, i]) => `CASE WHEN ${f.text} IS NOT NULL AND ${typedExpression(f, plan, true)} IS NULL THEN ${1 << Math.min(i, 30)} ELSE 0 END`);
     select.push(`${errorBits.length > 0 ? errorBits.join(" | ") : "0"} AS parse_errors`);
     const txid = plan.fields.find((f) => f.platformField === FIELDS.txid);
@@ -121,7 +121,7 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
   const checked = plan.fields.map((f, i) => [f, i] as const).filter(([f]) => f.storage !== "TEXT");
   for (const [f] of checked) unparseable[f.platformField] = 0;
   // Without guarded expressions every value was read (an unreadable one would have failed the statement).
-  if (checked.length > 0 && (usedGuards || checked.some(([f]) => f.guarded))) {
+  if (checked.length > 0 && (usedGuards || checked.some(([f]) => f.expectErrors))) {
     const { rows } = await pool.query(
       `SELECT ${checked.map(([, i]) => `count(*) FILTER (WHERE parse_errors & ${1 << Math.min(i, 30)} <> 0) AS f${i}`).join(", ")} FROM ${target} WHERE parse_errors IS NOT NULL`,
     );

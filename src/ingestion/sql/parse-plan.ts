@@ -29,8 +29,10 @@ export interface ResolvedField {
   text: string;
   format: string | null;
   style: NumberStyle;
-  /** True when unparseable values are expected (the typed expression then yields NULL for them). */
+  /** True when the typed expression must yield NULL for unparseable values (a plain cast would fail on them). */
   guarded: boolean;
+  /** True when the profile saw values that do not parse (or cannot tell: virtual columns): parse_errors is computed. */
+  expectErrors: boolean;
   /** Typed value staged alongside the text for this format (StagedColumn.shadow), when there is one. */
   shadow?: string;
 }
@@ -125,6 +127,7 @@ export function buildParsePlan(
       format: storage === "TEXT" ? null : format,
       style: summary?.numberStyle ?? {},
       guarded: storage !== "TEXT" && !shadow && (virtual || unparseable > 0),
+      expectErrors: storage !== "TEXT" && (virtual || unparseable > 0),
       ...(shadow ? { shadow } : {}),
     });
   }
