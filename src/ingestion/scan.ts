@@ -14,6 +14,8 @@ export interface ScanOptions {
   onRow?: (record: RecordView, shadowSet: Uint8Array, shadowValue: Float64Array) => void;
   /** Awaited after each input chunk (lets a COPY stream apply backpressure). */
   afterChunk?: () => Promise<void>;
+  /** Count invalid UTF-8 in the input (default true; staging counts while encoding instead). */
+  validateUtf8?: boolean;
 }
 
 export interface ScanResult {
@@ -76,7 +78,7 @@ export async function scanFile(path: string, detection: FormatDetection, options
     if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue);
   };
   const tokenizer = new CsvTokenizer({ delimiter: detection.delimiter.charCodeAt(0), quote: detection.quote ? detection.quote.charCodeAt(0) : -1 });
-  const validator = detection.encoding.encoding === "UTF-8" ? new Utf8Validator() : null;
+  const validator = detection.encoding.encoding === "UTF-8" && options.validateUtf8 !== false ? new Utf8Validator() : null;
   for await (const chunk of utf8Chunks(path, detection.encoding)) {
     validator?.check(chunk);
     tokenizer.push(chunk, handle);

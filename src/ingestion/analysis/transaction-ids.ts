@@ -43,8 +43,13 @@ interface Stats {
   multiDate: number;
   blankRows: number;
   rows: number;
-  examples: string[];
+  /** Example transactions as [first row_no, last row_no, entries, balance]. */
+  examples: ExampleRange[];
+  /** Ids of windowed selections' examples, by first row_no. */
+  windowedIds: Map<number, string>;
 }
+
+type ExampleRange = [number, number, number, number];
 
 const DETAIL_ROWS = 20;
 
@@ -115,7 +120,8 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
         const key = `CASE ${plain.map((_, j) => `WHEN gid = ${(1 << plain.length) - 1 - (1 << (plain.length - 1 - j))} THEN k${j}`).join(" ")} END`;
         const { rows } = await client.query(
           `SELECT gid, ${aggregates("key")}
-             FROM (SELECT GROUPING(${keyColumns}) AS gid, ${keyColumns}, count(*) AS n, sum(coalesce(a, 0)) AS bal, min(d) <> max(d) AS dates
+             FROM (SELECT GROUPING(${keyColumns}) AS gid, ${keyColumns}, count(*) AS n, sum(coalesce(a, 0)) AS bal, min(d) <> max(d) AS dates,
+                          min(row_no) AS lo, max(row_no) AS hi
                      FROM (${base}) b GROUP BY GROUPING SETS (${sets})) g
             CROSS JOIN LATERAL (SELECT ${key} AS key) kk
             GROUP BY gid`,
@@ -131,14 +137,15 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
         const key = normalizeSelection(selection).type === "RUNNING_TOTAL" ? "NULL::text" : combinationKey(selection, plan);
         const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${key} AS key FROM ${table}`;
         const { rows } = await client.query(
-          `SELECT ${aggregates("k")}
-             FROM (SELECT k, count(*) AS n, sum(coalesce(a, 0)) AS bal, min(d) <> max(d) AS dates FROM (${windowedKeys(selection, base)}) w GROUP BY k) g`,
+          `SELECT ${aggregates("k", true)}
+             FROM (SELECT k, count(*) AS n, sum(coalesce(a, 0)) AS bal, min(d) <> max(d) AS dates, min(row_no) AS lo, max(row_no) AS hi
+                     FROM (${windowedKeys(selection, base)}) w GROUP BY k) g`,
         );
         stats.set(i, toStats(rows[0]));
       }
-      const details = await exampleRows(client, table, plan, selections, stats, amount, guarded);
+      const details = await exampleRows(client, table, plan, selections, stats, amount);
       await client.query("COMMIT");
-      return selections.map((selection, i) => preview(selection, stats.get(i)!, details.get(i) ?? new Map(), !!signedAmountExpression(plan, false)));
+      return selections.map((selection, i) => preview(selection, stats.get(i)!, details.get(i) ?? [], !!signedAmountExpression(plan, false)));
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;
@@ -148,7 +155,12 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
   }, forceGuard);
 }
 
-function aggregates(key: string): string {
+function aggregates(key: string, withKeys = false): string {
+  // Ids computed by a window are only known here: carried as "<lo padded>|<id>" so min/max pick the same groups.
+  const keyed = (name: string, fn: string, filter: string) => `, ${fn}(lpad(lo::text, 20, '0') || '|' || ${key}) FILTER (WHERE ${filter} AND ${key} IS NOT NULL) AS ${name}`;
+  const keys = withKeys
+    ? keyed("key_unbalanced_1", "min", "bal <> 0") + keyed("key_unbalanced_2", "max", "bal <> 0") + keyed("key_balanced_1", "min", "bal = 0 AND n > 1") + keyed("key_balanced_2", "max", "bal = 0 AND n > 1")
+    : "";
   return `count(*) AS transactions,
           count(*) FILTER (WHERE bal <> 0 AND ${key} IS NOT NULL) AS unbalanced,
           coalesce(sum(abs(bal)) FILTER (WHERE ${key} IS NOT NULL), 0) AS unbalanced_amount,
@@ -158,16 +170,30 @@ function aggregates(key: string): string {
           coalesce(sum(n) FILTER (WHERE ${key} IS NULL), 0) AS blank_rows,
           coalesce(sum(n), 0) AS rows,
           count(*) FILTER (WHERE ${key} IS NULL) AS blank_groups,
-          min(${key}) FILTER (WHERE bal <> 0) AS ex_unbalanced_1,
-          max(${key}) FILTER (WHERE bal <> 0) AS ex_unbalanced_2,
-          min(${key}) FILTER (WHERE bal = 0 AND n > 1) AS ex_balanced_1,
-          max(${key}) FILTER (WHERE bal = 0 AND n > 1) AS ex_balanced_2`;
+          min(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal <> 0 AND ${key} IS NOT NULL) AS ex_unbalanced_1,
+          max(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal <> 0 AND ${key} IS NOT NULL) AS ex_unbalanced_2,
+          min(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal = 0 AND n > 1 AND ${key} IS NOT NULL) AS ex_balanced_1,
+          max(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal = 0 AND n > 1 AND ${key} IS NOT NULL) AS ex_balanced_2${keys}`;
 }
 
 function toStats(row: Record<string, unknown>): Stats {
   const blankGroups = Number(row.blank_groups ?? 0);
-  const examples = [row.ex_unbalanced_1, row.ex_unbalanced_2, row.ex_balanced_1, row.ex_balanced_2].filter((x): x is string => typeof x === "string");
+  const seen = new Set<number>();
+  const examples: ExampleRange[] = [];
+  for (const value of [row.ex_unbalanced_1, row.ex_unbalanced_2, row.ex_balanced_1, row.ex_balanced_2]) {
+    if (!Array.isArray(value)) continue;
+    const range = value.map(Number) as ExampleRange;
+    if (seen.has(range[0])) continue;
+    seen.add(range[0]);
+    examples.push(range);
+  }
+  const windowedIds = new Map<number, string>();
+  for (const value of [row.key_unbalanced_1, row.key_unbalanced_2, row.key_balanced_1, row.key_balanced_2]) {
+    if (typeof value !== "string") continue;
+    windowedIds.set(Number(value.slice(0, 20)), value.slice(21));
+  }
   return {
+    windowedIds,
     transactions: Number(row.transactions ?? 0) - blankGroups,
     unbalanced: Number(row.unbalanced ?? 0),
     unbalancedAmount: Number(row.unbalanced_amount ?? 0),
@@ -176,11 +202,18 @@ function toStats(row: Record<string, unknown>): Stats {
     multiDate: Number(row.multi_date ?? 0),
     blankRows: Number(row.blank_rows ?? 0),
     rows: Number(row.rows ?? 0),
-    examples: [...new Set(examples)],
+    examples,
   };
 }
 
-/** Detail rows of the example transactions of every selection, one scan for all plain combinations. */
+/** How far past its first row an example transaction's detail rows are looked for. */
+const EXAMPLE_SPAN = 5000;
+
+/**
+ * Detail rows of the example transactions: each example is known by its first and last row_no, so
+ * its rows are read through the staging table's BRIN index on row_no (a few pages), keeping the
+ * rows whose key equals the key of its first row (for running totals, every row in the range).
+ */
 async function exampleRows(
   client: pg.PoolClient,
   table: string,
@@ -188,42 +221,25 @@ async function exampleRows(
   selections: TransactionIdSelection[],
   stats: Map<number, Stats>,
   amount: string,
-  guarded: boolean,
-): Promise<Map<number, Map<string, ExampleTransaction>>> {
-  const result = new Map<number, Map<string, ExampleTransaction>>();
+): Promise<Map<number, ExampleTransaction[]>> {
+  const result = new Map<number, ExampleTransaction[]>();
   const shown = plan.fields.map((f) => `${f.text} AS ${sqlColumn(f.platformField)}`).join(", ");
-  const plain = selections.map((s, i) => [s, i] as const).filter(([s, i]) => !needsWindow(s) && (stats.get(i)?.examples.length ?? 0) > 0);
-  const collect = (i: number, key: string, row: Record<string, unknown>) => {
-    const perSelection = result.get(i) ?? new Map();
-    result.set(i, perSelection);
-    const example = perSelection.get(key) ?? { count: 0, balance: 0, rows: [] };
-    perSelection.set(key, example);
-    example.count++;
-    example.balance += row.a === null || row.a === undefined ? 0 : Number(row.a);
-    if (example.rows.length < DETAIL_ROWS) example.rows.push(detail(row));
-  };
-  if (plain.length > 0) {
-    const keys = plain.map(([s], j) => `${combinationKey(s, plan)} AS k${j}`).join(", ");
-    const where = plain.map(([, i], j) => `k${j} = ANY($${j + 1}::text[])`).join(" OR ");
-    const { rows } = await client.query(
-      `SELECT * FROM (SELECT row_no, ${amount} AS a, ${keys}${shown ? `, ${shown}` : ""} FROM ${table}) x WHERE ${where} ORDER BY row_no`,
-      plain.map(([, i]) => stats.get(i)!.examples),
-    );
-    for (const row of rows) {
-      plain.forEach(([, i], j) => {
-        const key = row[`k${j}`];
-        if (typeof key === "string" && stats.get(i)!.examples.includes(key)) collect(i, key, row);
-      });
-    }
-  }
-  const date = field(plan, FIELDS.effectiveDate);
-  const d = date ? typedExpression(date, plan, guarded) : "NULL::date";
   for (const [i, selection] of selections.entries()) {
-    if (!needsWindow(selection) || (stats.get(i)?.examples.length ?? 0) === 0) continue;
+    const examples = stats.get(i)?.examples ?? [];
+    if (examples.length === 0) continue;
     const key = normalizeSelection(selection).type === "RUNNING_TOTAL" ? "NULL::text" : combinationKey(selection, plan);
-    const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${key} AS key${shown ? `, ${shown}` : ""} FROM ${table}`;
-    const { rows } = await client.query(`SELECT * FROM (${windowedKeys(selection, base)}) w WHERE k = ANY($1::text[]) ORDER BY row_no`, [stats.get(i)!.examples]);
-    for (const row of rows) collect(i, row.k, row);
+    const ranges = examples.map(([lo, hi]) => `row_no BETWEEN ${lo} AND ${Math.min(hi, lo + EXAMPLE_SPAN)}`).join(" OR ");
+    const { rows } = await client.query(`SELECT row_no, ${amount} AS a, ${key} AS key${shown ? `, ${shown}` : ""} FROM ${table} WHERE ${ranges} ORDER BY row_no`);
+    const byRow = new Map(rows.map((r) => [Number(r.row_no), r]));
+    result.set(
+      i,
+      examples.map(([lo, hi, n, balance]) => {
+        const first = byRow.get(lo);
+        const members = rows.filter((r) => Number(r.row_no) >= lo && Number(r.row_no) <= hi && (first?.key ?? null) === (r.key ?? null));
+        const transactionId = needsWindow(selection) ? (stats.get(i)!.windowedIds.get(lo) ?? null) : (first?.key ?? null);
+        return { transactionId, count: n, balance, rows: members.slice(0, DETAIL_ROWS).map(detail) };
+      }),
+    );
   }
   return result;
 }
@@ -239,12 +255,13 @@ function detail(row: Record<string, unknown>): Record<string, string | number | 
 }
 
 interface ExampleTransaction {
+  transactionId: string | null;
   count: number;
   balance: number;
   rows: Record<string, string | number | null>[];
 }
 
-function preview(selection: TransactionIdSelection, stats: Stats, details: Map<string, ExampleTransaction>, hasAmounts: boolean): TransactionIdPreview {
+function preview(selection: TransactionIdSelection, stats: Stats, examples: ExampleTransaction[], hasAmounts: boolean): TransactionIdPreview {
   const s = normalizeSelection(selection);
   const indicators: Record<string, Indicator> = {};
   const t = Math.max(stats.transactions, 0);
@@ -272,10 +289,7 @@ function preview(selection: TransactionIdSelection, stats: Stats, details: Map<s
     indicators.MULTIPLE_EFFECTIVE_DATES = { rating: multi > 0.1 ? "POOR" : multi > 0 ? "NEUTRAL" : "GOOD", value: stats.multiDate, data: { share: round(multi) } };
   }
   indicators.BLANK_TRANSACTION_IDS = { rating: stats.blankRows === 0 ? "GOOD" : stats.blankRows === stats.rows ? "BLOCK" : "POOR", value: stats.blankRows };
-  const entryPreviews: EntryPreview[] = stats.examples.map((key) => {
-    const example = details.get(key) ?? { count: 0, balance: 0, rows: [] };
-    return { transactionId: key, entryCount: example.count, balance: example.balance, detailRows: example.rows };
-  });
+  const entryPreviews: EntryPreview[] = examples.map((e) => ({ transactionId: e.transactionId, entryCount: e.count, balance: e.balance, detailRows: e.rows }));
   return {
     type: s.type,
     columnSelection: s.columnSelection,
@@ -311,4 +325,22 @@ export function bestPreview(previews: TransactionIdPreview[]): number {
     }
   }
   return best;
+}
+
+/**
+ * CHECKING_INTEGRITY without a proposed selection: rates the candidates in order and keeps the
+ * best. When the first candidate (the mapped txid column) already rates GOOD, the others are not
+ * generated; `previews[i]` is the preview of `candidates[i]`.
+ */
+export async function chooseTransactionId(
+  pool: pg.Pool,
+  staging: string,
+  plan: ParsePlan,
+  candidates: TransactionIdSelection[],
+): Promise<{ previews: TransactionIdPreview[]; selected: number }> {
+  if (candidates.length === 0) throw new Error("no transaction id candidate");
+  const first = await previewTransactionIds(pool, staging, plan, candidates.slice(0, 1));
+  if (first[0].overallRating === "GOOD" || candidates.length === 1) return { previews: first, selected: 0 };
+  const previews = [...first, ...(await previewTransactionIds(pool, staging, plan, candidates.slice(1)))];
+  return { previews, selected: bestPreview(previews) };
 }

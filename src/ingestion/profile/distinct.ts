@@ -68,17 +68,17 @@ function addToRegisters(registers: Uint8Array, h: number): void {
  * stays bounded; `complete` then says the count covers the remembered rows only.
  */
 export class RowHashSet {
-  private table = new Float64Array(1 << 16);
+  private table = new Float64Array(1 << 18);
   private size = 0;
   complete = true;
 
   constructor(private readonly maxSlots = 1 << 22) {}
 
-  /** Adds the key; true when it was already there. */
-  addIsDuplicate(key: number): boolean {
-    const k = key === 0 ? 1 : key;
+  /** Adds the row hash (two 32-bit halves); true when it was already there. */
+  addIsDuplicate(h1: number, h2: number): boolean {
+    const k = ((h1 >>> 0) * 2097152 + ((h2 >>> 11) & 0x1fffff)) || 1;
     const mask = this.table.length - 1;
-    let i = (k % this.table.length) & mask;
+    let i = h1 & mask;
     for (;;) {
       const v = this.table[i];
       if (v === 0) break;
@@ -91,7 +91,7 @@ export class RowHashSet {
         return false;
       }
       this.grow();
-      return this.addIsDuplicate(key);
+      return this.addIsDuplicate(h1, h2);
     }
     this.table[i] = k;
     this.size++;
@@ -104,7 +104,8 @@ export class RowHashSet {
     const mask = this.table.length - 1;
     for (const v of old) {
       if (v === 0) continue;
-      let i = (v % this.table.length) & mask;
+      // The slot index is the high half's low bits, as in addIsDuplicate.
+      let i = Math.floor(v / 2097152) & mask;
       while (this.table[i] !== 0) i = (i + 1) & mask;
       this.table[i] = v;
     }

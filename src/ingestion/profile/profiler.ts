@@ -249,8 +249,7 @@ export class Profiler {
       this.columnCountMismatch++;
       if (this.columnCountExamples.length < PREVIEWS) this.columnCountExamples.push([record.index, count]);
     }
-    const key = (rowH1 >>> 0) * 2097152 + ((rowH2 >>> 11) & 0x1fffff);
-    if (this.rows.addIsDuplicate(key)) {
+    if (this.rows.addIsDuplicate(rowH1, rowH2)) {
       this.duplicateRows++;
       if (this.duplicateExamples.length < PREVIEWS) {
         const values: string[] = [];

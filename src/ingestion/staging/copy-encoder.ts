@@ -18,6 +18,8 @@ export class CopyRowEncoder {
   private pos = 0;
   private ready: Buffer[] = [];
   rows = 0;
+  /** Invalid UTF-8 sequences replaced by U+FFFD. */
+  invalid = 0;
 
   constructor(
     private readonly width: number,
@@ -55,9 +57,7 @@ export class CopyRowEncoder {
     for (const f of this.shadowFields) {
       out[p++] = TAB;
       if (shadowSet && shadowValue && shadowSet[f] === 1) {
-        const text = String(shadowValue[f]);
-        for (let i = 0; i < text.length; i++) out[p + i] = text.charCodeAt(i);
-        p += text.length;
+        p = this.writeDigits(shadowValue[f], p);
       } else {
         p = this.writeNull(p);
       }
@@ -98,9 +98,25 @@ export class CopyRowEncoder {
   }
 
   private writeInteger(value: number): number {
-    const text = String(value);
-    for (let i = 0; i < text.length; i++) this.out[this.pos + i] = text.charCodeAt(i);
-    return this.pos + text.length;
+    return this.writeDigits(value, this.pos);
+  }
+
+  /** Writes an integer (|value| < 2^53) as decimal digits without building a string. */
+  private writeDigits(value: number, p: number): number {
+    const out = this.out;
+    if (value < 0) {
+      out[p++] = 0x2d;
+      value = -value;
+    }
+    if (value < 10) {
+      out[p] = 0x30 + value;
+      return p + 1;
+    }
+    let digits = 0;
+    for (let v = value; v >= 1; v = Math.floor(v / 10)) digits++;
+    let at = p + digits - 1;
+    for (let v = value; v >= 1; v = Math.floor(v / 10)) out[at--] = 0x30 + (v % 10);
+    return p + digits;
   }
 
   private writeField(buf: Uint8Array, s: number, e: number, p: number, keepBlank = false): number {
@@ -110,6 +126,11 @@ export class CopyRowEncoder {
     const out = this.out;
     for (let k = s; k < e; k++) {
       const b = buf[k];
+      // Printable ASCII other than backslash: copied as is (almost every byte of a ledger).
+      if (b >= 0x20 && b < 0x80 && b !== BACKSLASH) {
+        out[p++] = b;
+        continue;
+      }
       if (b >= 0x80) {
         const len = utf8SequenceLength(buf, k, e);
         if (len > 0) {
@@ -119,6 +140,7 @@ export class CopyRowEncoder {
           out[p++] = 0xef;
           out[p++] = 0xbf;
           out[p++] = 0xbd;
+          this.invalid++;
         }
         continue;
       }
