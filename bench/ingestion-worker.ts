@@ -6,11 +6,12 @@ import { pipeline as streamPipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { effectiveDateMetrics, summarizeEffectiveDates } from "../src/ingestion/analysis/effective-dates.js";
-import { chooseTransactionId, transactionIdCandidates } from "../src/ingestion/analysis/transaction-ids.js";
+import { analyzeStagedData } from "../src/ingestion/analysis/staged-data.js";
+import { chooseTransactionId, transactionIdCandidates, type TransactionIdPreview } from "../src/ingestion/analysis/transaction-ids.js";
 import { detectFormat } from "../src/ingestion/detect.js";
 import { applyColumnMappings } from "../src/ingestion/mapping/apply.js";
 import { summarizeColumns } from "../src/ingestion/mapping/columns.js";
-import { discoverAccounts, parseEntries } from "../src/ingestion/parse/parse.js";
+import { discoverAccounts, parseEntries, type DiscoveredAccount } from "../src/ingestion/parse/parse.js";
 import { buildParsePlan } from "../src/ingestion/sql/parse-plan.js";
 import { stageFile } from "../src/ingestion/staging/stage.js";
 import { GENERAL_LEDGER_COLUMNS } from "../test/ingestion/definitions.js";
@@ -52,17 +53,30 @@ async function ingest(): Promise<Record<string, unknown>> {
   const { applied } = applyColumnMappings({ fileInfo: staged.fileInfo, columnDefinitions: GENERAL_LEDGER_COLUMNS });
   const plan = buildParsePlan(staged.fileInfo, applied, GENERAL_LEDGER_COLUMNS, [], staged.columns);
   lap("mapping");
-  const summary = await summarizeEffectiveDates(pool, staging, plan);
-  effectiveDateMetrics(summary, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
-  lap("effective dates");
   const candidates = transactionIdCandidates(plan, summarizeColumns(staged.fileInfo), staged.rowCount);
-  const { previews, selected } = await chooseTransactionId(pool, staging, plan, candidates);
+  let accounts: DiscoveredAccount[] | null = null;
+  let known: TransactionIdPreview[] = [];
+  if (process.env.BENCH_INGEST_ANALYSES === "combined") {
+    // One pass: entries per effective date, accounts, and the rating of the first candidate.
+    const analysis = await analyzeStagedData(pool, staging, plan, { selection: candidates[0] });
+    effectiveDateMetrics(analysis.effectiveDates!, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
+    accounts = analysis.accounts;
+    known = analysis.transactionIdPreview ? [analysis.transactionIdPreview] : [];
+    lap("analyses in one pass (dates, accounts, txid)");
+  } else {
+    const summary = await summarizeEffectiveDates(pool, staging, plan);
+    effectiveDateMetrics(summary, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
+    lap("effective dates");
+  }
+  const { previews, selected } = await chooseTransactionId(pool, staging, plan, candidates, known);
   const selection = candidates[selected];
   lap("transaction ids");
   const parsed = await parseEntries(pool, { staging, target: entries, plan, transactionIdSelection: selection, columnNames: staged.columns.map((c) => c.name) });
   lap("parse");
-  const accounts = await discoverAccounts(pool, entries);
-  lap("accounts");
+  if (!accounts) {
+    accounts = await discoverAccounts(pool, entries);
+    lap("accounts");
+  }
   const ms = performance.now() - started;
   if (parsed.rowCount !== staged.rowCount || accounts.length === 0 || previews[selected].overallRating !== "GOOD") {
     throw new Error(`unexpected result: ${parsed.rowCount} rows parsed of ${staged.rowCount}, ${accounts.length} accounts, rating ${previews[selected].overallRating}`);

@@ -14,7 +14,8 @@ import {
   SPANISH_LEDGER,
 } from "../../test/ingestion/fixtures.js";
 import { effectiveDateMetrics, loadRows, periodLabel, summarizeEffectiveDates } from "./analysis/effective-dates.js";
-import { bestPreview, previewTransactionIds, transactionIdCandidates } from "./analysis/transaction-ids.js";
+import { analyzeStagedData } from "./analysis/staged-data.js";
+import { bestPreview, chooseTransactionId, previewTransactionIds, transactionIdCandidates } from "./analysis/transaction-ids.js";
 import type { TransactionIdSelection } from "./analysis/transaction-keys.js";
 import { applyColumnMappings, type ApplyMappingInput } from "./mapping/apply.js";
 import { summarizeColumns } from "./mapping/columns.js";
@@ -328,3 +329,40 @@ describe("grouped report layouts end to end", () => {
     }
   });
 });
+
+describe("one pass over the mapped data", () => {
+  it("gives the same effective dates, accounts and transaction id preview as the separate steps", async () => {
+    for (const content of [ERP_GENERAL_LEDGER, frenchFec(), SIGNED_AMOUNT_LEDGER]) {
+      const p = await prepare(content);
+      const selection = transactionIdCandidates(p.plan, summarizeColumns(p.staged.fileInfo), p.staged.rowCount)[0];
+      const combined = await analyzeStagedData(pool, p.staging, p.plan, { selection });
+      expect(combined.effectiveDates).toEqual(await summarizeEffectiveDates(pool, p.staging, p.plan));
+      const [separate] = await previewTransactionIds(pool, p.staging, p.plan, [selection]);
+      expect(combined.transactionIdPreview).toEqual(separate);
+      const { target } = await parse(p, selection);
+      expect(combined.accounts).toEqual(await discoverAccounts(pool, target));
+    }
+  });
+
+  it("lets the transaction id step reuse a preview with the same properties, and stop at a GOOD first candidate", async () => {
+    const p = await prepare(SIGNED_AMOUNT_LEDGER);
+    const candidates = transactionIdCandidates(p.plan, summarizeColumns(p.staged.fileInfo), p.staged.rowCount);
+    const { transactionIdPreview } = await analyzeStagedData(pool, p.staging, p.plan, { selection: candidates[0] });
+    const marked = { ...transactionIdPreview!, indicators: { ...transactionIdPreview!.indicators, MARK: { rating: "GOOD" as const, value: 1 } } };
+    const chosen = await chooseTransactionId(pool, p.staging, p.plan, candidates, [marked]);
+    expect(chosen.previews).toEqual([marked]);
+    expect(chosen.selected).toBe(0);
+    const erp = await prepare(ERP_GENERAL_LEDGER);
+    const all = await chooseTransactionId(pool, erp.staging, erp.plan, transactionIdCandidates(erp.plan, summarizeColumns(erp.staged.fileInfo), erp.staged.rowCount));
+    expect(all.previews.map((x) => x.overallRating)).toEqual(["FAIL", "FAIL"]);
+  });
+
+  it("trims values staged with spaces around them, and reads all-space values as blank", async () => {
+    const p = await prepare(["Date,JE,Account,Debit,Credit", "01/02/2023,1,  1000 ,10.00,", "01/02/2023,1,2000,,10.00", "01/03/2023,2,   ,5.00,", "01/03/2023,2,2000,,5.00"].join("\n"));
+    expect(p.staged.rowsPassedThrough).toBe(4);
+    expect((await pool.query(`SELECT c2 FROM ${p.staging} ORDER BY row_no`)).rows.map((r) => r.c2)).toEqual(["  1000 ", "2000", "   ", "2000"]);
+    const { rows } = await parse(p, null);
+    expect(rows.map((r) => r.account)).toEqual(["1000", "2000", null, "2000"]);
+  });
+});
+

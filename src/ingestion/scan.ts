@@ -10,12 +10,13 @@ export interface ScanOptions {
   degroup?: GroupedFormat | null;
   /** Typed copies to compute per column (see ShadowSpec); their values reach `onRow`. */
   shadows?: ShadowSpec[];
-  /** Called for every data row that is not blank, after profiling, with the row's shadow values. */
-  onRow?: (record: RecordView, shadowSet: Uint8Array, shadowValue: Float64Array) => void;
+  /**
+   * Called for every data row that is not blank, after profiling, with the row's shadow values;
+   * `clean`: the bytes around the row hold no invalid UTF-8 and no NUL (raw bytes may be passed on).
+   */
+  onRow?: (record: RecordView, shadowSet: Uint8Array, shadowValue: Float64Array, clean: boolean) => void;
   /** Awaited after each input chunk (lets a COPY stream apply backpressure). */
   afterChunk?: () => Promise<void>;
-  /** Count invalid UTF-8 in the input (default true; staging counts while encoding instead). */
-  validateUtf8?: boolean;
 }
 
 export interface ScanResult {
@@ -71,23 +72,28 @@ export async function scanFile(path: string, detection: FormatDetection, options
       profiler.noteNonBlank(index);
       for (const row of degrouper.push(recordTexts(record), index)) {
         const view = recordFromTexts(row.values, row.index);
-        if (profiler.add(view) && onRow) onRow(view, shadowSet, shadowValue);
+        if (profiler.add(view) && onRow) onRow(view, shadowSet, shadowValue, false);
       }
       return;
     }
-    if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue);
+    if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue, clean);
   };
   const tokenizer = new CsvTokenizer({ delimiter: detection.delimiter.charCodeAt(0), quote: detection.quote ? detection.quote.charCodeAt(0) : -1 });
-  const validator = detection.encoding.encoding === "UTF-8" && options.validateUtf8 !== false ? new Utf8Validator() : null;
+  const validator = new Utf8Validator();
+  let clean = true;
+  let previousClean = true;
   for await (const chunk of utf8Chunks(path, detection.encoding)) {
-    validator?.check(chunk);
+    const chunkClean = validator.check(chunk) === 0;
+    // A record may start in the previous chunk: both must be clean.
+    clean = chunkClean && previousClean;
+    previousClean = chunkClean;
     tokenizer.push(chunk, handle);
     if (options.afterChunk) await options.afterChunk();
   }
+  if (validator.end() > 0) clean = false;
   tokenizer.end(handle);
   if (options.afterChunk) await options.afterChunk();
-  validator?.end();
-  return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters: validator?.invalid ?? 0 };
+  return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters: validator.invalid };
 }
 
 function isBlank(record: RecordView): boolean {

@@ -37,7 +37,8 @@ export interface ColumnData {
   /**
    * Named metrics: dataType {dominantType, detectedTypes}, blanks, distinctValues {approximate},
    * format {detectedFormat, ambiguousFormats}, unparseableValues, and the extras `samples` (first
-   * distinct values) and `numberSummary` {sum in MONEY_100 under the detected number format}.
+   * distinct values), `padding` (values with spaces around them) and `numberSummary` {sums in
+   * MONEY_100 per number format, negatives}.
    */
   columnMetadata: Record<string, Metric>;
 }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { FIELDS, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
+import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
 import type { DataPreview, MetricState } from "../types.js";
@@ -42,7 +42,7 @@ export async function summarizeEffectiveDates(pool: pg.Pool, staging: string, pl
                 count(*) FILTER (WHERE a > 0) AS dn, count(*) FILTER (WHERE a < 0) AS cn,
                 coalesce(sum(a) FILTER (WHERE a > 0), 0) AS ds, coalesce(-sum(a) FILTER (WHERE a < 0), 0) AS cs,
                 min(row_no) AS first_row
-           FROM (SELECT row_no, ${typedExpression(date, plan, guarded)} AS d, ${amount} AS a FROM ${table} OFFSET 0) s
+           FROM (SELECT row_no, ${typedExpression(date, plan, guarded)} AS d, ${amount} AS a FROM ${table}${fence(plan, guarded)}) s
           GROUP BY d ORDER BY d NULLS LAST`,
       );
       await client.query("COMMIT");

@@ -1,9 +1,9 @@
 import type pg from "pg";
 import type { ColumnSummary } from "../mapping/columns.js";
-import { FIELDS, field, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
+import { FIELDS, fence, field, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
-import { combinationKey, needsWindow, normalizeSelection, windowedKeys, type TransactionIdSelection } from "./transaction-keys.js";
+import { combinationKey, needsWindow, normalizeSelection, sameSelection, windowedKeys, type TransactionIdSelection } from "./transaction-keys.js";
 
 export type Rating = "BLOCK" | "FAIL" | "POOR" | "NEUTRAL" | "GOOD";
 const RATING_ORDER: Rating[] = ["BLOCK", "FAIL", "POOR", "NEUTRAL", "GOOD"];
@@ -34,7 +34,7 @@ export interface TransactionIdPreview {
   entryPreviews: EntryPreview[];
 }
 
-interface Stats {
+export interface Stats {
   transactions: number;
   unbalanced: number;
   unbalancedAmount: number;
@@ -113,8 +113,10 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
       const stats = new Map<number, Stats>();
       const plain = selections.map((s, i) => [s, i] as const).filter(([s]) => !needsWindow(s));
       if (plain.length > 0) {
-        const keys = plain.map(([s], j) => `${combinationKey(s, plan)} AS k${j}`);
-        const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${keys.join(", ")} FROM ${table} OFFSET 0`;
+        // Grouping by a 64-bit hash of the key is faster than by the text; the text of the example
+        // transactions is read back from their rows.
+        const keys = plain.map(([s], j) => `hashtextextended(${combinationKey(s, plan)}, 0) AS k${j}`);
+        const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${keys.join(", ")} FROM ${table}${fence(plan, guarded)}`;
         const sets = plain.map((_, j) => `(k${j})`).join(", ");
         const keyColumns = plain.map((_, j) => `k${j}`).join(", ");
         const key = `CASE ${plain.map((_, j) => `WHEN gid = ${(1 << plain.length) - 1 - (1 << (plain.length - 1 - j))} THEN k${j}`).join(" ")} END`;
@@ -155,7 +157,8 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
   }, forceGuard);
 }
 
-function aggregates(key: string, withKeys = false): string {
+/** Select list rating the groups of one selection (columns n, bal, dates, lo, hi per group). */
+export function aggregates(key: string, withKeys = false): string {
   // Ids computed by a window are only known here: carried as "<lo padded>|<id>" so min/max pick the same groups.
   const keyed = (name: string, fn: string, filter: string) => `, ${fn}(lpad(lo::text, 20, '0') || '|' || ${key}) FILTER (WHERE ${filter} AND ${key} IS NOT NULL) AS ${name}`;
   const keys = withKeys
@@ -176,7 +179,7 @@ function aggregates(key: string, withKeys = false): string {
           max(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal = 0 AND n > 1 AND ${key} IS NOT NULL) AS ex_balanced_2${keys}`;
 }
 
-function toStats(row: Record<string, unknown>): Stats {
+export function toStats(row: Record<string, unknown>): Stats {
   const blankGroups = Number(row.blank_groups ?? 0);
   const seen = new Set<number>();
   const examples: ExampleRange[] = [];
@@ -214,7 +217,7 @@ const EXAMPLE_SPAN = 5000;
  * its rows are read through the staging table's BRIN index on row_no (a few pages), keeping the
  * rows whose key equals the key of its first row (for running totals, every row in the range).
  */
-async function exampleRows(
+export async function exampleRows(
   client: pg.PoolClient,
   table: string,
   plan: ParsePlan,
@@ -254,14 +257,14 @@ function detail(row: Record<string, unknown>): Record<string, string | number | 
   return out;
 }
 
-interface ExampleTransaction {
+export interface ExampleTransaction {
   transactionId: string | null;
   count: number;
   balance: number;
   rows: Record<string, string | number | null>[];
 }
 
-function preview(selection: TransactionIdSelection, stats: Stats, examples: ExampleTransaction[], hasAmounts: boolean): TransactionIdPreview {
+export function preview(selection: TransactionIdSelection, stats: Stats, examples: ExampleTransaction[], hasAmounts: boolean): TransactionIdPreview {
   const s = normalizeSelection(selection);
   const indicators: Record<string, Indicator> = {};
   const t = Math.max(stats.transactions, 0);
@@ -337,10 +340,18 @@ export async function chooseTransactionId(
   staging: string,
   plan: ParsePlan,
   candidates: TransactionIdSelection[],
+  /** Previews generated earlier (e.g. by analyzeStagedData); one with the same properties is reused. */
+  known: TransactionIdPreview[] = [],
 ): Promise<{ previews: TransactionIdPreview[]; selected: number }> {
   if (candidates.length === 0) throw new Error("no transaction id candidate");
-  const first = await previewTransactionIds(pool, staging, plan, candidates.slice(0, 1));
+  const reuse = (s: TransactionIdSelection) => known.find((p) => sameSelection(p, s));
+  const generate = async (list: TransactionIdSelection[]) => {
+    const missing = list.filter((s) => !reuse(s));
+    const fresh = missing.length > 0 ? await previewTransactionIds(pool, staging, plan, missing) : [];
+    return list.map((s) => reuse(s) ?? fresh[missing.indexOf(s)]);
+  };
+  const first = await generate(candidates.slice(0, 1));
   if (first[0].overallRating === "GOOD" || candidates.length === 1) return { previews: first, selected: 0 };
-  const previews = [...first, ...(await previewTransactionIds(pool, staging, plan, candidates.slice(1)))];
+  const previews = [...first, ...(await generate(candidates.slice(1)))];
   return { previews, selected: bestPreview(previews) };
 }

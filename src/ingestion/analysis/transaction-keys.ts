@@ -15,6 +15,19 @@ export interface TransactionIdSelection {
   applySmartSplitter?: boolean;
 }
 
+/** A preview carries its selection as type, columnSelection, virtualColumnSelection and smartSplitter. */
+export interface SelectionLike {
+  type: TransactionIdType;
+  columnSelection: number[];
+  virtualColumnSelection?: number[];
+  smartSplitter?: boolean;
+  applySmartSplitter?: boolean;
+}
+
+function asSelection(s: SelectionLike): TransactionIdSelection {
+  return { type: s.type, columnSelection: s.columnSelection, virtualColumnSelection: s.virtualColumnSelection, applySmartSplitter: s.applySmartSplitter ?? s.smartSplitter ?? false };
+}
+
 export function normalizeSelection(selection: TransactionIdSelection): Required<TransactionIdSelection> {
   return {
     type: selection.type,
@@ -25,9 +38,9 @@ export function normalizeSelection(selection: TransactionIdSelection): Required<
 }
 
 /** Same properties: a preview generated for one serves the other (spec 3.2, INTEGRITY_CHECKED). */
-export function sameSelection(a: TransactionIdSelection, b: TransactionIdSelection): boolean {
-  const x = normalizeSelection(a);
-  const y = normalizeSelection(b);
+export function sameSelection(a: TransactionIdSelection | SelectionLike, b: TransactionIdSelection | SelectionLike): boolean {
+  const x = normalizeSelection(asSelection(a));
+  const y = normalizeSelection(asSelection(b));
   return (
     x.type === y.type &&
     x.applySmartSplitter === y.applySmartSplitter &&
@@ -54,7 +67,7 @@ export function selectionPositions(selection: TransactionIdSelection, virtualCol
 
 /** SQL text of a combination's key over the staging table; NULL when every selected column is blank. */
 export function combinationKey(selection: TransactionIdSelection, plan: ParsePlan): string {
-  const parts = selectionPositions(selection, plan.virtualColumns).map((p) => columnTextExpression(p, plan.physicalCount, plan.virtualColumns));
+  const parts = selectionPositions(selection, plan.virtualColumns).map((p) => columnTextExpression(p, plan.physicalCount, plan.virtualColumns, new Set(plan.padded)));
   if (parts.length === 1) return parts[0];
   return `NULLIF(concat_ws('|', ${parts.join(", ")}), '')`;
 }

@@ -156,12 +156,22 @@ export async function* utf8Chunks(path: string, info: EncodingInfo, chunkSize = 
   if (rest) yield Buffer.from(rest, "utf8");
 }
 
-/** Counts invalid UTF-8 sequences across chunks (a sequence cut by a chunk end is completed by the next). */
+/**
+ * Counts invalid UTF-8 sequences across chunks (a sequence cut by a chunk end is completed by the
+ * next), and NUL bytes, which PostgreSQL text cannot hold either.
+ */
 export class Utf8Validator {
   invalid = 0;
   private carry: Uint8Array | null = null;
 
-  check(chunk: Uint8Array): void {
+  /** Checks the next chunk; returns the number of problems found in it. */
+  check(chunk: Uint8Array): number {
+    const before = this.invalid;
+    this.scan(chunk);
+    return this.invalid - before;
+  }
+
+  private scan(chunk: Uint8Array): void {
     let data = chunk;
     if (this.carry) {
       data = new Uint8Array(this.carry.length + Math.min(chunk.length, 4));
@@ -177,7 +187,9 @@ export class Utf8Validator {
     const n = data.length;
     let i = 0;
     while (i < n) {
-      if (data[i] < 0x80) {
+      const b = data[i];
+      if (b < 0x80) {
+        if (b === 0) this.invalid++;
         i++;
         continue;
       }
@@ -195,8 +207,11 @@ export class Utf8Validator {
     }
   }
 
-  end(): void {
-    if (this.carry) this.invalid++;
+  /** Ends the input; returns 1 when it stopped inside a multi-byte sequence. */
+  end(): number {
+    const cut = this.carry ? 1 : 0;
+    this.invalid += cut;
     this.carry = null;
+    return cut;
   }
 }

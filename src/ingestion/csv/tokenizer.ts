@@ -19,6 +19,11 @@ export interface RecordView {
   count: number;
   /** Zero-based index of the record in the file (blank lines count as records). */
   index: number;
+  /** The record's raw bytes buf[start, end) without its line end, usable as is unless `rewritten`. */
+  start: number;
+  end: number;
+  /** True when the fields are no longer the raw bytes (doubled quotes collapsed, or built from strings). */
+  rewritten: boolean;
 }
 
 export interface TokenizerOptions {
@@ -117,6 +122,8 @@ export class CsvTokenizer {
     let count = 0;
     let i = pos;
     let anyEscaped = false;
+    let stray = false;
+    let recordEnd = -1;
     for (;;) {
       if (count === this.starts.length) this.grow();
       // One field.
@@ -146,6 +153,7 @@ export class CsvTokenizer {
           this.escaped[count] = escaped;
           anyEscaped ||= escaped === 1;
           count++;
+          recordEnd = i;
           break;
         }
         const end = i;
@@ -167,6 +175,8 @@ export class CsvTokenizer {
         while (i < length) {
           const b = data[i];
           if (b === delimiter || b === LF || b === CR) break;
+          // A quote inside an unquoted field is literal here; PostgreSQL's CSV reader would not agree.
+          if (b === quote) stray = true;
           i++;
         }
         this.starts[count] = start;
@@ -176,6 +186,7 @@ export class CsvTokenizer {
       }
       if (i >= length) {
         if (!atEof) return -1;
+        recordEnd = i;
         break;
       }
       const b = data[i];
@@ -188,11 +199,13 @@ export class CsvTokenizer {
           this.ends[count] = i;
           this.escaped[count] = 0;
           count++;
+          recordEnd = i;
           break;
         }
         continue;
       }
       // Line end.
+      recordEnd = i;
       if (b === CR) {
         if (i + 1 < length) {
           i += data[i + 1] === LF ? 2 : 1;
@@ -206,7 +219,7 @@ export class CsvTokenizer {
       break;
     }
     if (anyEscaped) this.collapse(data, count);
-    onRecord({ buf: data, starts: this.starts, ends: this.ends, count, index: this.recordIndex++ });
+    onRecord({ buf: data, starts: this.starts, ends: this.ends, count, index: this.recordIndex++, start: pos, end: recordEnd < 0 ? i : recordEnd, rewritten: anyEscaped || stray });
     return i;
   }
 
@@ -267,5 +280,5 @@ export function recordFromTexts(values: readonly string[], index: number): Recor
     offset += p.length;
     ends[i] = offset;
   });
-  return { buf, starts, ends, count: values.length, index };
+  return { buf, starts, ends, count: values.length, index, start: 0, end: total, rewritten: true };
 }

@@ -58,17 +58,25 @@ export function validateVirtualColumns(columns: VirtualColumn[], physicalCount: 
   return [...new Set(problems)];
 }
 
+const NO_PADDING: ReadonlySet<number> = new Set();
+
+/** File columns with values that had spaces around them (the `padding` column metric). */
+export function paddedPositions(fileInfo: TabularFileInfo): Set<number> {
+  return new Set(fileInfo.columnData.filter((c) => (c.columnMetadata.padding?.count ?? 0) > 0).map((c) => c.position));
+}
+
 /**
  * The SQL text expression of a column position over the staging table: a staging column, or the
  * virtual column's definition applied set-based (split_part, substr, concat_ws) at query time, so
  * virtual columns cost no extra pass and no rewrite of the staged rows.
  */
-export function columnTextExpression(position: number, physicalCount: number, virtualColumns: VirtualColumn[], seen: number[] = []): string {
-  if (position < physicalCount) return stagingColumn(position);
+export function columnTextExpression(position: number, physicalCount: number, virtualColumns: VirtualColumn[], padded: ReadonlySet<number> = NO_PADDING, seen: number[] = []): string {
+  // Rows staged as they are keep surrounding spaces; columns where the profile saw some are trimmed here.
+  if (position < physicalCount) return padded.has(position) ? `NULLIF(btrim(${stagingColumn(position)}), '')` : stagingColumn(position);
   const column = virtualColumns.find((c) => c.position === position);
   if (!column) throw new Error(`column ${position} does not exist`);
   if (seen.includes(position)) throw new Error(`virtual column ${column.name} refers to itself`);
-  const inner = (p: number) => columnTextExpression(p, physicalCount, virtualColumns, [...seen, position]);
+  const inner = (p: number) => columnTextExpression(p, physicalCount, virtualColumns, padded, [...seen, position]);
   switch (column.type) {
     case "DUPLICATE":
       return inner(column.columnIndex!);
@@ -88,7 +96,8 @@ export function columnTextExpression(position: number, physicalCount: number, vi
 export async function profileVirtualColumns(pool: pg.Pool, staging: string, fileInfo: TabularFileInfo, virtualColumns: VirtualColumn[], sampleRows = 5000): Promise<ColumnData[]> {
   if (virtualColumns.length === 0) return [];
   const physical = fileInfo.columnData.length;
-  const expressions = virtualColumns.map((c) => `${columnTextExpression(c.position, physical, virtualColumns)} AS v${c.position}`);
+  const padded = paddedPositions(fileInfo);
+  const expressions = virtualColumns.map((c) => `${columnTextExpression(c.position, physical, virtualColumns, padded)} AS v${c.position}`);
   const { rows } = await pool.query<Record<string, string | null> & { row_no: string }>(
     `SELECT row_no, ${expressions.join(", ")} FROM ${qualifiedTable(staging)} ORDER BY row_no LIMIT ${Math.max(1, Math.floor(sampleRows))}`,
   );

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { combinationKey, needsWindow, normalizeSelection, windowedKeys, type TransactionIdSelection } from "../analysis/transaction-keys.js";
 import { qualifiedTable } from "../sql/identifiers.js";
-import { FIELDS, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan, type Storage } from "../sql/parse-plan.js";
+import { FIELDS, fence, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan, type Storage } from "../sql/parse-plan.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
 
 /** A column of the entries table, described for data table definitions. */
@@ -96,7 +96,7 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
     else select.push(`${txid ? txid.text : "NULL::text"} AS ${FIELDS.txid}`);
     const base = `SELECT ${select.join(", ")} FROM ${staging}`;
     if (selection && needsWindow(selection)) return `SELECT w.*, w.k AS ${FIELDS.txid} FROM (${windowedKeys(selection, base)}) w`;
-    return `${base} OFFSET 0`;
+    return `${base}${fence(plan, guarded)}`;
   };
 
   const { rowCount, guarded: usedGuards } = await withParseFallback(async (guarded) => {

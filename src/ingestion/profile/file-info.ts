@@ -78,6 +78,7 @@ function columnData(column: ColumnProfile, rowCount: number): ColumnData {
     blanks: metric(rowCount > 0 && column.blank === rowCount ? "WARN" : "PASS", column.blank, column.blankRows.map((rowIndex) => ({ rowIndex, position: column.position, value: "" }))),
     distinctValues: metric("PASS", column.distinct, [], { approximate: column.distinctApproximate }),
     samples: metric("PASS", column.samples.length, [], { values: column.samples }),
+    padding: metric("PASS", column.padded),
   };
   const candidates = formatCandidates(column, type);
   if (candidates) {

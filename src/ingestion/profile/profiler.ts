@@ -13,6 +13,7 @@ export interface ColumnProfile {
   samples: string[];
   nonBlank: number;
   blank: number;
+  padded: number;
   blankRows: number[];
   textCount: number;
   numberCount: number;
@@ -67,6 +68,8 @@ const PREVIEWS = 5;
 class ColumnAccumulator {
   nonBlank = 0;
   blank = 0;
+  /** Values with spaces around them (or only spaces): staged text is trimmed by expressions then. */
+  padded = 0;
   blankRows: number[] = [];
   textCount = 0;
   numberCount = 0;
@@ -190,6 +193,7 @@ export class Profiler {
         e = ends[f];
         while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
         while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
+        if (s !== starts[f] || e !== ends[f]) column.padded++;
       }
       this.shadowSet[f] = 0;
       if (s === e) {
@@ -386,6 +390,7 @@ export class Profiler {
           samples: c.samples,
           nonBlank: c.nonBlank,
           blank: c.blank,
+          padded: c.padded,
           blankRows: c.blankRows,
           textCount: c.textCount,
           numberCount: c.numberCount + c.compactDateCount,

@@ -1,6 +1,6 @@
 import { summarizeColumns } from "../mapping/columns.js";
 import type { AppliedMapping } from "../mapping/model.js";
-import { columnTextExpression } from "../mapping/virtual-columns.js";
+import { columnTextExpression, paddedPositions } from "../mapping/virtual-columns.js";
 import type { DateOrder } from "../profile/date-shape.js";
 import { NUMBER_FORMAT_DOT, type NumberFormat } from "../profile/number-shape.js";
 import type { ColumnData, ColumnDefinition, TabularFileInfo } from "../types.js";
@@ -52,6 +52,8 @@ export interface ParsePlan {
   dateOrder: DateOrder;
   physicalCount: number;
   virtualColumns: AppliedMapping["virtualColumns"];
+  /** File columns whose staged text must be trimmed. */
+  padded: number[];
 }
 
 function storageOf(definition: ColumnDefinition | undefined): Storage {
@@ -95,8 +97,9 @@ export function buildParsePlan(
   const fields: ResolvedField[] = [];
   const additional: AdditionalColumn[] = [];
   const taken = new Set<string>();
+  const padded = paddedPositions(fileInfo);
   for (const mapping of applied.columnMappings) {
-    const text = columnTextExpression(mapping.position, physicalCount, applied.virtualColumns);
+    const text = columnTextExpression(mapping.position, physicalCount, applied.virtualColumns, padded);
     if (!mapping.platformField) {
       if (mapping.additionalColumnName) {
         additional.push({ name: mapping.additionalColumnName, sqlName: additionalColumnName(mapping.additionalColumnName, taken), position: mapping.position, text });
@@ -134,7 +137,7 @@ export function buildParsePlan(
   const parsedDates = fields.filter((f) => f.storage === "DATE" && !f.shadow);
   const effective = parsedDates.find((f) => f.platformField === FIELDS.effectiveDate);
   const dateOrder = statementDateOrder([effective?.format, ...parsedDates.map((f) => f.format)]);
-  return { fields, additional, dateOrder, physicalCount, virtualColumns: applied.virtualColumns };
+  return { fields, additional, dateOrder, physicalCount, virtualColumns: applied.virtualColumns, padded: [...padded] };
 }
 
 function firstKey(record: Record<string, number> | undefined): string | undefined {
@@ -180,3 +183,15 @@ export function signedAmountExpression(plan: ParsePlan, forceGuard: boolean): st
 export function sqlColumn(name: string): string {
   return column(name);
 }
+
+/**
+ * `OFFSET 0` keeps a subquery from being flattened, so that an expensive typed expression used
+ * several times above it (the signed amount in debit, credit and amount) is computed once per row.
+ * When every typed field reads a staged shadow the expressions are trivial: the subquery is left to
+ * be flattened (faster, and open to parallel plans).
+ */
+export function fence(plan: ParsePlan, guarded: boolean): string {
+  const expensive = guarded || plan.fields.some((f) => f.storage !== "TEXT" && !f.shadow);
+  return expensive ? " OFFSET 0" : "";
+}
+

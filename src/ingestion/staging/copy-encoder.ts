@@ -1,68 +1,82 @@
 import { utf8SequenceLength } from "../csv/encoding.js";
 import type { RecordView } from "../csv/tokenizer.js";
+import { literal } from "../sql/identifiers.js";
 
-const TAB = 0x09;
-const NEWLINE = 0x0a;
-const BACKSLASH = 0x5c;
+const LF = 0x0a;
+const CR = 0x0d;
 const OUT_CHUNK = 1 << 20;
 
 /**
- * Encodes data rows in PostgreSQL's COPY text format for a staging table
- * (row_no, c0 .. c{width-1}, extra): fields trimmed, blanks as NULL, backslash, tab and line breaks
- * escaped, invalid UTF-8 replaced by U+FFFD and NUL bytes dropped (PostgreSQL refuses both), fields
- * beyond the width joined into `extra` with the file's delimiter. Output accumulates in 1 MiB
- * buffers handed out by `take()`.
+ * Encodes data rows as CSV for `COPY ... (FORMAT csv)` into a staging table
+ * (row_no, c0 .. c{width-1}, extra, shadows): a row of the file whose bytes are clean and regular
+ * is passed through as it is (one memory copy: PostgreSQL parses the same CSV dialect), other rows
+ * are rebuilt field by field: trimmed, quoted when needed, invalid UTF-8 replaced by U+FFFD, NUL
+ * bytes dropped, fields beyond the width joined into `extra`. Output accumulates in 1 MiB buffers
+ * handed out by `take()`.
  */
 export class CopyRowEncoder {
   private out = Buffer.allocUnsafe(OUT_CHUNK);
   private pos = 0;
   private ready: Buffer[] = [];
   rows = 0;
-  /** Invalid UTF-8 sequences replaced by U+FFFD. */
-  invalid = 0;
+  /** Rows passed through unchanged (for tests and tuning). */
+  passedThrough = 0;
+  private readonly quote: number;
 
   constructor(
     private readonly width: number,
     private readonly delimiter: number,
+    /** The file's quote byte, or -1 (rows are then always rebuilt, quoted with '"'). */
+    fileQuote: number,
     /** Fields with a typed shadow column, written after `extra` in this order. */
     private readonly shadowFields: number[] = [],
-  ) {}
+  ) {
+    this.quote = fileQuote >= 0 ? fileQuote : 0x22;
+    this.passThrough = fileQuote >= 0;
+  }
 
-  /** Appends one row; `shadowSet`/`shadowValue` hold the typed values of this row per field. */
-  encode(record: RecordView, shadowSet?: Uint8Array, shadowValue?: Float64Array): void {
+  private readonly passThrough: boolean;
+
+  /** COPY options matching the encoding, for the columns listed. */
+  copyOptions(columns: string[]): string {
+    const q = String.fromCharCode(this.quote);
+    return `FORMAT csv, DELIMITER ${literal(String.fromCharCode(this.delimiter))}, QUOTE ${literal(q)}, ESCAPE ${literal(q)}, NULL '', FORCE_NULL (${columns.join(", ")})`;
+  }
+
+  /**
+   * Appends one row. `shadowSet`/`shadowValue` hold the row's typed values per field; `clean`
+   * says the bytes are valid UTF-8 without NUL, so that they may be passed through.
+   */
+  encode(record: RecordView, shadowSet: Uint8Array | undefined, shadowValue: Float64Array | undefined, clean: boolean): void {
     const { buf, starts, ends, count } = record;
-    let span = 0;
-    for (let f = 0; f < count; f++) span += ends[f] - starts[f];
-    this.ensure(32 + 3 * span + 3 * Math.max(count, this.width) + 24 * this.shadowFields.length);
+    const raw = record.end - record.start;
+    this.ensure(48 + 3 * raw + 3 * Math.max(count, this.width) + 24 * this.shadowFields.length);
     const out = this.out;
-    let p = this.writeInteger(record.index);
-    for (let f = 0; f < this.width; f++) {
-      out[p++] = TAB;
-      p = f < count ? this.writeField(buf, starts[f], ends[f], p) : this.writeNull(p);
-    }
-    out[p++] = TAB;
-    if (count > this.width) {
-      const start = p;
-      for (let f = this.width; f < count; f++) {
-        if (f > this.width) p = this.writeRaw(this.delimiter, p);
-        p = this.writeField(buf, starts[f], ends[f], p, true);
+    let p = this.writeDigits(record.index, this.pos);
+    out[p++] = this.delimiter;
+    if (clean && this.passThrough && !record.rewritten && count === this.width) {
+      // A byte loop beats creating a subarray view for the short spans of ledger rows.
+      if (raw < 512) {
+        for (let k = record.start; k < record.end; k++) out[p++] = buf[k];
+      } else {
+        out.set(buf.subarray(record.start, record.end), p);
+        p += raw;
       }
-      // Only delimiters (trailing empty fields) is no extra content.
-      let content = false;
-      for (let k = start; k < p; k++) if (out[k] !== this.delimiter) content = true;
-      if (!content) p = this.writeNull(start);
+      out[p++] = this.delimiter; // extra: NULL
+      this.passedThrough++;
     } else {
-      p = this.writeNull(p);
+      for (let f = 0; f < this.width; f++) {
+        if (f > 0) out[p++] = this.delimiter;
+        if (f < count) p = this.writeField(buf, starts[f], ends[f], p);
+      }
+      out[p++] = this.delimiter;
+      if (count > this.width) p = this.writeExtra(record, p);
     }
     for (const f of this.shadowFields) {
-      out[p++] = TAB;
-      if (shadowSet && shadowValue && shadowSet[f] === 1) {
-        p = this.writeDigits(shadowValue[f], p);
-      } else {
-        p = this.writeNull(p);
-      }
+      out[p++] = this.delimiter;
+      if (shadowSet && shadowValue && shadowSet[f] === 1) p = this.writeDigits(shadowValue[f], p);
     }
-    out[p++] = NEWLINE;
+    out[p++] = LF;
     this.pos = p;
     this.rows++;
   }
@@ -86,21 +100,6 @@ export class CopyRowEncoder {
     this.pos = 0;
   }
 
-  private writeRaw(byte: number, p: number): number {
-    this.out[p] = byte;
-    return p + 1;
-  }
-
-  private writeNull(p: number): number {
-    this.out[p] = BACKSLASH;
-    this.out[p + 1] = 0x4e; // N
-    return p + 2;
-  }
-
-  private writeInteger(value: number): number {
-    return this.writeDigits(value, this.pos);
-  }
-
   /** Writes an integer (|value| < 2^53) as decimal digits without building a string. */
   private writeDigits(value: number, p: number): number {
     const out = this.out;
@@ -112,6 +111,13 @@ export class CopyRowEncoder {
       out[p] = 0x30 + value;
       return p + 1;
     }
+    if (value <= 0x7fffffff) {
+      let digits = 1;
+      for (let v = (value / 10) | 0; v > 0; v = (v / 10) | 0) digits++;
+      let at = p + digits - 1;
+      for (let v = value | 0; v > 0; v = (v / 10) | 0) out[at--] = 0x30 + (v % 10);
+      return p + digits;
+    }
     let digits = 0;
     for (let v = value; v >= 1; v = Math.floor(v / 10)) digits++;
     let at = p + digits - 1;
@@ -119,18 +125,29 @@ export class CopyRowEncoder {
     return p + digits;
   }
 
-  private writeField(buf: Uint8Array, s: number, e: number, p: number, keepBlank = false): number {
-    while (s < e && (buf[s] === 0x20 || buf[s] === TAB)) s++;
-    while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === TAB)) e--;
-    if (s === e) return keepBlank ? p : this.writeNull(p);
+  /** One field, trimmed; blank writes nothing (NULL); quoted when it holds the delimiter, a quote or a line break. */
+  private writeField(buf: Uint8Array, s: number, e: number, p: number): number {
+    while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
+    while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
+    if (s === e) return p;
     const out = this.out;
+    const quote = this.quote;
+    const delimiter = this.delimiter;
+    let special = false;
     for (let k = s; k < e; k++) {
       const b = buf[k];
-      // Printable ASCII other than backslash: copied as is (almost every byte of a ledger).
-      if (b >= 0x20 && b < 0x80 && b !== BACKSLASH) {
-        out[p++] = b;
-        continue;
+      if (b === delimiter || b === quote || b === LF || b === CR || b === 0 || b >= 0x80) {
+        special = true;
+        break;
       }
+    }
+    if (!special) {
+      out.set(buf.subarray(s, e), p);
+      return p + (e - s);
+    }
+    out[p++] = quote;
+    for (let k = s; k < e; k++) {
+      const b = buf[k];
       if (b >= 0x80) {
         const len = utf8SequenceLength(buf, k, e);
         if (len > 0) {
@@ -140,26 +157,50 @@ export class CopyRowEncoder {
           out[p++] = 0xef;
           out[p++] = 0xbf;
           out[p++] = 0xbd;
-          this.invalid++;
         }
         continue;
       }
-      if (b === BACKSLASH) {
-        out[p++] = BACKSLASH;
-        out[p++] = BACKSLASH;
-      } else if (b === TAB) {
-        out[p++] = BACKSLASH;
-        out[p++] = 0x74;
-      } else if (b === NEWLINE) {
-        out[p++] = BACKSLASH;
-        out[p++] = 0x6e;
-      } else if (b === 0x0d) {
-        out[p++] = BACKSLASH;
-        out[p++] = 0x72;
-      } else if (b !== 0) {
+      if (b === 0) continue;
+      if (b === quote) out[p++] = quote;
+      out[p++] = b;
+    }
+    out[p++] = quote;
+    return p;
+  }
+
+  /** Fields beyond the width, joined with the file's delimiter into one quoted field (NULL when all blank). */
+  private writeExtra(record: RecordView, p: number): number {
+    let any = false;
+    for (let f = this.width; f < record.count; f++) {
+      for (let k = record.starts[f]; k < record.ends[f]; k++) {
+        if (record.buf[k] !== 0x20 && record.buf[k] !== 0x09) any = true;
+      }
+    }
+    if (!any) return p;
+    const out = this.out;
+    out[p++] = this.quote;
+    for (let f = this.width; f < record.count; f++) {
+      if (f > this.width) out[p++] = this.delimiter;
+      for (let k = record.starts[f]; k < record.ends[f]; k++) {
+        const b = record.buf[k];
+        if (b >= 0x80) {
+          const len = utf8SequenceLength(record.buf, k, record.ends[f]);
+          if (len > 0) {
+            for (let j = 0; j < len; j++) out[p++] = record.buf[k + j];
+            k += len - 1;
+          } else {
+            out[p++] = 0xef;
+            out[p++] = 0xbf;
+            out[p++] = 0xbd;
+          }
+          continue;
+        }
+        if (b === 0) continue;
+        if (b === this.quote) out[p++] = this.quote;
         out[p++] = b;
       }
     }
+    out[p++] = this.quote;
     return p;
   }
 }

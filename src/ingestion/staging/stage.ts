@@ -50,6 +50,8 @@ export interface StageResult {
   fileInfo: TabularFileInfo;
   detection: FormatDetection;
   degrouped: GroupedFormat | null;
+  /** Rows handed to COPY as the file had them (the rest were rebuilt field by field). */
+  rowsPassedThrough: number;
 }
 
 /**
@@ -75,12 +77,13 @@ export async function stageFile(pool: pg.Pool, path: string, options: StageOptio
     columns.push("extra text");
     for (const f of shadowFields) columns.push(shadows[f]!.kind === "MONEY_100" ? `n${f} bigint` : `d${f} integer`);
     await client.query(`CREATE UNLOGGED TABLE ${table} (row_no bigint NOT NULL, ${columns.join(", ")})`);
-    const copy = client.query(copyFrom(`COPY ${table} FROM STDIN WITH (FREEZE)`));
+    encoder = new CopyRowEncoder(width, detection.delimiter.charCodeAt(0), detection.quote ? detection.quote.charCodeAt(0) : -1, shadowFields);
+    const textColumns = Array.from({ length: width }, (_, i) => column(stagingColumn(i)));
+    const copy = client.query(copyFrom(`COPY ${table} FROM STDIN WITH (${encoder.copyOptions([...textColumns, "extra"])}, FREEZE)`));
     const failed = new Promise<never>((_, reject) => copy.once("error", reject));
     failed.catch(() => undefined);
     const finished = once(copy, "finish");
     finished.catch(() => undefined);
-    encoder = new CopyRowEncoder(width, detection.delimiter.charCodeAt(0), shadowFields);
     const flush = async (all: boolean) => {
       for (const buffer of encoder!.take(all)) {
         if (!copy.write(buffer)) await Promise.race([once(copy, "drain"), failed]);
@@ -89,9 +92,7 @@ export async function stageFile(pool: pg.Pool, path: string, options: StageOptio
     const scan = await scanFile(path, detection, {
       degroup: degroupFormat,
       shadows,
-      onRow: (record, set, value) => encoder!.encode(record, set, value),
-      // Rows read from bytes are checked by the encoder; degrouped rows were decoded to strings on the way.
-      validateUtf8: degroupFormat !== null,
+      onRow: (record, set, value, clean) => encoder!.encode(record, set, value, clean),
       afterChunk: () => flush(false),
     });
     await flush(true);
@@ -111,7 +112,7 @@ export async function stageFile(pool: pg.Pool, path: string, options: StageOptio
         rowContentSnippets: detection.rowContentSnippets,
         format: detection.groupedFormat,
         degrouped: degroupFormat !== null,
-        invalidCharacters: scan.invalidCharacters + encoder.invalid,
+        invalidCharacters: scan.invalidCharacters,
       },
       scan.profile,
     );
@@ -128,6 +129,7 @@ export async function stageFile(pool: pg.Pool, path: string, options: StageOptio
       fileInfo,
       detection,
       degrouped: degroupFormat,
+      rowsPassedThrough: encoder.passedThrough,
     };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
