@@ -63,10 +63,16 @@ async function ingest(): Promise<Record<string, unknown>> {
     accounts = analysis.accounts;
     known = analysis.transactionIdPreview ? [analysis.transactionIdPreview] : [];
     lap("analyses in one pass (dates, accounts, txid)");
-  } else {
+  } else if (process.env.BENCH_INGEST_ANALYSES === "separate") {
     const summary = await summarizeEffectiveDates(pool, staging, plan);
     effectiveDateMetrics(summary, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
     lap("effective dates");
+  } else {
+    // Default: effective dates and accounts in one pass; transaction ids in the next step.
+    const analysis = await analyzeStagedData(pool, staging, plan);
+    effectiveDateMetrics(analysis.effectiveDates!, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
+    accounts = analysis.accounts;
+    lap("effective dates + accounts");
   }
   const { previews, selected } = await chooseTransactionId(pool, staging, plan, candidates, known);
   const selection = candidates[selected];

@@ -167,6 +167,15 @@ export function effectiveDateMetrics(summary: EffectiveDateSummary, period: Peri
 /** Rows of a staging or entries table by row_no, as string maps (to fill dataPreviews). */
 export async function loadRows(pool: pg.Pool, table: string, rowNos: number[]): Promise<Map<number, Record<string, unknown>>> {
   if (rowNos.length === 0) return new Map();
-  const { rows } = await pool.query(`SELECT * FROM ${qualifiedTable(table)} WHERE row_no = ANY($1::bigint[])`, [rowNos]);
-  return new Map(rows.map((r) => [Number(r.row_no), r]));
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    // Staging tables have only a BRIN index on row_no and no statistics: make the planner use it.
+    await client.query("SET LOCAL enable_seqscan = off");
+    const { rows } = await client.query(`SELECT * FROM ${qualifiedTable(table)} WHERE row_no = ANY($1::bigint[])`, [rowNos]);
+    await client.query("COMMIT");
+    return new Map(rows.map((r) => [Number(r.row_no), r]));
+  } finally {
+    client.release();
+  }
 }

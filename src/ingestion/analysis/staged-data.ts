@@ -22,9 +22,21 @@ export interface StagedDataAnalysis {
  * mappings), and the rating of one transaction id selection (the proposed one, or the mapped txid
  * column) for CHECKING_INTEGRITY to reuse. Costs about one of the separate passes.
  */
-export async function analyzeStagedData(pool: pg.Pool, staging: string, plan: ParsePlan, options: { selection?: TransactionIdSelection | null } = {}): Promise<StagedDataAnalysis> {
-  const date = field(plan, FIELDS.effectiveDate);
-  const account = field(plan, FIELDS.account);
+export interface AnalyzeOptions {
+  /** Entries per effective date (default true). */
+  effectiveDates?: boolean;
+  /** Distinct accounts (default true). */
+  accounts?: boolean;
+  /**
+   * A transaction id selection to rate in the same pass. Its 250,000-odd groups cost about as much
+   * as the rest together, so pass it only when the step that needs it comes next anyway.
+   */
+  selection?: TransactionIdSelection | null;
+}
+
+export async function analyzeStagedData(pool: pg.Pool, staging: string, plan: ParsePlan, options: AnalyzeOptions = {}): Promise<StagedDataAnalysis> {
+  const date = options.effectiveDates === false ? undefined : field(plan, FIELDS.effectiveDate);
+  const account = options.accounts === false ? undefined : field(plan, FIELDS.account);
   const description = field(plan, FIELDS.accountDescription);
   const fund = field(plan, FIELDS.fund);
   const selection = options.selection && !needsWindow(options.selection) ? options.selection : null;
@@ -37,32 +49,34 @@ export async function analyzeStagedData(pool: pg.Pool, staging: string, plan: Pa
       await client.query("SET LOCAL work_mem = '128MB'");
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
       const d = date && date.storage === "DATE" ? typedExpression(date, plan, guarded) : "NULL::date";
-      const columns = ["d", "k", "acct", "descr", "fund"];
-      const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${selection ? `hashtextextended(${combinationKey(selection, plan)}, 0)` : "NULL::bigint"} AS k,
-                           ${account ? account.text : "NULL::text"} AS acct, ${description ? description.text : "NULL::text"} AS descr,
-                           ${fund ? fund.text : "NULL::text"} AS fund
-                      FROM ${table}${fence(plan, guarded)}`;
-      const sets: string[] = [];
-      if (date && date.storage === "DATE") sets.push("(d)");
-      if (selection) sets.push("(k)");
-      if (account) sets.push("(fund, acct, descr)");
+      const sets: string[][] = [];
+      if (date && date.storage === "DATE") sets.push(["d"]);
+      if (selection) sets.push(["k"]);
+      if (account) sets.push(["fund", "acct", "descr"]);
       if (sets.length === 0) {
         await client.query("COMMIT");
         return { effectiveDates: null, accounts: null, transactionIdPreview: null };
       }
-      // GROUPING() bit i (from the right) is set when column i of the list is not grouped.
-      const bit = (name: string) => 1 << (columns.length - 1 - columns.indexOf(name));
+      const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${selection ? `hashtextextended(${combinationKey(selection, plan)}, 0)` : "NULL::bigint"} AS k,
+                           ${account ? account.text : "NULL::text"} AS acct, ${description ? description.text : "NULL::text"} AS descr,
+                           ${fund ? fund.text : "NULL::text"} AS fund
+                      FROM ${table}${fence(plan, guarded)}`;
+      // GROUPING() over the grouped columns: bit i (from the right) is set when column i is not grouped.
+      const columns = sets.flat();
+      const bit = (name: string) => (columns.includes(name) ? 1 << (columns.length - 1 - columns.indexOf(name)) : 0);
       const all = (1 << columns.length) - 1;
       const dayGid = all - bit("d");
       const keyGid = all - bit("k");
       const accountGid = all - bit("fund") - bit("acct") - bit("descr");
+      const types: Record<string, string> = { d: "date", k: "bigint", acct: "text", descr: "text", fund: "text" };
+      const outputs = Object.keys(types).map((c) => (columns.includes(c) ? c : `NULL::${types[c]} AS ${c}`));
       const { rows } = await client.query(
         `WITH g AS MATERIALIZED (
-           SELECT GROUPING(${columns.join(", ")}) AS gid, ${columns.join(", ")}, count(*) AS n, sum(coalesce(a, 0)) AS bal,
+           SELECT GROUPING(${columns.join(", ")}) AS gid, ${outputs.join(", ")}, count(*) AS n, sum(coalesce(a, 0)) AS bal,
                   count(*) FILTER (WHERE a > 0) AS dn, count(*) FILTER (WHERE a < 0) AS cn,
                   coalesce(sum(a) FILTER (WHERE a > 0), 0) AS ds, coalesce(-sum(a) FILTER (WHERE a < 0), 0) AS cs,
                   min(row_no) AS lo, max(row_no) AS hi, min(d) <> max(d) AS dates
-             FROM (${base}) b GROUP BY GROUPING SETS (${sets.join(", ")}))
+             FROM (${base}) b GROUP BY GROUPING SETS (${sets.map((set) => `(${set.join(", ")})`).join(", ")}))
          SELECT 'day' AS kind, jsonb_build_object('d', to_char(d, 'YYYY-MM-DD'), 'n', n, 'dn', dn, 'cn', cn, 'ds', ds, 'cs', cs, 'lo', lo) AS v FROM g WHERE gid = ${dayGid}
          UNION ALL
          SELECT 'account', jsonb_build_object('fund', fund, 'acct', acct, 'descr', descr, 'n', n, 'ds', ds, 'cs', cs) FROM g WHERE gid = ${accountGid} AND acct IS NOT NULL

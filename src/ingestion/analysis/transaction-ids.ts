@@ -43,13 +43,13 @@ export interface Stats {
   multiDate: number;
   blankRows: number;
   rows: number;
-  /** Example transactions as [first row_no, last row_no, entries, balance]. */
-  examples: ExampleRange[];
+  /** First row_no of each example transaction (first and last unbalanced, first and last balanced). */
+  examples: number[];
   /** Ids of windowed selections' examples, by first row_no. */
   windowedIds: Map<number, string>;
 }
 
-type ExampleRange = [number, number, number, number];
+
 
 const DETAIL_ROWS = 20;
 
@@ -123,7 +123,7 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
         const { rows } = await client.query(
           `SELECT gid, ${aggregates("key")}
              FROM (SELECT GROUPING(${keyColumns}) AS gid, ${keyColumns}, count(*) AS n, sum(coalesce(a, 0)) AS bal, min(d) <> max(d) AS dates,
-                          min(row_no) AS lo, max(row_no) AS hi
+                          min(row_no) AS lo
                      FROM (${base}) b GROUP BY GROUPING SETS (${sets})) g
             CROSS JOIN LATERAL (SELECT ${key} AS key) kk
             GROUP BY gid`,
@@ -140,7 +140,7 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
         const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${key} AS key FROM ${table}`;
         const { rows } = await client.query(
           `SELECT ${aggregates("k", true)}
-             FROM (SELECT k, count(*) AS n, sum(coalesce(a, 0)) AS bal, min(d) <> max(d) AS dates, min(row_no) AS lo, max(row_no) AS hi
+             FROM (SELECT k, count(*) AS n, sum(coalesce(a, 0)) AS bal, min(d) <> max(d) AS dates, min(row_no) AS lo
                      FROM (${windowedKeys(selection, base)}) w GROUP BY k) g`,
         );
         stats.set(i, toStats(rows[0]));
@@ -173,22 +173,19 @@ export function aggregates(key: string, withKeys = false): string {
           coalesce(sum(n) FILTER (WHERE ${key} IS NULL), 0) AS blank_rows,
           coalesce(sum(n), 0) AS rows,
           count(*) FILTER (WHERE ${key} IS NULL) AS blank_groups,
-          min(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal <> 0 AND ${key} IS NOT NULL) AS ex_unbalanced_1,
-          max(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal <> 0 AND ${key} IS NOT NULL) AS ex_unbalanced_2,
-          min(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal = 0 AND n > 1 AND ${key} IS NOT NULL) AS ex_balanced_1,
-          max(ARRAY[lo, hi, n, bal::bigint]) FILTER (WHERE bal = 0 AND n > 1 AND ${key} IS NOT NULL) AS ex_balanced_2${keys}`;
+          min(lo) FILTER (WHERE bal <> 0 AND ${key} IS NOT NULL) AS ex_unbalanced_1,
+          max(lo) FILTER (WHERE bal <> 0 AND ${key} IS NOT NULL) AS ex_unbalanced_2,
+          min(lo) FILTER (WHERE bal = 0 AND n > 1 AND ${key} IS NOT NULL) AS ex_balanced_1,
+          max(lo) FILTER (WHERE bal = 0 AND n > 1 AND ${key} IS NOT NULL) AS ex_balanced_2${keys}`;
 }
 
 export function toStats(row: Record<string, unknown>): Stats {
   const blankGroups = Number(row.blank_groups ?? 0);
-  const seen = new Set<number>();
-  const examples: ExampleRange[] = [];
+  const examples: number[] = [];
   for (const value of [row.ex_unbalanced_1, row.ex_unbalanced_2, row.ex_balanced_1, row.ex_balanced_2]) {
-    if (!Array.isArray(value)) continue;
-    const range = value.map(Number) as ExampleRange;
-    if (seen.has(range[0])) continue;
-    seen.add(range[0]);
-    examples.push(range);
+    if (value === null || value === undefined) continue;
+    const lo = Number(value);
+    if (!examples.includes(lo)) examples.push(lo);
   }
   const windowedIds = new Map<number, string>();
   for (const value of [row.key_unbalanced_1, row.key_unbalanced_2, row.key_balanced_1, row.key_balanced_2]) {
@@ -209,13 +206,14 @@ export function toStats(row: Record<string, unknown>): Stats {
   };
 }
 
-/** How far past its first row an example transaction's detail rows are looked for. */
+/** How far past its first row an example transaction's entries are looked for (its count and balance cover these). */
 const EXAMPLE_SPAN = 5000;
 
 /**
- * Detail rows of the example transactions: each example is known by its first and last row_no, so
- * its rows are read through the staging table's BRIN index on row_no (a few pages), keeping the
- * rows whose key equals the key of its first row (for running totals, every row in the range).
+ * Detail rows of the example transactions: each example is known by its first row_no, so its rows
+ * are read through the staging table's BRIN index on row_no (a few pages from there), keeping the
+ * rows whose key equals the key of the first row (for running totals, the rows up to where the
+ * running total returns to zero).
  */
 export async function exampleRows(
   client: pg.PoolClient,
@@ -227,20 +225,31 @@ export async function exampleRows(
 ): Promise<Map<number, ExampleTransaction[]>> {
   const result = new Map<number, ExampleTransaction[]>();
   const shown = plan.fields.map((f) => `${f.text} AS ${sqlColumn(f.platformField)}`).join(", ");
+  // Staging tables have no statistics: without this the planner reads the whole table for a few ranges.
+  await client.query("SET LOCAL enable_seqscan = off");
   for (const [i, selection] of selections.entries()) {
     const examples = stats.get(i)?.examples ?? [];
     if (examples.length === 0) continue;
-    const key = normalizeSelection(selection).type === "RUNNING_TOTAL" ? "NULL::text" : combinationKey(selection, plan);
-    const ranges = examples.map(([lo, hi]) => `row_no BETWEEN ${lo} AND ${Math.min(hi, lo + EXAMPLE_SPAN)}`).join(" OR ");
+    const running = normalizeSelection(selection).type === "RUNNING_TOTAL";
+    const key = running ? "NULL::text" : combinationKey(selection, plan);
+    const ranges = examples.map((lo) => `row_no BETWEEN ${lo} AND ${lo + EXAMPLE_SPAN}`).join(" OR ");
     const { rows } = await client.query(`SELECT row_no, ${amount} AS a, ${key} AS key${shown ? `, ${shown}` : ""} FROM ${table} WHERE ${ranges} ORDER BY row_no`);
-    const byRow = new Map(rows.map((r) => [Number(r.row_no), r]));
     result.set(
       i,
-      examples.map(([lo, hi, n, balance]) => {
-        const first = byRow.get(lo);
-        const members = rows.filter((r) => Number(r.row_no) >= lo && Number(r.row_no) <= hi && (first?.key ?? null) === (r.key ?? null));
-        const transactionId = needsWindow(selection) ? (stats.get(i)!.windowedIds.get(lo) ?? null) : (first?.key ?? null);
-        return { transactionId, count: n, balance, rows: members.slice(0, DETAIL_ROWS).map(detail) };
+      examples.map((lo) => {
+        const from = rows.findIndex((r) => Number(r.row_no) === lo);
+        const members: Record<string, unknown>[] = [];
+        let balance = 0;
+        for (let r = from; r >= 0 && r < rows.length && Number(rows[r].row_no) <= lo + EXAMPLE_SPAN; r++) {
+          const row = rows[r];
+          if (!running && (row.key ?? null) !== (rows[from].key ?? null)) continue;
+          members.push(row);
+          balance += row.a === null || row.a === undefined ? 0 : Number(row.a);
+          if (running && balance === 0) break;
+        }
+        const first = from >= 0 ? rows[from] : null;
+        const transactionId = needsWindow(selection) ? (stats.get(i)!.windowedIds.get(lo) ?? null) : ((first?.key as string | null) ?? null);
+        return { transactionId, count: members.length, balance, rows: members.slice(0, DETAIL_ROWS).map(detail) };
       }),
     );
   }

@@ -16,11 +16,3 @@ export function classifyText(value: string): DetectedType | "BLANK" {
   if (numberShape.parse(bytes, 0, bytes.length)) return "NUMBER";
   return "TEXT";
 }
-
-/** Trims ASCII spaces and tabs around buf[s, e); returns the trimmed bounds packed as [s, e]. */
-export function trimBounds(buf: Uint8Array, s: number, e: number, out: Int32Array): void {
-  while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
-  while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
-  out[0] = s;
-  out[1] = e;
-}

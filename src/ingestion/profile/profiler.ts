@@ -1,6 +1,6 @@
 import type { RecordView } from "../csv/tokenizer.js";
 import { fieldText } from "../csv/tokenizer.js";
-import { DateShape, dateFormatOf, ordersOf, ORDER_MDY, ORDER_DMY, ORDER_YMD } from "./date-shape.js";
+import { DateShape, dateFormatOf, ORDER_MDY, ORDER_DMY, ORDER_YMD } from "./date-shape.js";
 import { DistinctCounter, RowHashSet } from "./distinct.js";
 import { NumberShape, NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./number-shape.js";
 
@@ -429,4 +429,3 @@ function text(buf: Uint8Array, s: number, e: number): string {
   return decoder.decode(buf.subarray(s, e));
 }
 
-export { ordersOf };
