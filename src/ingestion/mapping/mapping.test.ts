@@ -3,7 +3,8 @@ import { GENERAL_LEDGER_COLUMNS } from "../../../test/ingestion/definitions.js";
 import { ERP_GENERAL_LEDGER, FixtureDir, frenchFec, germanLedger, QUICKBOOKS_ONLINE_JOURNAL, SIGNED_AMOUNT_LEDGER, SPANISH_LEDGER } from "../../../test/ingestion/fixtures.js";
 import { inspectFile } from "../inspect.js";
 import type { TabularFileInfo } from "../types.js";
-import { applyColumnMappings } from "./apply.js";
+import { selectionProblems } from "../analysis/transaction-keys.js";
+import { applyColumnMappings, validateAppliedMapping } from "./apply.js";
 import { summarizeColumns } from "./columns.js";
 import { headerScore, recommendMappings } from "./recommend.js";
 import { columnTextExpression, MappingError, placeVirtualColumns, validateVirtualColumns } from "./virtual-columns.js";
@@ -224,3 +225,29 @@ describe("virtual columns", () => {
     expect(columnTextExpression(4, 2, columns)).toBe("NULLIF(concat_ws('/', NULLIF(btrim(split_part(c0, '-', 2)), ''), c1), '')");
   });
 });
+
+describe("checks of stored choices on update", () => {
+  it("re-validates applied mappings and transaction id selections against the file", () => {
+    const { applied } = applyColumnMappings({ fileInfo: infos.erp, columnDefinitions: GENERAL_LEDGER_COLUMNS });
+    expect(validateAppliedMapping(applied, infos.erp, GENERAL_LEDGER_COLUMNS)).toEqual([]);
+    const broken = {
+      ...applied,
+      columnMappings: [
+        ...applied.columnMappings.filter((m) => m.platformField !== "account"),
+        { position: 40, field: "?", platformField: "memo", mappingType: "MANUAL" as const },
+      ],
+    };
+    expect(validateAppliedMapping(broken, infos.erp, GENERAL_LEDGER_COLUMNS)).toEqual([
+      "column 40 does not exist",
+      "memo is mapped more than once",
+      "required platform field account is not mapped to a column",
+    ]);
+    expect(selectionProblems({ type: "COMBINATION", columnSelection: [0, 99], virtualColumnSelection: [2] }, 13, applied)).toEqual([
+      "columnSelection: column 99 does not exist",
+      "virtualColumnSelection: virtual column 2 does not exist",
+    ]);
+    expect(selectionProblems({ type: "COMBINATION", columnSelection: [] }, 13, applied)).toEqual(["a COMBINATION transaction id selects at least one column"]);
+    expect(selectionProblems({ type: "RUNNING_TOTAL", columnSelection: [] }, 13, applied)).toEqual([]);
+  });
+});
+
