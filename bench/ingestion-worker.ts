@@ -17,7 +17,7 @@ import { stageFile } from "../src/ingestion/staging/stage.js";
 import { GENERAL_LEDGER_COLUMNS } from "../test/ingestion/definitions.js";
 
 const [mode, file, url] = process.argv.slice(2);
-const pool = new pg.Pool({ connectionString: url, max: 2 });
+const pool = new pg.Pool({ connectionString: url, max: 3 });
 
 async function bare(unlogged: boolean): Promise<Record<string, unknown>> {
   const columns = Array.from({ length: 13 }, (_, i) => `b${i} text`).join(", ");
@@ -58,7 +58,7 @@ async function ingest(): Promise<Record<string, unknown>> {
   let known: TransactionIdPreview[] = [];
   if (process.env.BENCH_INGEST_ANALYSES === "combined") {
     // One pass: entries per effective date, accounts, and the rating of the first candidate.
-    const analysis = await analyzeStagedData(pool, staging, plan, { selection: candidates[0] });
+    const analysis = await analyzeStagedData(pool, staging, plan, { selection: candidates[0], concurrent: false });
     effectiveDateMetrics(analysis.effectiveDates!, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
     accounts = analysis.accounts;
     known = analysis.transactionIdPreview ? [analysis.transactionIdPreview] : [];
@@ -68,11 +68,12 @@ async function ingest(): Promise<Record<string, unknown>> {
     effectiveDateMetrics(summary, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
     lap("effective dates");
   } else {
-    // Default: effective dates and accounts in one pass; transaction ids in the next step.
-    const analysis = await analyzeStagedData(pool, staging, plan);
+    // Default: effective dates and accounts in one pass, the first transaction id candidate rated beside it.
+    const analysis = await analyzeStagedData(pool, staging, plan, { selection: candidates[0] });
     effectiveDateMetrics(analysis.effectiveDates!, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
     accounts = analysis.accounts;
-    lap("effective dates + accounts");
+    known = analysis.transactionIdPreview ? [analysis.transactionIdPreview] : [];
+    lap("effective dates + accounts + first txid candidate");
   }
   const { previews, selected } = await chooseTransactionId(pool, staging, plan, candidates, known);
   const selection = candidates[selected];

@@ -335,10 +335,11 @@ describe("one pass over the mapped data", () => {
     for (const content of [ERP_GENERAL_LEDGER, frenchFec(), SIGNED_AMOUNT_LEDGER]) {
       const p = await prepare(content);
       const selection = transactionIdCandidates(p.plan, summarizeColumns(p.staged.fileInfo), p.staged.rowCount)[0];
-      const combined = await analyzeStagedData(pool, p.staging, p.plan, { selection });
+      const combined = await analyzeStagedData(pool, p.staging, p.plan, { selection, concurrent: false });
       expect(combined.effectiveDates).toEqual(await summarizeEffectiveDates(pool, p.staging, p.plan));
       const [separate] = await previewTransactionIds(pool, p.staging, p.plan, [selection]);
       expect(combined.transactionIdPreview).toEqual(separate);
+      expect(await analyzeStagedData(pool, p.staging, p.plan, { selection })).toEqual(combined);
       const { target } = await parse(p, selection);
       expect(combined.accounts).toEqual(await discoverAccounts(pool, target));
     }

@@ -1,7 +1,7 @@
 import { utf8Chunks, Utf8Validator } from "./csv/encoding.js";
 import { CsvTokenizer, recordFromTexts, recordTexts, type RecordView } from "./csv/tokenizer.js";
 import type { FormatDetection } from "./detect.js";
-import { createDegrouper } from "./formats/index.js";
+import { createDegrouper, type Degrouper } from "./formats/index.js";
 import { Profiler, type ShadowSpec, type TableProfile } from "./profile/profiler.js";
 import type { GroupedFormat } from "./types.js";
 
@@ -23,7 +23,7 @@ export interface ScanResult {
   columnNames: string[];
   synthetic: boolean[];
   profile: TableProfile;
-  /** Invalid UTF-8 sequences met (each becomes U+FFFD downstream). */
+  /** Invalid UTF-8 sequences and NUL bytes met (each is replaced or dropped downstream). */
   invalidCharacters: number;
 }
 
@@ -46,57 +46,110 @@ export function columnNames(header: string[], width: number): { names: string[];
   return { names, synthetic };
 }
 
+/** Column names of the rows a scan yields (the degrouper's when degrouping). */
+export function scanColumns(detection: FormatDetection, degroup: GroupedFormat | null | undefined): { names: string[]; synthetic: boolean[] } {
+  if (!degroup) return columnNames(detection.header, detection.width);
+  const header = createDegrouper(degroup, detection.header).header;
+  return columnNames(header, header.length);
+}
+
+/** Where the records of a file go: what is neither preamble nor header becomes data rows. */
+export interface RowSink {
+  /** A blank line after the header. */
+  blank(index: number): void;
+  /** A non-blank record (preamble, header, report line, data row). */
+  nonBlank(index: number): void;
+  /** A data row; `clean` as in ScanOptions.onRow (always false for rebuilt degrouped rows). */
+  row(record: RecordView, clean: boolean): void;
+}
+
+/**
+ * Routes tokenized records: preamble and header rows are only noted, blank lines reported, grouped
+ * layouts flattened when a degrouper is given, data rows passed on. The same routing serves the
+ * one-thread scan and the staging thread and profiling worker of a parallel stage.
+ */
+export class RowRouter {
+  private readonly degrouper: Degrouper | null;
+
+  constructor(
+    private readonly headerIndex: number | null,
+    detection: FormatDetection,
+    degroup: GroupedFormat | null | undefined,
+    private readonly sink: RowSink,
+  ) {
+    this.degrouper = degroup ? createDegrouper(degroup, detection.header) : null;
+  }
+
+  record(record: RecordView, clean: boolean): void {
+    const index = record.index;
+    if (this.headerIndex !== null && index <= this.headerIndex) {
+      if (!isBlank(record)) this.sink.nonBlank(index);
+      return;
+    }
+    if (this.degrouper) {
+      if (isBlank(record)) {
+        this.sink.blank(index);
+        return;
+      }
+      this.sink.nonBlank(index);
+      for (const row of this.degrouper.push(recordTexts(record), index)) this.sink.row(recordFromTexts(row.values, row.index), false);
+      return;
+    }
+    this.sink.row(record, clean);
+  }
+}
+
+/** Reads a file as UTF-8 chunks, tokenizes them and routes every record, tracking byte cleanliness. */
+export async function readRecords(
+  path: string,
+  detection: FormatDetection,
+  onRecord: (record: RecordView, clean: boolean) => void,
+  afterChunk?: () => Promise<void> | void,
+  /** Sees each chunk before it is tokenized (tokenizing may rewrite quoted fields in place). */
+  beforeChunk?: (chunk: Uint8Array) => void,
+): Promise<{ invalidCharacters: number }> {
+  const tokenizer = new CsvTokenizer({ delimiter: detection.delimiter.charCodeAt(0), quote: detection.quote ? detection.quote.charCodeAt(0) : -1 });
+  const validator = new Utf8Validator();
+  let clean = true;
+  let previousClean = true;
+  const handle = (record: RecordView) => onRecord(record, clean);
+  for await (const chunk of utf8Chunks(path, detection.encoding)) {
+    const chunkClean = validator.check(chunk) === 0;
+    // A record may start in the previous chunk: both must be clean.
+    clean = chunkClean && previousClean;
+    previousClean = chunkClean;
+    beforeChunk?.(chunk);
+    tokenizer.push(chunk, handle);
+    if (afterChunk) await afterChunk();
+  }
+  if (validator.end() > 0) clean = false;
+  tokenizer.end(handle);
+  return { invalidCharacters: validator.invalid };
+}
+
 /**
  * One streaming pass over the file: tokenizes, skips the preamble and header, flattens grouped
  * layouts when asked, profiles every data row and hands it to `onRow`. Memory is bounded by the
  * read chunk, one record and the profiler's capped structures.
  */
 export async function scanFile(path: string, detection: FormatDetection, options: ScanOptions = {}): Promise<ScanResult> {
-  const headerIndex = detection.headerRowIndex;
-  const degrouper = options.degroup ? createDegrouper(options.degroup, detection.header) : null;
-  const { names, synthetic } = degrouper ? columnNames(degrouper.header, degrouper.header.length) : columnNames(detection.header, detection.width);
+  const { names, synthetic } = scanColumns(detection, options.degroup);
   const profiler = new Profiler(names, synthetic, options.shadows);
   const { shadowSet, shadowValue } = profiler;
   const onRow = options.onRow;
-  const handle = (record: RecordView) => {
-    const index = record.index;
-    if (headerIndex !== null && index <= headerIndex) {
-      if (!isBlank(record)) profiler.noteNonBlank(index);
-      return;
-    }
-    if (degrouper) {
-      if (isBlank(record)) {
-        profiler.addBlank(index);
-        return;
-      }
-      profiler.noteNonBlank(index);
-      for (const row of degrouper.push(recordTexts(record), index)) {
-        const view = recordFromTexts(row.values, row.index);
-        if (profiler.add(view) && onRow) onRow(view, shadowSet, shadowValue, false);
-      }
-      return;
-    }
-    if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue, clean);
-  };
-  const tokenizer = new CsvTokenizer({ delimiter: detection.delimiter.charCodeAt(0), quote: detection.quote ? detection.quote.charCodeAt(0) : -1 });
-  const validator = new Utf8Validator();
-  let clean = true;
-  let previousClean = true;
-  for await (const chunk of utf8Chunks(path, detection.encoding)) {
-    const chunkClean = validator.check(chunk) === 0;
-    // A record may start in the previous chunk: both must be clean.
-    clean = chunkClean && previousClean;
-    previousClean = chunkClean;
-    tokenizer.push(chunk, handle);
-    if (options.afterChunk) await options.afterChunk();
-  }
-  if (validator.end() > 0) clean = false;
-  tokenizer.end(handle);
+  const router = new RowRouter(detection.headerRowIndex, detection, options.degroup, {
+    blank: (index) => profiler.addBlank(index),
+    nonBlank: (index) => profiler.noteNonBlank(index),
+    row: (record, clean) => {
+      if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue, clean);
+    },
+  });
+  const { invalidCharacters } = await readRecords(path, detection, (record, clean) => router.record(record, clean), options.afterChunk);
   if (options.afterChunk) await options.afterChunk();
-  return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters: validator.invalid };
+  return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters };
 }
 
-function isBlank(record: RecordView): boolean {
+export function isBlank(record: RecordView): boolean {
   const { buf, starts, ends } = record;
   for (let f = 0; f < record.count; f++) {
     for (let k = starts[f]; k < ends[f]; k++) {

@@ -4,7 +4,7 @@ import { qualifiedTable } from "../sql/identifiers.js";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
 import type { EffectiveDateSummary } from "./effective-dates.js";
-import { aggregates, exampleRows, preview, toStats, type TransactionIdPreview } from "./transaction-ids.js";
+import { aggregates, exampleRows, preview, previewTransactionIds, toStats, type TransactionIdPreview } from "./transaction-ids.js";
 import { combinationKey, needsWindow, type TransactionIdSelection } from "./transaction-keys.js";
 
 export interface StagedDataAnalysis {
@@ -17,10 +17,11 @@ export interface StagedDataAnalysis {
 }
 
 /**
- * Everything the mapped data is checked for, in ONE scan of the staging table with GROUPING SETS:
- * entries per effective date (ANALYZING_EFFECTIVE_DATE_METRICS), distinct accounts (account
- * mappings), and the rating of one transaction id selection (the proposed one, or the mapped txid
- * column) for CHECKING_INTEGRITY to reuse. Costs about one of the separate passes.
+ * Everything the mapped data is checked for, with as few passes as possible: entries per effective
+ * date (ANALYZING_EFFECTIVE_DATE_METRICS) and distinct accounts (account mappings) in ONE scan of
+ * the staging table with GROUPING SETS, and the rating of one transaction id selection for
+ * CHECKING_INTEGRITY to reuse, run concurrently on a second connection (or folded into the same
+ * scan with `concurrent: false`).
  */
 export interface AnalyzeOptions {
   /** Entries per effective date (default true). */
@@ -28,13 +29,29 @@ export interface AnalyzeOptions {
   /** Distinct accounts (default true). */
   accounts?: boolean;
   /**
-   * A transaction id selection to rate in the same pass. Its 250,000-odd groups cost about as much
-   * as the rest together, so pass it only when the step that needs it comes next anyway.
+   * A transaction id selection to rate as well (the proposed one, or the mapped txid column), for
+   * CHECKING_INTEGRITY to reuse. Selections that need file order (running totals) are skipped.
    */
   selection?: TransactionIdSelection | null;
+  /** Rate the selection on a second connection, beside the other pass (default true). */
+  concurrent?: boolean;
 }
 
 export async function analyzeStagedData(pool: pg.Pool, staging: string, plan: ParsePlan, options: AnalyzeOptions = {}): Promise<StagedDataAnalysis> {
+  // The transaction id rating is the heavy part (one group per transaction): on its own connection
+  // it runs beside the date/account pass, on another core, instead of inside it.
+  const selection = options.selection && !needsWindow(options.selection) ? options.selection : null;
+  if (selection && options.concurrent !== false) {
+    const [rest, previews] = await Promise.all([
+      analyzeStagedData(pool, staging, plan, { ...options, selection: null }),
+      previewTransactionIds(pool, staging, plan, [selection]),
+    ]);
+    return { ...rest, transactionIdPreview: previews[0] };
+  }
+  return analyzeInOnePass(pool, staging, plan, options);
+}
+
+async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan, options: AnalyzeOptions): Promise<StagedDataAnalysis> {
   const date = options.effectiveDates === false ? undefined : field(plan, FIELDS.effectiveDate);
   const account = options.accounts === false ? undefined : field(plan, FIELDS.account);
   const description = field(plan, FIELDS.accountDescription);

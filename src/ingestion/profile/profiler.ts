@@ -146,10 +146,15 @@ export class Profiler {
   readonly shadowSet: Uint8Array;
   readonly shadowValue: Float64Array;
 
+  /** Fields with a shadow; with `shadowsOnly` the only fields looked at. */
+  private readonly shadowFields: number[] = [];
+
   constructor(
     private readonly columnNames: string[],
     private readonly synthetic: boolean[],
     shadows: ShadowSpec[] = [],
+    /** Compute the shadows only (no statistics): the staging thread does this while a worker profiles. */
+    private readonly shadowsOnly = false,
   ) {
     this.columns = columnNames.map(() => new ColumnAccumulator());
     this.shadowSet = new Uint8Array(columnNames.length);
@@ -158,6 +163,7 @@ export class Profiler {
       if (!spec || !this.columns[f]) return;
       if (spec.kind === "MONEY_100") this.columns[f].shadowMoney = spec.format === NUMBER_FORMAT_COMMA ? F_COMMA : F_DOT;
       else this.columns[f].shadowOrder = spec.order;
+      this.shadowFields.push(f);
     });
   }
 
@@ -180,6 +186,10 @@ export class Profiler {
     if (!hasContent(record, 0)) {
       this.addBlank(record.index);
       return false;
+    }
+    if (this.shadowsOnly) {
+      for (const f of this.shadowFields) this.shadowOnly(record, f);
+      return true;
     }
     let rowH1 = 0x811c9dc5;
     let rowH2 = 0x12345679;
@@ -233,15 +243,7 @@ export class Profiler {
         cachedKind = this.classify(column, slot, buf, s, e, record.index);
         column.cacheKind[slot] = cachedKind;
       }
-      if (column.shadowMoney !== 0) {
-        if ((cachedKind === KIND_NUMBER || cachedKind === KIND_COMPACT) && column.cacheFlags[slot] & column.shadowMoney) {
-          this.shadowSet[f] = 1;
-          this.shadowValue[f] = column.shadowMoney === F_DOT ? column.cacheDot[slot] : column.cacheComma[slot];
-        }
-      } else if (column.shadowOrder !== 0 && (cachedKind === KIND_DATE || cachedKind === KIND_COMPACT) && column.cacheDays[slot] !== NO_DAYS) {
-        this.shadowSet[f] = 1;
-        this.shadowValue[f] = column.cacheDays[slot];
-      }
+      if (column.shadowMoney !== 0 || column.shadowOrder !== 0) this.setShadow(column, f, slot, cachedKind);
     }
     if (!anyValue) {
       this.addBlank(record.index);
@@ -262,6 +264,47 @@ export class Profiler {
       }
     }
     return true;
+  }
+
+  /** The shadow value of one field, through the same classification cache as a full profile. */
+  private shadowOnly(record: RecordView, f: number): void {
+    const column = this.columns[f];
+    const { buf } = record;
+    this.shadowSet[f] = 0;
+    if (f >= record.count) return;
+    let s = record.starts[f];
+    let e = record.ends[f];
+    while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
+    while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
+    if (s === e) return;
+    let h1 = 0x811c9dc5;
+    let h2 = 0x9747b28c;
+    for (let k = s; k < e; k++) {
+      const b = buf[k];
+      h1 = Math.imul(h1 ^ b, 0x01000193);
+      h2 = ((h2 << 5) - h2 + b) | 0;
+    }
+    const slot = h1 & (CACHE_SIZE - 1);
+    let kind = column.cacheKind[slot];
+    if (kind === 0 || column.cacheH1[slot] !== h1 || column.cacheH2[slot] !== h2) {
+      column.cacheH1[slot] = h1;
+      column.cacheH2[slot] = h2;
+      kind = this.classify(column, slot, buf, s, e, record.index);
+      column.cacheKind[slot] = kind;
+    }
+    this.setShadow(column, f, slot, kind);
+  }
+
+  private setShadow(column: ColumnAccumulator, f: number, slot: number, kind: number): void {
+    if (column.shadowMoney !== 0) {
+      if ((kind === KIND_NUMBER || kind === KIND_COMPACT) && column.cacheFlags[slot] & column.shadowMoney) {
+        this.shadowSet[f] = 1;
+        this.shadowValue[f] = column.shadowMoney === F_DOT ? column.cacheDot[slot] : column.cacheComma[slot];
+      }
+    } else if (column.shadowOrder !== 0 && (kind === KIND_DATE || kind === KIND_COMPACT) && column.cacheDays[slot] !== NO_DAYS) {
+      this.shadowSet[f] = 1;
+      this.shadowValue[f] = column.cacheDays[slot];
+    }
   }
 
   /** Classifies a value met for the first time (in this cache slot) and records it in the slot. */

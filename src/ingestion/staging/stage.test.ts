@@ -127,9 +127,30 @@ describe("staging", () => {
     // Reading fails after the old table was dropped inside the transaction: the drop is rolled back.
     await expect(stageFile(pool, dir.path, { table: "ingest.stg_again", detection: second.detection })).rejects.toThrow(/EISDIR/);
     await expect(stageFile(pool, `${dir.path}/missing.csv`, { table: "ingest.stg_again" })).rejects.toThrow(/ENOENT/);
+    // Failing while the COPY is open: the COPY is aborted, the transaction rolled back, the connection reusable.
+    for (const parallel of [false, true]) {
+      await expect(stageFile(pool, dir.path, { table: "ingest.stg_again", detection: second.detection, typedShadows: false, parallel })).rejects.toThrow(/EISDIR/);
+      expect(await stagedRowCount(pool, "ingest.stg_again")).toBe(2);
+    }
     expect(await stagedRowCount(pool, "ingest.stg_again")).toBe(2);
     await dropTables(pool, ["ingest.stg_again"]);
     expect(await stagedRowCount(pool, "ingest.stg_again")).toBeNull();
     await expect(stageFile(pool, file, { table: "public.x; DROP TABLE y" })).rejects.toThrow(/Invalid table name/);
   });
 });
+
+describe("parallel staging", () => {
+  it("profiles in a worker thread with the same file info and staged rows as one thread", async () => {
+    const file = dir.write("parallel.csv", "");
+    await writeGeneralLedgerCsv(file, 5000, 11);
+    const inline = await stageFile(pool, file, { table: "ingest.stg_inline", parallel: false });
+    const parallel = await stageFile(pool, file, { table: "ingest.stg_parallel", parallel: true });
+    expect(parallel.fileInfo).toEqual(inline.fileInfo);
+    expect(parallel.columns).toEqual(inline.columns);
+    const difference = await pool.query("SELECT count(*) AS n FROM ((TABLE ingest.stg_inline EXCEPT ALL TABLE ingest.stg_parallel) UNION ALL (TABLE ingest.stg_parallel EXCEPT ALL TABLE ingest.stg_inline)) d");
+    expect(Number(difference.rows[0].n)).toBe(0);
+    const grouped = await stageFile(pool, dir.write("qbo-parallel.csv", QUICKBOOKS_ONLINE_JOURNAL), { table: "ingest.stg_qbo_parallel", degroup: true, parallel: true });
+    expect(grouped.fileInfo.rowCount).toBe(7);
+  });
+});
+
