@@ -23,6 +23,8 @@ export interface ParseOptions {
   transactionIdSelection?: TransactionIdSelection | null;
   /** Column names of the file, for `originalName`. */
   columnNames?: string[];
+  /** Statistics target of the ANALYZE run on the new table (default 30). */
+  statisticsTarget?: number;
 }
 
 export interface ParseResult {
@@ -106,6 +108,10 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       await client.query(`DROP TABLE IF EXISTS ${target}`);
       const result = await client.query(`CREATE TABLE ${target} AS SELECT ${outer.join(", ")} FROM (${inner(guarded)}) s`);
+      // Statistics for the data-table queries that follow at once (autovacuum would come later). A
+      // 9,000-row sample (target 30) costs a tenth of the default 30,000 and plans these filters as well.
+      await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
+      await client.query(`ANALYZE ${target}`);
       await client.query("COMMIT");
       return { rowCount: result.rowCount ?? 0, guarded };
     } catch (error) {
@@ -115,7 +121,6 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
       client.release();
     }
   });
-  await pool.query(`ANALYZE ${target}`);
 
   const unparseable: Record<string, number> = {};
   const checked = plan.fields.map((f, i) => [f, i] as const).filter(([f]) => f.storage !== "TEXT");
