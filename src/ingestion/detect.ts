@@ -27,15 +27,40 @@ export interface DetectOptions {
   sampleBytes?: number;
 }
 
+/** The file is not delimited text (a spreadsheet, a PDF, an archive, ...): no file info can describe it. */
+export class NotTabularFileError extends Error {}
+
+const SIGNATURES: [number[], string][] = [
+  [[0x50, 0x4b, 0x03, 0x04], "a ZIP archive (an .xlsx workbook is one)"],
+  [[0xd0, 0xcf, 0x11, 0xe0], "an OLE compound file (an .xls workbook is one)"],
+  [[0x25, 0x50, 0x44, 0x46], "a PDF document"],
+  [[0x1f, 0x8b], "a gzip archive"],
+];
+
+function refuseBinary(head: Uint8Array, utf16: boolean): void {
+  for (const [signature, what] of SIGNATURES) {
+    if (signature.every((b, i) => head[i] === b)) throw new NotTabularFileError(`The file is ${what}, not delimited text`);
+  }
+  if (utf16) return;
+  let zeros = 0;
+  const n = Math.min(head.length, 65536);
+  for (let i = 0; i < n; i++) if (head[i] === 0) zeros++;
+  if (n > 0 && zeros > n / 100) throw new NotTabularFileError("The file holds binary data, not delimited text");
+}
+
 const SNIPPET_LINES = 10;
 const SNIPPET_LENGTH = 500;
 
-/** Encoding, delimiter, quoting, header row and grouped layout, from the head of the file only. */
+/**
+ * Encoding, delimiter, quoting, header row and grouped layout, from the head of the file only.
+ * Throws NotTabularFileError for spreadsheets, PDFs, archives and other binary files.
+ */
 export async function detectFormat(path: string, options: DetectOptions = {}): Promise<FormatDetection> {
   const size = options.sampleBytes ?? READ_CHUNK;
   const head = await readHead(path, size);
   const complete = head.length < size;
   const encoding = detectEncoding(head);
+  refuseBinary(head, encoding.encoding === "UTF-16LE" || encoding.encoding === "UTF-16BE");
   const text = decodeHead(head, encoding);
   const sample = new TextEncoder().encode(text);
   const delimiter = detectDelimiter(sample, complete);

@@ -14,7 +14,7 @@ import {
   SPANISH_LEDGER,
   UTF8_BOM,
 } from "../../test/ingestion/fixtures.js";
-import { detectFormat } from "./detect.js";
+import { detectFormat, NotTabularFileError } from "./detect.js";
 import { inspectFile } from "./inspect.js";
 import type { ColumnData, TabularFileInfo } from "./types.js";
 
@@ -59,6 +59,14 @@ describe("format detection", () => {
     expect(detection.delimiter).toBe(delimiter);
     expect(detection.headerRowIndex).toBe(header);
     expect(detection.groupedFormat).toBe(format);
+  });
+
+  it("refuses files that are not delimited text", async () => {
+    const xlsx = dir.write("book.xlsx", Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100, 1)]));
+    await expect(detectFormat(xlsx)).rejects.toThrow(NotTabularFileError);
+    await expect(inspectFile(xlsx)).rejects.toThrow(/ZIP archive/);
+    const binary = dir.write("blob.bin", Buffer.from(Array.from({ length: 4000 }, (_, i) => (i % 7 === 0 ? 0 : 65 + (i % 26)))));
+    await expect(inspectFile(binary)).rejects.toThrow(/binary data/);
   });
 
   it("takes presetHeaderRowIndex over detection", async () => {

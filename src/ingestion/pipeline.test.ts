@@ -224,6 +224,17 @@ describe("typed parse", () => {
     expect(asMonthFirst.rows.map((r) => r.effective_date.toISOString().slice(0, 10))).toEqual(["2023-01-02", "2023-01-02", "2023-02-03", "2023-02-03", "2023-03-04", "2023-03-04"]);
   });
 
+  it("resolves an ambiguous amount format (1.234 is 1,234.00 or 1.23) by the selected format", async () => {
+    const content = ["Datum;Konto;Betrag", "02.01.2023;1000;1.234", "02.01.2023;2000;-1.234", "03.01.2023;1000;2.500", "03.01.2023;2000;-2.500"].join("\n");
+    const recommended = await prepare(content);
+    const amount = recommended.staged.fileInfo.columnData[2].columnMetadata.format;
+    expect(amount).toMatchObject({ state: "WARN", detectedFormat: null, ambiguousFormats: ["#,##0.00", "#.##0,00"] });
+    // A semicolon-separated file comes from a decimal-comma locale: 1.234 is one thousand two hundred and thirty-four.
+    expect((await parse(recommended, null)).rows.map((r) => r.amount)).toEqual(["123400", "-123400", "250000", "-250000"]);
+    const dot = await prepare(content, { proposedAmbiguousColumnResolutions: [{ position: 2, selectedFormat: "#,##0.00" }] });
+    expect((await parse(dot, null)).rows.map((r) => r.amount)).toEqual(["123", "-123", "250", "-250"]);
+  });
+
   it("parses French, German and Spanish exports (yyyyMMdd, dd.MM.yyyy, dd/MM/yyyy, decimal comma)", async () => {
     const fec = await parse(await prepare(frenchFec()));
     expect(fec.rows[0]).toMatchObject({ txid: "VT000001", account: "411000", debit: "123456", credit: "0", source: "VT" });
