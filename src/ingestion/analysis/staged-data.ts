@@ -1,0 +1,161 @@
+import type pg from "pg";
+import type { DiscoveredAccount } from "../parse/parse.js";
+import { qualifiedTable } from "../sql/identifiers.js";
+import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
+import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
+import type { EffectiveDateSummary } from "./effective-dates.js";
+import { aggregates, exampleRows, preview, previewTransactionIds, toStats, type TransactionIdPreview } from "./transaction-ids.js";
+import { combinationKey, needsWindow, type TransactionIdSelection } from "./transaction-keys.js";
+
+export interface StagedDataAnalysis {
+  /** Entries per effective date (null when effective_date is not mapped). */
+  effectiveDates: EffectiveDateSummary | null;
+  /** Distinct accounts with their most frequent description and totals (null when account is not mapped). */
+  accounts: DiscoveredAccount[] | null;
+  /** Preview of the selection asked for (null when none was, or it needs file order). */
+  transactionIdPreview: TransactionIdPreview | null;
+}
+
+/**
+ * Everything the mapped data is checked for, with as few passes as possible: entries per effective
+ * date (ANALYZING_EFFECTIVE_DATE_METRICS) and distinct accounts (account mappings) in ONE scan of
+ * the staging table with GROUPING SETS, and the rating of one transaction id selection for
+ * CHECKING_INTEGRITY to reuse, run concurrently on a second connection (or folded into the same
+ * scan with `concurrent: false`).
+ */
+export interface AnalyzeOptions {
+  /** Entries per effective date (default true). */
+  effectiveDates?: boolean;
+  /** Distinct accounts (default true). */
+  accounts?: boolean;
+  /**
+   * A transaction id selection to rate as well (the proposed one, or the mapped txid column), for
+   * CHECKING_INTEGRITY to reuse. Selections that need file order (running totals) are skipped.
+   */
+  selection?: TransactionIdSelection | null;
+  /** Rate the selection on a second connection, beside the other pass (default true). */
+  concurrent?: boolean;
+}
+
+export async function analyzeStagedData(pool: pg.Pool, staging: string, plan: ParsePlan, options: AnalyzeOptions = {}): Promise<StagedDataAnalysis> {
+  // The transaction id rating is the heavy part (one group per transaction): on its own connection
+  // it runs beside the date/account pass, on another core, instead of inside it.
+  const selection = options.selection && !needsWindow(options.selection) ? options.selection : null;
+  if (selection && options.concurrent !== false) {
+    const [rest, previews] = await Promise.all([
+      analyzeStagedData(pool, staging, plan, { ...options, selection: null }),
+      previewTransactionIds(pool, staging, plan, [selection]),
+    ]);
+    return { ...rest, transactionIdPreview: previews[0] };
+  }
+  return analyzeInOnePass(pool, staging, plan, options);
+}
+
+async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan, options: AnalyzeOptions): Promise<StagedDataAnalysis> {
+  const date = options.effectiveDates === false ? undefined : field(plan, FIELDS.effectiveDate);
+  const account = options.accounts === false ? undefined : field(plan, FIELDS.account);
+  const description = field(plan, FIELDS.accountDescription);
+  const fund = field(plan, FIELDS.fund);
+  const selection = options.selection && !needsWindow(options.selection) ? options.selection : null;
+  const table = qualifiedTable(staging);
+  return withParseFallback(async (guarded) => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
+      await client.query("SET LOCAL work_mem = '128MB'");
+      const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
+      const d = date && date.storage === "DATE" ? typedExpression(date, plan, guarded) : "NULL::date";
+      const sets: string[][] = [];
+      if (date && date.storage === "DATE") sets.push(["d"]);
+      if (selection) sets.push(["k"]);
+      if (account) sets.push(["fund", "acct", "descr"]);
+      if (sets.length === 0) {
+        await client.query("COMMIT");
+        return { effectiveDates: null, accounts: null, transactionIdPreview: null };
+      }
+      const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${selection ? `hashtextextended(${combinationKey(selection, plan)}, 0)` : "NULL::bigint"} AS k,
+                           ${account ? account.text : "NULL::text"} AS acct, ${description ? description.text : "NULL::text"} AS descr,
+                           ${fund ? fund.text : "NULL::text"} AS fund
+                      FROM ${table}${fence(plan, guarded)}`;
+      // GROUPING() over the grouped columns: bit i (from the right) is set when column i is not grouped.
+      const columns = sets.flat();
+      const bit = (name: string) => (columns.includes(name) ? 1 << (columns.length - 1 - columns.indexOf(name)) : 0);
+      const all = (1 << columns.length) - 1;
+      const dayGid = all - bit("d");
+      const keyGid = all - bit("k");
+      const accountGid = all - bit("fund") - bit("acct") - bit("descr");
+      const types: Record<string, string> = { d: "date", k: "bigint", acct: "text", descr: "text", fund: "text" };
+      const outputs = Object.keys(types).map((c) => (columns.includes(c) ? c : `NULL::${types[c]} AS ${c}`));
+      const { rows } = await client.query(
+        `WITH g AS MATERIALIZED (
+           SELECT GROUPING(${columns.join(", ")}) AS gid, ${outputs.join(", ")}, count(*) AS n, sum(coalesce(a, 0)) AS bal,
+                  count(*) FILTER (WHERE a > 0) AS dn, count(*) FILTER (WHERE a < 0) AS cn,
+                  coalesce(sum(a) FILTER (WHERE a > 0), 0) AS ds, coalesce(-sum(a) FILTER (WHERE a < 0), 0) AS cs,
+                  min(row_no) AS lo, max(row_no) AS hi, min(d) <> max(d) AS dates
+             FROM (${base}) b GROUP BY GROUPING SETS (${sets.map((set) => `(${set.join(", ")})`).join(", ")}))
+         SELECT 'day' AS kind, jsonb_build_object('d', to_char(d, 'YYYY-MM-DD'), 'n', n, 'dn', dn, 'cn', cn, 'ds', ds, 'cs', cs, 'lo', lo) AS v FROM g WHERE gid = ${dayGid}
+         UNION ALL
+         SELECT 'account', jsonb_build_object('fund', fund, 'acct', acct, 'descr', descr, 'n', n, 'ds', ds, 'cs', cs) FROM g WHERE gid = ${accountGid} AND acct IS NOT NULL
+         UNION ALL
+         SELECT 'key', to_jsonb(t) FROM (SELECT ${aggregates("k")} FROM g WHERE gid = ${keyGid} HAVING count(*) > 0) t`,
+      );
+      const days = rows.filter((r) => r.kind === "day").map((r) => r.v);
+      const effectiveDates: EffectiveDateSummary | null =
+        date && date.storage === "DATE"
+          ? {
+              days: days
+                .map((v) => ({
+                  date: v.d as string | null,
+                  entries: Number(v.n),
+                  debitEntries: Number(v.dn),
+                  creditEntries: Number(v.cn),
+                  debits: Number(v.ds),
+                  credits: Number(v.cs),
+                  firstRow: Number(v.lo),
+                }))
+                .sort((a, b) => (a.date === null ? 1 : b.date === null ? -1 : a.date.localeCompare(b.date))),
+            }
+          : null;
+      const accounts = account ? mergeAccounts(rows.filter((r) => r.kind === "account").map((r) => r.v), !!fund) : null;
+      let transactionIdPreview: TransactionIdPreview | null = null;
+      const keyRow = rows.find((r) => r.kind === "key");
+      if (selection && keyRow) {
+        const stats = toStats(keyRow.v);
+        const examples = await exampleRows(client, table, plan, [selection], new Map([[0, stats]]), amount);
+        transactionIdPreview = preview(selection, stats, examples.get(0) ?? [], signedAmountExpression(plan, false) !== null);
+      }
+      await client.query("COMMIT");
+      return { effectiveDates, accounts, transactionIdPreview };
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }, plan.fields.some((f) => f.guarded));
+}
+
+/** Per (fund, account): totals summed over descriptions, the most frequent description kept. */
+function mergeAccounts(rows: { fund: string | null; acct: string; descr: string | null; n: number; ds: number; cs: number }[], withFunds: boolean): DiscoveredAccount[] {
+  const byAccount = new Map<string, { account: DiscoveredAccount; best: number }>();
+  for (const r of rows) {
+    const key = `${r.fund ?? ""}\u0000${r.acct}`;
+    let entry = byAccount.get(key);
+    if (!entry) {
+      entry = { account: { account: r.acct, accountDescription: null, ...(withFunds ? { fundId: r.fund } : {}), entries: 0, debits: 0, credits: 0 }, best: -1 };
+      byAccount.set(key, entry);
+    }
+    const n = Number(r.n);
+    entry.account.entries += n;
+    entry.account.debits += Number(r.ds);
+    entry.account.credits += Number(r.cs);
+    if (r.descr !== null && (n > entry.best || (n === entry.best && r.descr < (entry.account.accountDescription ?? "")))) {
+      entry.best = n;
+      entry.account.accountDescription = r.descr;
+    }
+  }
+  return [...byAccount.values()]
+    .map((e) => e.account)
+    .sort((a, b) => (a.fundId ?? "").localeCompare(b.fundId ?? "") || (a.account < b.account ? -1 : a.account > b.account ? 1 : 0));
+}

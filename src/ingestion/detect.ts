@@ -1,0 +1,90 @@
+import { decodeHead, detectEncoding, readHead, READ_CHUNK, type EncodingInfo } from "./csv/encoding.js";
+import { detectDelimiter, detectHeaderRow, detectQuote, sampleRecords } from "./csv/sniff.js";
+import { detectGroupedFormat } from "./formats/index.js";
+import type { GroupedFormat } from "./types.js";
+
+/** What the first megabyte of a file tells: everything needed to read the rest of it. */
+export interface FormatDetection {
+  encoding: EncodingInfo;
+  delimiter: string;
+  quote: string | null;
+  /** Zero-based record index of the header row; null when the file has none. */
+  headerRowIndex: number | null;
+  /** Header cells as written (empty when there is no header row). */
+  header: string[];
+  /** Number of columns of the data rows (header width or the most common row width, the larger). */
+  width: number;
+  firstLine: string;
+  rowContentSnippets: string[];
+  /** Grouped report layout found below the header, or null. */
+  groupedFormat: GroupedFormat | null;
+}
+
+export interface DetectOptions {
+  /** Overrides header detection (the source's `presetHeaderRowIndex`). */
+  presetHeaderRowIndex?: number | null;
+  /** Bytes examined; the default (1 MiB) covers the preamble and some hundred rows of any export. */
+  sampleBytes?: number;
+}
+
+/** The file is not delimited text (a spreadsheet, a PDF, an archive, ...): no file info can describe it. */
+export class NotTabularFileError extends Error {}
+
+const SIGNATURES: [number[], string][] = [
+  [[0x50, 0x4b, 0x03, 0x04], "a ZIP archive (an .xlsx workbook is one)"],
+  [[0xd0, 0xcf, 0x11, 0xe0], "an OLE compound file (an .xls workbook is one)"],
+  [[0x25, 0x50, 0x44, 0x46], "a PDF document"],
+  [[0x1f, 0x8b], "a gzip archive"],
+];
+
+function refuseBinary(head: Uint8Array, utf16: boolean): void {
+  for (const [signature, what] of SIGNATURES) {
+    if (signature.every((b, i) => head[i] === b)) throw new NotTabularFileError(`The file is ${what}, not delimited text`);
+  }
+  if (utf16) return;
+  let zeros = 0;
+  const n = Math.min(head.length, 65536);
+  for (let i = 0; i < n; i++) if (head[i] === 0) zeros++;
+  if (n > 0 && zeros > n / 100) throw new NotTabularFileError("The file holds binary data, not delimited text");
+}
+
+const SNIPPET_LINES = 10;
+const SNIPPET_LENGTH = 500;
+
+/**
+ * Encoding, delimiter, quoting, header row and grouped layout, from the head of the file only.
+ * Throws NotTabularFileError for spreadsheets, PDFs, archives and other binary files.
+ */
+export async function detectFormat(path: string, options: DetectOptions = {}): Promise<FormatDetection> {
+  const size = options.sampleBytes ?? READ_CHUNK;
+  const head = await readHead(path, size);
+  const complete = head.length < size;
+  const encoding = detectEncoding(head);
+  refuseBinary(head, encoding.encoding === "UTF-16LE" || encoding.encoding === "UTF-16BE");
+  const text = decodeHead(head, encoding);
+  const sample = new TextEncoder().encode(text);
+  const delimiter = detectDelimiter(sample, complete);
+  const quote = detectQuote(text, delimiter);
+  const records = sampleRecords(sample, delimiter, quote, 300, complete);
+  const preset = options.presetHeaderRowIndex;
+  const headerRowIndex = preset !== undefined && preset !== null ? preset : detectHeaderRow(records).headerRowIndex;
+  const header = headerRowIndex !== null ? (records[headerRowIndex] ?? []) : [];
+  const rows = records.slice(headerRowIndex === null ? 0 : headerRowIndex + 1);
+  const widths = new Map<number, number>();
+  for (const r of rows) if (r.some((v) => v.trim() !== "")) widths.set(r.length, (widths.get(r.length) ?? 0) + 1);
+  let mode = 0;
+  let modeCount = 0;
+  for (const [w, c] of widths) if (c > modeCount || (c === modeCount && w > mode)) [mode, modeCount] = [w, c];
+  const lines = text.split(/\r\n|\n|\r/, SNIPPET_LINES + 1);
+  return {
+    encoding,
+    delimiter,
+    quote,
+    headerRowIndex,
+    header,
+    width: Math.max(header.length, mode, 1),
+    firstLine: (lines[0] ?? "").slice(0, 4096),
+    rowContentSnippets: lines.slice(0, SNIPPET_LINES).map((l) => l.slice(0, SNIPPET_LENGTH)),
+    groupedFormat: headerRowIndex !== null ? detectGroupedFormat(header, rows.slice(0, 200)) : null,
+  };
+}

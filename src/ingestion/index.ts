@@ -1,0 +1,68 @@
+/**
+ * The ingestion engine: everything between an uploaded tabular file and a typed entries table,
+ * without entities or routes (the analysis source service drives it through the workflow). See
+ * docs/architecture.md, "Ingestion engine", for the call sequence per workflow state.
+ */
+
+// Workflow as data and the move planner (spec 3).
+export * from "./workflow/states.js";
+export * from "./workflow/planner.js";
+
+// Reading files: detection, file infos, degrouping.
+export { detectFormat, NotTabularFileError, type DetectOptions, type FormatDetection } from "./detect.js";
+export { inspectFile, type InspectOptions } from "./inspect.js";
+export { SUPPORTED_GROUPED_FORMATS, detectGroupedFormat } from "./formats/index.js";
+export { mappedMetrics, withRecommendedMetrics } from "./profile/mapped-metrics.js";
+export type { ColumnData, ColumnDefinition, DataPreview, GroupedFormat, Metric, MetricState, TabularFileInfo } from "./types.js";
+export type { DetectedType } from "./profile/classify.js";
+export type { FileEncoding } from "./csv/encoding.js";
+export { NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./profile/number-shape.js";
+
+// Staging.
+export { stageFile, stagedRowCount, dropTables, type StageOptions, type StageResult, type StagedColumn } from "./staging/stage.js";
+export { ingestionTables, INGEST_SCHEMA } from "./sql/identifiers.js";
+
+// Column mapping.
+export { applyColumnMappings, validateAppliedMapping, type ApplyMappingInput, type ApplyMappingResult } from "./mapping/apply.js";
+export { recommendMappings, type MappingRecommendation, type RecommendOptions } from "./mapping/recommend.js";
+export { summarizeColumns, type ColumnSummary } from "./mapping/columns.js";
+export { MappingError, placeVirtualColumns, profileVirtualColumns, validateVirtualColumns } from "./mapping/virtual-columns.js";
+export type {
+  AmbiguousColumnResolution,
+  AppliedMapping,
+  ColumnMapping,
+  MappingType,
+  ProposedAmbiguousColumnResolution,
+  ProposedColumnMapping,
+  VirtualColumn,
+  VirtualColumnDefinition,
+  VirtualColumnType,
+} from "./mapping/model.js";
+export { buildParsePlan, FIELDS, type ParsePlan, type ResolvedField } from "./sql/parse-plan.js";
+
+// Analyses of the mapped data.
+export { analyzeStagedData, type AnalyzeOptions, type StagedDataAnalysis } from "./analysis/staged-data.js";
+export {
+  effectiveDateMetrics,
+  loadRows,
+  periodLabel,
+  summarizeEffectiveDates,
+  type AnalysisPeriod,
+  type EffectiveDateMetrics,
+  type EffectiveDateSummary,
+  type PeriodType,
+} from "./analysis/effective-dates.js";
+export {
+  bestPreview,
+  chooseTransactionId,
+  previewTransactionIds,
+  transactionIdCandidates,
+  type EntryPreview,
+  type Indicator,
+  type Rating,
+  type TransactionIdPreview,
+} from "./analysis/transaction-ids.js";
+export { sameSelection, selectionProblems, type TransactionIdSelection, type TransactionIdType } from "./analysis/transaction-keys.js";
+
+// Typed parse and accounts.
+export { discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";

@@ -1,0 +1,45 @@
+import { basename } from "node:path";
+import { detectFormat, type DetectOptions, type FormatDetection } from "./detect.js";
+import { buildFileInfo } from "./profile/file-info.js";
+import { withRecommendedMetrics } from "./profile/mapped-metrics.js";
+import { scanFile } from "./scan.js";
+import type { ColumnDefinition, TabularFileInfo } from "./types.js";
+
+export interface InspectOptions extends DetectOptions {
+  /** Shown as the file info's `name` (default: the file's base name). */
+  name?: string;
+  /** Describe the degrouped rows when a grouped layout is detected (default: the file as it is). */
+  degroup?: boolean;
+  /** A source type's fields: adds blank required values, unparseable dates/amounts, debits vs credits for the recommended mapping. */
+  columnDefinitions?: ColumnDefinition[];
+  /** A detection made earlier, to avoid reading the head twice. */
+  detection?: FormatDetection;
+}
+
+/**
+ * The TABULAR_FILE_INFO of any delimited text file, in one streaming pass: encoding, delimiter,
+ * header row, first line, snippets, per-column data and PASS/WARN/FAIL metrics. Memory does not
+ * grow with the file. The files engineer calls this on import; ingestion gets the same result
+ * from `stageFile`, which profiles while staging.
+ */
+export async function inspectFile(path: string, options: InspectOptions = {}): Promise<TabularFileInfo> {
+  const detection = options.detection ?? (await detectFormat(path, options));
+  const degroup = options.degroup && detection.groupedFormat ? detection.groupedFormat : null;
+  const scan = await scanFile(path, detection, { degroup });
+  const info = buildFileInfo(
+    {
+      name: options.name ?? basename(path),
+      encoding: detection.encoding,
+      delimiter: detection.delimiter,
+      quote: detection.quote,
+      firstLine: detection.firstLine,
+      headerRowIndex: detection.headerRowIndex,
+      rowContentSnippets: detection.rowContentSnippets,
+      format: detection.groupedFormat,
+      degrouped: degroup !== null,
+      invalidCharacters: scan.invalidCharacters,
+    },
+    scan.profile,
+  );
+  return options.columnDefinitions ? withRecommendedMetrics(info, options.columnDefinitions) : info;
+}

@@ -1,0 +1,380 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "../../test/helpers/database.js";
+import { FUND_GENERAL_LEDGER_COLUMNS, GENERAL_LEDGER_COLUMNS } from "../../test/ingestion/definitions.js";
+import {
+  ERP_GENERAL_LEDGER,
+  FixtureDir,
+  frenchFec,
+  germanLedger,
+  QUICKBOOKS_ONLINE_JOURNAL,
+  QUICKBOOKS_TRANSACTION_DETAIL,
+  SAGE50_GENERAL_LEDGER,
+  SIGNED_AMOUNT_LEDGER,
+  SPANISH_LEDGER,
+} from "../../test/ingestion/fixtures.js";
+import { effectiveDateMetrics, loadRows, periodLabel, summarizeEffectiveDates } from "./analysis/effective-dates.js";
+import { analyzeStagedData } from "./analysis/staged-data.js";
+import { bestPreview, chooseTransactionId, previewTransactionIds, transactionIdCandidates } from "./analysis/transaction-ids.js";
+import type { TransactionIdSelection } from "./analysis/transaction-keys.js";
+import { applyColumnMappings, type ApplyMappingInput } from "./mapping/apply.js";
+import { summarizeColumns } from "./mapping/columns.js";
+import { profileVirtualColumns, placeVirtualColumns } from "./mapping/virtual-columns.js";
+import { discoverAccounts, parseEntries } from "./parse/parse.js";
+import { buildParsePlan, type ParsePlan } from "./sql/parse-plan.js";
+import { stageFile, type StageResult } from "./staging/stage.js";
+import type { ColumnDefinition } from "./types.js";
+
+let pool: pg.Pool;
+const dir = new FixtureDir();
+beforeAll(async () => {
+  const { url } = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: url, max: 4 });
+});
+afterAll(async () => {
+  await pool?.end();
+  dir.remove();
+});
+
+interface Prepared {
+  staged: StageResult;
+  plan: ParsePlan;
+  staging: string;
+}
+
+let tables = 0;
+async function prepare(
+  content: string | Buffer,
+  options: { degroup?: boolean; typedShadows?: boolean; definitions?: ColumnDefinition[] } & Partial<Omit<ApplyMappingInput, "fileInfo" | "columnDefinitions">> = {},
+): Promise<Prepared> {
+  const staging = `ingest.stg_t${++tables}`;
+  const definitions = options.definitions ?? GENERAL_LEDGER_COLUMNS;
+  const staged = await stageFile(pool, dir.write(`f${tables}.csv`, content), { table: staging, degroup: options.degroup, typedShadows: options.typedShadows });
+  const virtualColumns = placeVirtualColumns(options.proposedVirtualColumns ?? [], staged.fileInfo.columnData.length);
+  const virtualColumnData = await profileVirtualColumns(pool, staging, staged.fileInfo, virtualColumns);
+  const { applied } = applyColumnMappings({ ...options, fileInfo: staged.fileInfo, columnDefinitions: definitions, virtualColumnData });
+  return { staged, staging, plan: buildParsePlan(staged.fileInfo, applied, definitions, virtualColumnData, staged.columns) };
+}
+
+async function parse(p: Prepared, selection?: TransactionIdSelection | null) {
+  const target = p.staging.replace("stg_", "entries_");
+  const result = await parseEntries(pool, { staging: p.staging, target, plan: p.plan, transactionIdSelection: selection, columnNames: p.staged.columns.map((c) => c.name) });
+  const { rows } = await pool.query(`SELECT * FROM ${target} ORDER BY row_no`);
+  return { result, rows, target };
+}
+
+describe("effective date metrics", () => {
+  it("summarises entries per day in one pass and derives DAY/WEEK/MONTH histograms and period figures", async () => {
+    const p = await prepare(ERP_GENERAL_LEDGER);
+    const summary = await summarizeEffectiveDates(pool, p.staging, p.plan);
+    expect(summary.days.map((d) => [d.date, d.entries, d.debits, d.credits])).toEqual([
+      ["2022-12-31", 2, 51000, 50000],
+      ["2023-01-15", 2, 125000, 125000],
+      ["2023-02-28", 4, 9198, 9198],
+      ["2023-03-31", 1, 0, 10000],
+      [null, 1, 10000, 0],
+    ]);
+    const month = effectiveDateMetrics(summary, "MONTH", { startDate: "2023-01-01", endDate: "2023-12-31" });
+    expect(month.periodType).toBe("MONTH");
+    expect(month.entriesInPeriod).toMatchObject({ count: 7, state: "PASS" });
+    expect(month.inPeriodCountHistogram.histogram).toEqual({ "2023-01": 2, "2023-02": 4, "2023-03": 1 });
+    expect(month.entriesOutOfPeriod).toMatchObject({ count: 2, state: "WARN", histogram: { "2022-12": 2 }, dataPreviews: [{ rowIndex: 10, value: "2022-12-31" }] });
+    expect(month.debitsInPeriod).toMatchObject({ count: 3, amount: 134198, state: "WARN" });
+    expect(month.creditsInPeriod).toMatchObject({ count: 4, amount: 144198 });
+    expect(month.entriesWithoutValidDate).toMatchObject({ count: 1, state: "WARN", dataPreviews: [{ rowIndex: 8 }] });
+    const week = effectiveDateMetrics(summary, "WEEK", { startDate: "2022-01-01", endDate: "2023-12-31" });
+    expect(week.inPeriodCountHistogram.histogram).toEqual({ "2022-12-26": 2, "2023-01-09": 2, "2023-02-27": 4, "2023-03-27": 1 });
+    expect(effectiveDateMetrics(summary, "DAY", { startDate: "2023-01-15", endDate: "2023-01-15" }).inPeriodCountHistogram.histogram).toEqual({ "2023-01-15": 2 });
+    expect((await loadRows(pool, p.staging, [10])).get(10)).toMatchObject({ c0: "JE1004" });
+  });
+
+  it("labels weeks by their Monday", () => {
+    expect(periodLabel("2023-01-01", "WEEK")).toBe("2022-12-26");
+    expect(periodLabel("2023-01-02", "WEEK")).toBe("2023-01-02");
+    expect(periodLabel("2023-01-08", "WEEK")).toBe("2023-01-02");
+  });
+});
+
+describe("transaction id previews", () => {
+  it("rates the mapped id and its combination with the date, with indicators and example transactions", async () => {
+    const p = await prepare(ERP_GENERAL_LEDGER);
+    const candidates = transactionIdCandidates(p.plan, summarizeColumns(p.staged.fileInfo), p.staged.rowCount);
+    expect(candidates).toEqual([
+      { type: "COMBINATION", columnSelection: [0], virtualColumnSelection: [], applySmartSplitter: false },
+      { type: "COMBINATION", columnSelection: [0, 2], virtualColumnSelection: [], applySmartSplitter: false },
+    ]);
+    const previews = await previewTransactionIds(pool, p.staging, p.plan, candidates);
+    const [byId, byIdAndDate] = previews;
+    expect(byId.overallRating).toBe("FAIL");
+    expect(byId.indicators.TRANSACTION_COUNT).toEqual({ rating: "GOOD", value: 4 });
+    expect(byId.indicators.UNBALANCED_TRANSACTIONS).toMatchObject({ rating: "FAIL", value: 1, data: { transactions: 4, unbalancedAmount: 1000 } });
+    expect(byId.indicators.MULTIPLE_EFFECTIVE_DATES).toMatchObject({ rating: "GOOD", value: 0 });
+    expect(byId.indicators.BLANK_TRANSACTION_IDS).toEqual({ rating: "GOOD", value: 0 });
+    const unbalanced = byId.entryPreviews.find((e) => e.transactionId === "JE1004")!;
+    expect(unbalanced).toMatchObject({ entryCount: 2, balance: 1000 });
+    expect(unbalanced.detailRows.map((r) => [r.row_no, r.account, r.amount_signed])).toEqual([
+      [10, "70100", 51000],
+      [11, "15100", -50000],
+    ]);
+    expect(byId.entryPreviews.some((e) => e.balance === 0 && e.entryCount > 1)).toBe(true);
+    // JE1003's first line has an unreadable date: with the date in the key it splits in two single-line transactions.
+    expect(byIdAndDate.indicators.TRANSACTION_COUNT.value).toBe(5);
+    expect(byIdAndDate.indicators.SINGLE_ENTRY_TRANSACTIONS.value).toBe(2);
+    expect(bestPreview(previews)).toBe(0);
+  });
+
+  it("finds transactions by running totals when no column holds an id, and generates only a proposed selection", async () => {
+    const p = await prepare(SIGNED_AMOUNT_LEDGER, {
+      proposedColumnMappings: [
+        { columnPosition: 0, platformField: "effective_date" },
+        { columnPosition: 2, platformField: "account" },
+        { columnPosition: 4, platformField: "amount" },
+      ],
+    });
+    const candidates = transactionIdCandidates(p.plan, summarizeColumns(p.staged.fileInfo), p.staged.rowCount);
+    expect(candidates.at(-1)).toEqual({ type: "RUNNING_TOTAL", columnSelection: [], virtualColumnSelection: [], applySmartSplitter: false });
+    const [running] = await previewTransactionIds(pool, p.staging, p.plan, [{ type: "RUNNING_TOTAL", columnSelection: [] }]);
+    expect(running.overallRating).toBe("GOOD");
+    expect(running.indicators.TRANSACTION_COUNT.value).toBe(3);
+    expect(running.indicators.UNBALANCED_TRANSACTIONS).toMatchObject({ rating: "GOOD", value: 0 });
+    expect(running.entryPreviews.map((e) => [e.transactionId, e.entryCount, e.balance])).toEqual([
+      ["T0000001", 2, 0],
+      ["T0000003", 2, 0],
+    ]);
+    const { rows } = await parse(p, { type: "RUNNING_TOTAL", columnSelection: [] });
+    expect(rows.map((r) => r.txid)).toEqual(["T0000001", "T0000001", "T0000002", "T0000002", "T0000003", "T0000003"]);
+  });
+
+  it("splits a reused id where its running total returns to zero (smart splitter)", async () => {
+    const content = ["JE,Date,Account,Debit,Credit", "7,01/02/2023,1000,50.00,", "7,01/02/2023,2000,,50.00", "7,01/03/2023,1000,20.00,", "7,01/03/2023,3000,,20.00", "8,01/04/2023,1000,5.00,"].join("\n");
+    const p = await prepare(content);
+    const plain: TransactionIdSelection = { type: "COMBINATION", columnSelection: [0] };
+    const smart: TransactionIdSelection = { ...plain, applySmartSplitter: true };
+    const [a, b] = await previewTransactionIds(pool, p.staging, p.plan, [plain, smart]);
+    expect(a.indicators.TRANSACTION_COUNT.value).toBe(2);
+    expect(a.indicators.MULTIPLE_EFFECTIVE_DATES.value).toBe(1);
+    expect(b.smartSplitter).toBe(true);
+    expect(b.indicators.TRANSACTION_COUNT.value).toBe(3);
+    expect(b.indicators.MULTIPLE_EFFECTIVE_DATES.value).toBe(0);
+    const { rows } = await parse(p, smart);
+    expect(rows.map((r) => r.txid)).toEqual(["7", "7", "7#2", "7#2", "8"]);
+  });
+
+  it("blocks a selection that puts every entry in one transaction or leaves every id blank", async () => {
+    const p = await prepare(ERP_GENERAL_LEDGER);
+    const [currency, approver] = await previewTransactionIds(pool, p.staging, p.plan, [
+      { type: "COMBINATION", columnSelection: [12] },
+      { type: "COMBINATION", columnSelection: [11] },
+    ]);
+    expect(currency.overallRating).toBe("BLOCK");
+    expect(approver.indicators.BLANK_TRANSACTION_IDS).toEqual({ rating: "POOR", value: 2 });
+  });
+});
+
+describe("typed parse", () => {
+  it("creates the entries table: MONEY_100 amounts folded, ISO dates, txid from the selection, parse errors flagged", async () => {
+    const p = await prepare(ERP_GENERAL_LEDGER);
+    const { result, rows, target } = await parse(p, { type: "COMBINATION", columnSelection: [0] });
+    expect(result.rowCount).toBe(10);
+    expect(result.columns.map((c) => [c.name, c.type])).toEqual([
+      ["row_no", "INT64"], ["txid", "STRING"], ["line_number", "STRING"], ["effective_date", "DATE"], ["entry_date", "DATE"], ["account", "STRING"],
+      ["account_description", "STRING"], ["memo", "STRING"], ["source", "STRING"], ["entered_by", "STRING"], ["approved_by", "STRING"], ["currency", "STRING"],
+      ["debit", "MONEY_100"], ["credit", "MONEY_100"], ["amount", "MONEY_100"], ["parse_errors", "INT32"],
+    ]);
+    expect(result.columns.find((c) => c.name === "effective_date")).toMatchObject({ platformField: "effective_date", originalName: "Effective Date" });
+    const types = await pool.query(`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'ingest' AND table_name = $1 ORDER BY ordinal_position`, [target.split(".")[1]]);
+    expect(Object.fromEntries(types.rows.map((r) => [r.column_name, r.data_type]))).toMatchObject({ row_no: "bigint", effective_date: "date", debit: "bigint", amount: "bigint", memo: "text", parse_errors: "integer" });
+    expect(rows[0]).toMatchObject({ row_no: "1", txid: "JE1001", effective_date: expect.any(Date), account: "10100", debit: "125000", credit: "0", amount: "125000", parse_errors: null });
+    expect(rows[1]).toMatchObject({ debit: "0", credit: "125000", amount: "-125000" });
+    // parse_errors bit i is plan.fields[i]: effective_date is the third mapped field.
+    expect(p.plan.fields[2].platformField).toBe("effective_date");
+    expect(rows[6]).toMatchObject({ txid: "JE1003", effective_date: null, account: null, memo: "Reclass per review,\nsee memo", parse_errors: 4 });
+    expect(result.unparseable).toEqual({ effective_date: 1, entry_date: 0, debit: 0, credit: 0 });
+    const dates = await pool.query(`SELECT to_char(effective_date, 'YYYY-MM-DD') AS d FROM ${target} ORDER BY row_no LIMIT 1`);
+    expect(dates.rows[0].d).toBe("2023-01-15");
+  });
+
+  it("is idempotent: a second run replaces the table with the same content", async () => {
+    const p = await prepare(ERP_GENERAL_LEDGER);
+    const first = await parse(p, { type: "COMBINATION", columnSelection: [0] });
+    const second = await parse(p, { type: "COMBINATION", columnSelection: [0] });
+    expect(second.rows).toEqual(first.rows);
+  });
+
+  it("reads the same values through typed shadows and through SQL expressions", async () => {
+    for (const content of [ERP_GENERAL_LEDGER, SIGNED_AMOUNT_LEDGER, frenchFec(), germanLedger(), SPANISH_LEDGER]) {
+      const fast = await parse(await prepare(content), null);
+      const slow = await parse(await prepare(content, { typedShadows: false }), null);
+      expect(slow.rows).toEqual(fast.rows);
+      expect(slow.result.unparseable).toEqual(fast.result.unparseable);
+    }
+  });
+
+  it("reads negatives in parentheses or with a trailing minus, currency symbols, and the selected date order", async () => {
+    const asDayFirst = await parse(await prepare(SIGNED_AMOUNT_LEDGER, { typedShadows: false, proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "dd/MM/yyyy" }] }));
+    expect(asDayFirst.rows.map((r) => [r.effective_date.toISOString().slice(0, 10), r.amount, r.debit, r.credit])).toEqual([
+      ["2023-02-01", "150000", "150000", "0"],
+      ["2023-02-01", "-150000", "0", "150000"],
+      ["2023-03-02", "75000", "75000", "0"],
+      ["2023-03-02", "-75000", "0", "75000"],
+      ["2023-04-03", "9995", "9995", "0"],
+      ["2023-04-03", "-9995", "0", "9995"],
+    ]);
+    const asMonthFirst = await parse(await prepare(SIGNED_AMOUNT_LEDGER, { proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "MM/dd/yyyy" }] }));
+    expect(asMonthFirst.rows.map((r) => r.effective_date.toISOString().slice(0, 10))).toEqual(["2023-01-02", "2023-01-02", "2023-02-03", "2023-02-03", "2023-03-04", "2023-03-04"]);
+  });
+
+  it("resolves an ambiguous amount format (1.234 is 1,234.00 or 1.23) by the selected format", async () => {
+    const content = ["Datum;Konto;Betrag", "02.01.2023;1000;1.234", "02.01.2023;2000;-1.234", "03.01.2023;1000;2.500", "03.01.2023;2000;-2.500"].join("\n");
+    const recommended = await prepare(content);
+    const amount = recommended.staged.fileInfo.columnData[2].columnMetadata.format;
+    expect(amount).toMatchObject({ state: "WARN", detectedFormat: null, ambiguousFormats: ["#,##0.00", "#.##0,00"] });
+    // A semicolon-separated file comes from a decimal-comma locale: 1.234 is one thousand two hundred and thirty-four.
+    expect((await parse(recommended, null)).rows.map((r) => r.amount)).toEqual(["123400", "-123400", "250000", "-250000"]);
+    const dot = await prepare(content, { proposedAmbiguousColumnResolutions: [{ position: 2, selectedFormat: "#,##0.00" }] });
+    expect((await parse(dot, null)).rows.map((r) => r.amount)).toEqual(["123", "-123", "250", "-250"]);
+  });
+
+  it("parses French, German and Spanish exports (yyyyMMdd, dd.MM.yyyy, dd/MM/yyyy, decimal comma)", async () => {
+    const fec = await parse(await prepare(frenchFec()));
+    expect(fec.rows[0]).toMatchObject({ txid: "VT000001", account: "411000", debit: "123456", credit: "0", source: "VT" });
+    expect(fec.rows[0].effective_date.toISOString().slice(0, 10)).toBe("2023-01-05");
+    const german = await parse(await prepare(germanLedger()));
+    expect(german.rows.map((r) => [r.txid, r.effective_date.toISOString().slice(0, 10), r.account, r.amount])).toEqual([
+      ["B-100", "2023-01-02", "1200", "238000"],
+      ["B-100", "2023-01-02", "8400", "-200000"],
+      ["B-100", "2023-01-02", "1776", "-38000"],
+      ["B-101", "2023-02-15", "4930", "11900"],
+      ["B-101", "2023-02-15", "1200", "-11900"],
+    ]);
+    const spanish = await parse(await prepare(SPANISH_LEDGER));
+    expect(spanish.rows.map((r) => [r.txid, r.effective_date.toISOString().slice(0, 10), r.amount])).toEqual([
+      ["1", "2023-01-03", "151250"],
+      ["1", "2023-01-03", "-151250"],
+      ["2", "2023-01-25", "80000"],
+      ["2", "2023-01-25", "-80000"],
+    ]);
+  });
+
+  it("applies virtual columns and additional-data columns set-based", async () => {
+    const p = await prepare(ERP_GENERAL_LEDGER, {
+      proposedVirtualColumns: [
+        { name: "Account class", type: "SPLIT_BY_POSITION", columnIndex: 4, startPosition: 0, endPosition: 1 },
+        { name: "Batch", type: "JOIN", columnIndices: [9, 0], delimiter: "-" },
+        { name: "Memo head", type: "SPLIT_BY_DELIMITER", columnIndex: 8, delimiter: ",", splitIndex: 0 },
+      ],
+      proposedColumnMappings: [
+        { columnPosition: 0, platformField: "txid" },
+        { columnPosition: 2, platformField: "effective_date" },
+        { columnPosition: 4, platformField: "account" },
+        { columnPosition: 6, platformField: "debit" },
+        { columnPosition: 7, platformField: "credit" },
+        { virtualColumnIndex: 2, platformField: "memo" },
+        { virtualColumnIndex: 1, platformField: "source" },
+        { virtualColumnIndex: 0, additionalColumnName: "Account class" },
+        { columnPosition: 10, additionalColumnName: "Entered By (raw)" },
+      ],
+    });
+    const { rows, result } = await parse(p, { type: "COMBINATION", columnSelection: [0] });
+    expect(rows[0]).toMatchObject({ memo: "Invoice 4471", source: "AR-JE1001", x_account_class: "1", x_entered_by_raw: "jsmith" });
+    expect(rows[6]).toMatchObject({ x_account_class: null, memo: "Reclass per review" });
+    expect(result.columns.filter((c) => c.name.startsWith("x_")).map((c) => [c.name, c.originalName])).toEqual([
+      ["x_entered_by_raw", "Entered By (raw)"],
+      ["x_account_class", "Account class"],
+    ]);
+  });
+
+  it("retries with NULL-safe casts when PostgreSQL refuses a value the profile let through", async () => {
+    const p = await prepare(ERP_GENERAL_LEDGER, { typedShadows: false });
+    const date = p.plan.fields.find((f) => f.platformField === "effective_date")!;
+    // Pretend the profile saw no bad date: the fast cast meets "13/45/2023", fails, and the step retries guarded.
+    date.guarded = false;
+    date.expectErrors = false;
+    const { result, rows } = await parse(p, null);
+    expect(result.unparseable.effective_date).toBe(1);
+    expect(rows[6].effective_date).toBeNull();
+  });
+
+  it("discovers accounts with their most frequent description, per fund for fund ledgers", async () => {
+    const p = await prepare(ERP_GENERAL_LEDGER);
+    const { target } = await parse(p, null);
+    const accounts = await discoverAccounts(pool, target);
+    expect(accounts.map((a) => [a.account, a.accountDescription, a.entries, a.debits, a.credits])).toEqual([
+      ["10100", "Cash - Operating", 2, 125000, 10000],
+      ["15100", "Accumulated Depreciation", 1, 0, 50000],
+      ["20100", "Accounts Payable", 2, 0, 9198],
+      ["40100", "Product Revenue", 1, 0, 125000],
+      ["60100", "Office Supplies", 2, 9198, 0],
+      ["70100", "Depreciation", 1, 51000, 0],
+    ]);
+    const funds = ["Fund,Date,Account,Account Name,Debit,Credit", "GEN,01/02/2023,1000,Cash,10.00,", "GEN,01/02/2023,3000,Net assets,,10.00", "RES,01/03/2023,1000,Cash restricted,5.00,", "RES,01/03/2023,3000,Net assets,,5.00"].join("\n");
+    const f = await prepare(funds, { definitions: FUND_GENERAL_LEDGER_COLUMNS });
+    const parsed = await parse(f, null);
+    expect((await discoverAccounts(pool, parsed.target)).map((a) => [a.fundId, a.account, a.accountDescription])).toEqual([
+      ["GEN", "1000", "Cash"],
+      ["GEN", "3000", "Net assets"],
+      ["RES", "1000", "Cash restricted"],
+      ["RES", "3000", "Net assets"],
+    ]);
+  });
+});
+
+describe("grouped report layouts end to end", () => {
+  it.each([
+    ["QuickBooks Online Journal", QUICKBOOKS_ONLINE_JOURNAL, 7, 3, 166840],
+    ["Sage 50 General Ledger", SAGE50_GENERAL_LEDGER, 6, null, 189000],
+    ["QuickBooks Transaction Detail by Account", QUICKBOOKS_TRANSACTION_DETAIL, 5, null, 537000],
+  ] as const)("%s: degrouped, staged, mapped, checked and parsed", async (_name, content, rowsExpected, transactions, debits) => {
+    const p = await prepare(content, { degroup: true });
+    expect(p.staged.degrouped).not.toBeNull();
+    const candidates = transactionIdCandidates(p.plan, summarizeColumns(p.staged.fileInfo), p.staged.rowCount);
+    const previews = await previewTransactionIds(pool, p.staging, p.plan, candidates);
+    const best = candidates[bestPreview(previews)];
+    const { rows, result } = await parse(p, best);
+    expect(result.rowCount).toBe(rowsExpected);
+    expect(rows.every((r) => r.effective_date !== null && r.account !== null)).toBe(true);
+    expect(rows.reduce((sum, r) => sum + Number(r.debit), 0)).toBe(debits);
+    if (transactions !== null) {
+      expect(new Set(rows.map((r) => r.txid)).size).toBe(transactions);
+      expect(previews[bestPreview(previews)].overallRating).toBe("GOOD");
+    }
+  });
+});
+
+describe("one pass over the mapped data", () => {
+  it("gives the same effective dates, accounts and transaction id preview as the separate steps", async () => {
+    for (const content of [ERP_GENERAL_LEDGER, frenchFec(), SIGNED_AMOUNT_LEDGER]) {
+      const p = await prepare(content);
+      const selection = transactionIdCandidates(p.plan, summarizeColumns(p.staged.fileInfo), p.staged.rowCount)[0];
+      const combined = await analyzeStagedData(pool, p.staging, p.plan, { selection, concurrent: false });
+      expect(combined.effectiveDates).toEqual(await summarizeEffectiveDates(pool, p.staging, p.plan));
+      const [separate] = await previewTransactionIds(pool, p.staging, p.plan, [selection]);
+      expect(combined.transactionIdPreview).toEqual(separate);
+      expect(await analyzeStagedData(pool, p.staging, p.plan, { selection })).toEqual(combined);
+      const { target } = await parse(p, selection);
+      expect(combined.accounts).toEqual(await discoverAccounts(pool, target));
+    }
+  });
+
+  it("lets the transaction id step reuse a preview with the same properties, and stop at a GOOD first candidate", async () => {
+    const p = await prepare(SIGNED_AMOUNT_LEDGER);
+    const candidates = transactionIdCandidates(p.plan, summarizeColumns(p.staged.fileInfo), p.staged.rowCount);
+    const { transactionIdPreview } = await analyzeStagedData(pool, p.staging, p.plan, { selection: candidates[0] });
+    const marked = { ...transactionIdPreview!, indicators: { ...transactionIdPreview!.indicators, MARK: { rating: "GOOD" as const, value: 1 } } };
+    const chosen = await chooseTransactionId(pool, p.staging, p.plan, candidates, [marked]);
+    expect(chosen.previews).toEqual([marked]);
+    expect(chosen.selected).toBe(0);
+    const erp = await prepare(ERP_GENERAL_LEDGER);
+    const all = await chooseTransactionId(pool, erp.staging, erp.plan, transactionIdCandidates(erp.plan, summarizeColumns(erp.staged.fileInfo), erp.staged.rowCount));
+    expect(all.previews.map((x) => x.overallRating)).toEqual(["FAIL", "FAIL"]);
+  });
+
+  it("trims values staged with spaces around them, and reads all-space values as blank", async () => {
+    const p = await prepare(["Date,JE,Account,Debit,Credit", "01/02/2023,1,  1000 ,10.00,", "01/02/2023,1,2000,,10.00", "01/03/2023,2,   ,5.00,", "01/03/2023,2,2000,,5.00"].join("\n"));
+    expect(p.staged.rowsPassedThrough).toBe(4);
+    expect((await pool.query(`SELECT c2 FROM ${p.staging} ORDER BY row_no`)).rows.map((r) => r.c2)).toEqual(["  1000 ", "2000", "   ", "2000"]);
+    const { rows } = await parse(p, null);
+    expect(rows.map((r) => r.account)).toEqual(["1000", "2000", null, "2000"]);
+  });
+});
+

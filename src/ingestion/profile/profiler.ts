@@ -1,0 +1,474 @@
+import type { RecordView } from "../csv/tokenizer.js";
+import { fieldText } from "../csv/tokenizer.js";
+import { DateShape, dateFormatOf, ORDER_MDY, ORDER_DMY, ORDER_YMD } from "./date-shape.js";
+import { DistinctCounter, RowHashSet } from "./distinct.js";
+import { NumberShape, NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./number-shape.js";
+
+/** Raw statistics of one column, gathered in one pass in bounded memory. */
+export interface ColumnProfile {
+  position: number;
+  columnName: string;
+  synthetic: boolean;
+  rowSample: string[];
+  samples: string[];
+  nonBlank: number;
+  blank: number;
+  padded: number;
+  blankRows: number[];
+  textCount: number;
+  numberCount: number;
+  dateCount: number;
+  /** Values that are eight-digit yyyyMMdd dates (counted as numbers too). */
+  compactDateCount: number;
+  distinct: number;
+  distinctApproximate: boolean;
+  maxLength: number;
+  /** Valid values per number format and their sum in MONEY_100. */
+  numberValid: Record<string, number>;
+  numberSums: Record<string, number>;
+  /** Values read differently by the two number formats ("1,234"). */
+  numberAmbiguous: number;
+  negatives: number;
+  numberStyle: { parentheses: boolean; trailingMinus: boolean; currency: boolean; letters: boolean };
+  /** Valid values per date pattern (every order a value is valid under counts). */
+  dateValid: Record<string, number>;
+  /** First values of each kind, for previews: kind -> [rowIndex, value]. */
+  examples: Record<"TEXT" | "NUMBER" | "DATE", [number, string][]>;
+}
+
+export interface TableProfile {
+  rowCount: number;
+  blankRows: number;
+  blankRowExamples: number[];
+  columnCountMismatch: number;
+  columnCountExamples: [number, number][];
+  duplicateRows: number;
+  duplicateExamples: [number, string[]][];
+  duplicatesComplete: boolean;
+  lastNonBlankRowIndex: number;
+  columns: ColumnProfile[];
+}
+
+/**
+ * A typed copy of a column computed while profiling (the value is parsed here anyway): amounts as
+ * MONEY_100 under one number format, dates as days since 2000-01-01 under one date format.
+ */
+export type ShadowSpec = { kind: "MONEY_100"; format: string } | { kind: "DATE"; format: string; order: number } | null;
+
+const EPOCH_2000 = Date.UTC(2000, 0, 1);
+export function daysSince2000(y: number, m: number, d: number): number {
+  return Math.round((Date.UTC(y, m - 1, d) - EPOCH_2000) / 86_400_000);
+}
+
+const ROW_SAMPLE = 10;
+const SAMPLES = 5;
+const EXAMPLES = 5;
+const PREVIEWS = 5;
+
+class ColumnAccumulator {
+  nonBlank = 0;
+  blank = 0;
+  /** Values with spaces around them (or only spaces): staged text is trimmed by expressions then. */
+  padded = 0;
+  blankRows: number[] = [];
+  textCount = 0;
+  numberCount = 0;
+  dateCount = 0;
+  compactDateCount = 0;
+  maxLength = 0;
+  dotValid = 0;
+  commaValid = 0;
+  dotSum = 0;
+  commaSum = 0;
+  numberAmbiguous = 0;
+  negatives = 0;
+  parentheses = false;
+  trailingMinus = false;
+  currency = false;
+  letters = false;
+  /** shape -> counts per order [MDY, DMY, YMD]. */
+  dateShapes = new Map<number, Int32Array>();
+  distinct = new DistinctCounter();
+  rowSample: string[] = [];
+  samples: string[] = [];
+  examples: Record<"TEXT" | "NUMBER" | "DATE", [number, string][]> = { TEXT: [], NUMBER: [], DATE: [] };
+  // Classification cache (direct-mapped by value hash): repeated values (dates, accounts, ids on
+  // every line of a transaction) are classified once.
+  readonly cacheH1 = new Int32Array(CACHE_SIZE);
+  readonly cacheH2 = new Int32Array(CACHE_SIZE);
+  readonly cacheKind = new Uint8Array(CACHE_SIZE);
+  readonly cacheShape = new Int32Array(CACHE_SIZE);
+  readonly cacheFlags = new Uint8Array(CACHE_SIZE);
+  readonly cacheDot = new Float64Array(CACHE_SIZE);
+  readonly cacheComma = new Float64Array(CACHE_SIZE);
+  /** Days since 2000-01-01 under the column's shadow date order (-2^31: not valid under it). */
+  readonly cacheDays = new Int32Array(CACHE_SIZE);
+  shadowMoney = 0; // 0 none, F_DOT or F_COMMA
+  shadowOrder = 0; // ORDER_* bit, 0 none
+}
+
+const NO_DAYS = -2147483648;
+
+const CACHE_SIZE = 512;
+const KIND_TEXT = 1;
+const KIND_NUMBER = 2;
+const KIND_DATE = 3;
+const KIND_COMPACT = 4;
+const F_DOT = 1;
+const F_COMMA = 2;
+const F_NEGATIVE = 4;
+const F_PARENS = 8;
+const F_TRAILING = 16;
+const F_CURRENCY = 32;
+const F_LETTERS = 64;
+const SAMPLE_SCAN_LIMIT = 1000;
+
+/**
+ * Column and table statistics over data rows, fed record by record (bytes, no strings except for
+ * the few samples kept). Every structure is bounded: samples and examples are capped, distinct
+ * counts switch to HyperLogLog, the duplicate-row table stops growing at 32 MiB.
+ */
+export class Profiler {
+  private readonly columns: ColumnAccumulator[];
+  private readonly number = new NumberShape();
+  private readonly date = new DateShape();
+  private readonly rows = new RowHashSet();
+  private rowCount = 0;
+  private blankRows = 0;
+  private readonly blankRowExamples: number[] = [];
+  private columnCountMismatch = 0;
+  private readonly columnCountExamples: [number, number][] = [];
+  private duplicateRows = 0;
+  private readonly duplicateExamples: [number, string[]][] = [];
+  private lastNonBlankRowIndex = -1;
+
+  /** Per field of the last row added: 1 when its shadow value is set, and the value. */
+  readonly shadowSet: Uint8Array;
+  readonly shadowValue: Float64Array;
+
+  /** Fields with a shadow; with `shadowsOnly` the only fields looked at. */
+  private readonly shadowFields: number[] = [];
+
+  constructor(
+    private readonly columnNames: string[],
+    private readonly synthetic: boolean[],
+    shadows: ShadowSpec[] = [],
+    /** Compute the shadows only (no statistics): the staging thread does this while a worker profiles. */
+    private readonly shadowsOnly = false,
+  ) {
+    this.columns = columnNames.map(() => new ColumnAccumulator());
+    this.shadowSet = new Uint8Array(columnNames.length);
+    this.shadowValue = new Float64Array(columnNames.length);
+    shadows.forEach((spec, f) => {
+      if (!spec || !this.columns[f]) return;
+      if (spec.kind === "MONEY_100") this.columns[f].shadowMoney = spec.format === NUMBER_FORMAT_COMMA ? F_COMMA : F_DOT;
+      else this.columns[f].shadowOrder = spec.order;
+      this.shadowFields.push(f);
+    });
+  }
+
+  /** Records a blank line (not a data row, but counted and previewed). */
+  addBlank(index: number): void {
+    this.blankRows++;
+    if (this.blankRowExamples.length < PREVIEWS) this.blankRowExamples.push(index);
+  }
+
+  /** Notes a non-blank line that is not data (preamble, header, report lines) for lastNonBlankRowIndex. */
+  noteNonBlank(index: number): void {
+    if (index > this.lastNonBlankRowIndex) this.lastNonBlankRowIndex = index;
+  }
+
+  /** Adds one data row. Returns false (and counts it) when every field is blank. */
+  add(record: RecordView): boolean {
+    const { buf, starts, ends } = record;
+    const width = this.columns.length;
+    const count = record.count;
+    if (!hasContent(record, 0)) {
+      this.addBlank(record.index);
+      return false;
+    }
+    if (this.shadowsOnly) {
+      for (const f of this.shadowFields) this.shadowOnly(record, f);
+      return true;
+    }
+    let rowH1 = 0x811c9dc5;
+    let rowH2 = 0x12345679;
+    let anyValue = false;
+    for (let f = 0; f < width; f++) {
+      const column = this.columns[f];
+      let s = 0;
+      let e = 0;
+      if (f < count) {
+        s = starts[f];
+        e = ends[f];
+        while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
+        while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
+        if (s !== starts[f] || e !== ends[f]) column.padded++;
+      }
+      this.shadowSet[f] = 0;
+      if (s === e) {
+        column.blank++;
+        if (column.blankRows.length < PREVIEWS) column.blankRows.push(record.index);
+        if (column.rowSample.length < ROW_SAMPLE) column.rowSample.push("");
+        rowH1 = Math.imul(rowH1 ^ 0xff, 0x01000193);
+        rowH2 = Math.imul(rowH2 + 0xff, 0x5bd1e995);
+        continue;
+      }
+      anyValue = true;
+      column.nonBlank++;
+      if (e - s > column.maxLength) column.maxLength = e - s;
+      let h1 = 0x811c9dc5;
+      let h2 = 0x9747b28c;
+      for (let k = s; k < e; k++) {
+        const b = buf[k];
+        h1 = Math.imul(h1 ^ b, 0x01000193);
+        h2 = ((h2 << 5) - h2 + b) | 0;
+      }
+      rowH1 = Math.imul(rowH1 ^ h1, 0x01000193) ^ f;
+      rowH2 = Math.imul(rowH2 + h2, 0x5bd1e995);
+      if (column.rowSample.length < ROW_SAMPLE) column.rowSample.push(text(buf, s, e));
+      if (column.samples.length < SAMPLES && column.nonBlank <= SAMPLE_SCAN_LIMIT) {
+        const value = text(buf, s, e);
+        if (!column.samples.includes(value)) column.samples.push(value);
+      }
+      const slot = h1 & (CACHE_SIZE - 1);
+      const kind = column.cacheKind[slot];
+      let cachedKind = kind;
+      if (kind !== 0 && column.cacheH1[slot] === h1 && column.cacheH2[slot] === h2) {
+        this.replay(column, slot, kind, buf, s, e, record.index);
+      } else {
+        column.distinct.add(h1 ^ Math.imul(h2, 0x27d4eb2d));
+        column.cacheH1[slot] = h1;
+        column.cacheH2[slot] = h2;
+        cachedKind = this.classify(column, slot, buf, s, e, record.index);
+        column.cacheKind[slot] = cachedKind;
+      }
+      if (column.shadowMoney !== 0 || column.shadowOrder !== 0) this.setShadow(column, f, slot, cachedKind);
+    }
+    if (!anyValue) {
+      this.addBlank(record.index);
+      return false;
+    }
+    this.rowCount++;
+    this.noteNonBlank(record.index);
+    if ((count > width && hasContent(record, width)) || count < width) {
+      this.columnCountMismatch++;
+      if (this.columnCountExamples.length < PREVIEWS) this.columnCountExamples.push([record.index, count]);
+    }
+    if (this.rows.addIsDuplicate(rowH1, rowH2)) {
+      this.duplicateRows++;
+      if (this.duplicateExamples.length < PREVIEWS) {
+        const values: string[] = [];
+        for (let f = 0; f < width; f++) values.push(f < count ? fieldText(record, f).trim() : "");
+        this.duplicateExamples.push([record.index, values]);
+      }
+    }
+    return true;
+  }
+
+  /** The shadow value of one field, through the same classification cache as a full profile. */
+  private shadowOnly(record: RecordView, f: number): void {
+    const column = this.columns[f];
+    const { buf } = record;
+    this.shadowSet[f] = 0;
+    if (f >= record.count) return;
+    let s = record.starts[f];
+    let e = record.ends[f];
+    while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
+    while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
+    if (s === e) return;
+    let h1 = 0x811c9dc5;
+    let h2 = 0x9747b28c;
+    for (let k = s; k < e; k++) {
+      const b = buf[k];
+      h1 = Math.imul(h1 ^ b, 0x01000193);
+      h2 = ((h2 << 5) - h2 + b) | 0;
+    }
+    const slot = h1 & (CACHE_SIZE - 1);
+    let kind = column.cacheKind[slot];
+    if (kind === 0 || column.cacheH1[slot] !== h1 || column.cacheH2[slot] !== h2) {
+      column.cacheH1[slot] = h1;
+      column.cacheH2[slot] = h2;
+      kind = this.classify(column, slot, buf, s, e, record.index);
+      column.cacheKind[slot] = kind;
+    }
+    this.setShadow(column, f, slot, kind);
+  }
+
+  private setShadow(column: ColumnAccumulator, f: number, slot: number, kind: number): void {
+    if (column.shadowMoney !== 0) {
+      if ((kind === KIND_NUMBER || kind === KIND_COMPACT) && column.cacheFlags[slot] & column.shadowMoney) {
+        this.shadowSet[f] = 1;
+        this.shadowValue[f] = column.shadowMoney === F_DOT ? column.cacheDot[slot] : column.cacheComma[slot];
+      }
+    } else if (column.shadowOrder !== 0 && (kind === KIND_DATE || kind === KIND_COMPACT) && column.cacheDays[slot] !== NO_DAYS) {
+      this.shadowSet[f] = 1;
+      this.shadowValue[f] = column.cacheDays[slot];
+    }
+  }
+
+  /** Classifies a value met for the first time (in this cache slot) and records it in the slot. */
+  private classify(column: ColumnAccumulator, slot: number, buf: Uint8Array, s: number, e: number, index: number): number {
+    const date = this.date;
+    if (date.parse(buf, s, e)) {
+      if (e - s === 8 || (e - s > 8 && buf[s + 8] === 0x20 && isDigits(buf, s, s + 8))) {
+        // yyyyMMdd is also a plain number; the column decides which at the end.
+        column.compactDateCount++;
+        let value = 0;
+        for (let k = s; k < s + 8; k++) value = value * 10 + (buf[k] - 0x30);
+        column.cacheFlags[slot] = F_DOT | F_COMMA;
+        column.cacheDot[slot] = column.cacheComma[slot] = value * 100;
+        if (column.shadowOrder !== 0) {
+          const [y, m, d] = date.ymd(ORDER_YMD);
+          column.cacheDays[slot] = daysSince2000(y, m, d);
+        } else {
+          column.cacheDays[slot] = NO_DAYS;
+        }
+        return KIND_COMPACT;
+      }
+      column.cacheShape[slot] = date.shape;
+      column.cacheFlags[slot] = date.mask;
+      if (column.shadowOrder !== 0 && date.mask & column.shadowOrder) {
+        const [y, m, d] = date.ymd(column.shadowOrder);
+        column.cacheDays[slot] = daysSince2000(y, m, d);
+      } else {
+        column.cacheDays[slot] = NO_DAYS;
+      }
+      this.countDate(column, date.shape, date.mask, buf, s, e, index);
+      return KIND_DATE;
+    }
+    const number = this.number;
+    if (number.parse(buf, s, e)) {
+      let flags = 0;
+      if (number.dotOk) flags |= F_DOT;
+      if (number.commaOk) flags |= F_COMMA;
+      if (number.negative) flags |= F_NEGATIVE;
+      if (number.parentheses) flags |= F_PARENS;
+      if (number.trailingMinus) flags |= F_TRAILING;
+      if (number.currency) flags |= F_CURRENCY;
+      if (number.letters) flags |= F_LETTERS;
+      column.cacheFlags[slot] = flags;
+      column.cacheDot[slot] = number.dotCents;
+      column.cacheComma[slot] = number.commaCents;
+      this.countNumber(column, flags, number.dotCents, number.commaCents, buf, s, e, index);
+      return KIND_NUMBER;
+    }
+    column.textCount++;
+    if (column.examples.TEXT.length < EXAMPLES) column.examples.TEXT.push([index, text(buf, s, e)]);
+    return KIND_TEXT;
+  }
+
+  /** Counts a value whose classification is cached. */
+  private replay(column: ColumnAccumulator, slot: number, kind: number, buf: Uint8Array, s: number, e: number, index: number): void {
+    if (kind === KIND_TEXT) {
+      column.textCount++;
+      if (column.examples.TEXT.length < EXAMPLES) column.examples.TEXT.push([index, text(buf, s, e)]);
+    } else if (kind === KIND_NUMBER) {
+      this.countNumber(column, column.cacheFlags[slot], column.cacheDot[slot], column.cacheComma[slot], buf, s, e, index);
+    } else if (kind === KIND_DATE) {
+      this.countDate(column, column.cacheShape[slot], column.cacheFlags[slot], buf, s, e, index);
+    } else {
+      column.compactDateCount++;
+    }
+  }
+
+  private countDate(column: ColumnAccumulator, shape: number, mask: number, buf: Uint8Array, s: number, e: number, index: number): void {
+    column.dateCount++;
+    let counts = column.dateShapes.get(shape);
+    if (!counts) {
+      counts = new Int32Array(3);
+      column.dateShapes.set(shape, counts);
+    }
+    if (mask & ORDER_MDY) counts[0]++;
+    if (mask & ORDER_DMY) counts[1]++;
+    if (mask & ORDER_YMD) counts[2]++;
+    if (column.examples.DATE.length < EXAMPLES) column.examples.DATE.push([index, text(buf, s, e)]);
+  }
+
+  private countNumber(column: ColumnAccumulator, flags: number, dot: number, comma: number, buf: Uint8Array, s: number, e: number, index: number): void {
+    column.numberCount++;
+    if (flags & F_DOT) {
+      column.dotValid++;
+      column.dotSum += dot;
+    }
+    if (flags & F_COMMA) {
+      column.commaValid++;
+      column.commaSum += comma;
+    }
+    if (flags & F_DOT && flags & F_COMMA && dot !== comma) column.numberAmbiguous++;
+    if (flags & F_NEGATIVE) column.negatives++;
+    if (flags & F_PARENS) column.parentheses = true;
+    if (flags & F_TRAILING) column.trailingMinus = true;
+    if (flags & F_CURRENCY) column.currency = true;
+    if (flags & F_LETTERS) column.letters = true;
+    if (column.examples.NUMBER.length < EXAMPLES) column.examples.NUMBER.push([index, text(buf, s, e)]);
+  }
+
+  finish(): TableProfile {
+    return {
+      rowCount: this.rowCount,
+      blankRows: this.blankRows,
+      blankRowExamples: this.blankRowExamples,
+      columnCountMismatch: this.columnCountMismatch,
+      columnCountExamples: this.columnCountExamples,
+      duplicateRows: this.duplicateRows,
+      duplicateExamples: this.duplicateExamples,
+      duplicatesComplete: this.rows.complete,
+      lastNonBlankRowIndex: this.lastNonBlankRowIndex,
+      columns: this.columns.map((c, position) => {
+        const dateValid: Record<string, number> = {};
+        for (const [shape, counts] of c.dateShapes) {
+          for (const [i, bit] of [ORDER_MDY, ORDER_DMY, ORDER_YMD].entries()) {
+            if (counts[i] === 0) continue;
+            const format = dateFormatOf(shape, bit);
+            dateValid[format] = (dateValid[format] ?? 0) + counts[i];
+          }
+        }
+        if (c.compactDateCount > 0) dateValid.yyyyMMdd = (dateValid.yyyyMMdd ?? 0) + c.compactDateCount;
+        return {
+          position,
+          columnName: this.columnNames[position],
+          synthetic: this.synthetic[position],
+          rowSample: c.rowSample,
+          samples: c.samples,
+          nonBlank: c.nonBlank,
+          blank: c.blank,
+          padded: c.padded,
+          blankRows: c.blankRows,
+          textCount: c.textCount,
+          numberCount: c.numberCount + c.compactDateCount,
+          dateCount: c.dateCount,
+          compactDateCount: c.compactDateCount,
+          distinct: c.distinct.count(),
+          distinctApproximate: c.distinct.approximate,
+          maxLength: c.maxLength,
+          numberValid: { [NUMBER_FORMAT_DOT]: c.dotValid + c.compactDateCount, [NUMBER_FORMAT_COMMA]: c.commaValid + c.compactDateCount },
+          numberSums: { [NUMBER_FORMAT_DOT]: c.dotSum, [NUMBER_FORMAT_COMMA]: c.commaSum },
+          numberAmbiguous: c.numberAmbiguous,
+          negatives: c.negatives,
+          numberStyle: { parentheses: c.parentheses, trailingMinus: c.trailingMinus, currency: c.currency, letters: c.letters },
+          dateValid,
+          examples: c.examples,
+        };
+      }),
+    };
+  }
+}
+
+function hasContent(record: RecordView, from: number): boolean {
+  for (let f = from; f < record.count; f++) {
+    for (let k = record.starts[f]; k < record.ends[f]; k++) if (record.buf[k] !== 0x20 && record.buf[k] !== 0x09) return true;
+  }
+  return false;
+}
+
+function isDigits(buf: Uint8Array, s: number, e: number): boolean {
+  for (let k = s; k < e; k++) if (buf[k] < 0x30 || buf[k] > 0x39) return false;
+  return true;
+}
+
+const decoder = new TextDecoder("utf-8");
+function text(buf: Uint8Array, s: number, e: number): string {
+  return decoder.decode(buf.subarray(s, e));
+}
+

@@ -1,0 +1,206 @@
+import { utf8SequenceLength } from "../csv/encoding.js";
+import type { RecordView } from "../csv/tokenizer.js";
+import { literal } from "../sql/identifiers.js";
+
+const LF = 0x0a;
+const CR = 0x0d;
+const OUT_CHUNK = 1 << 20;
+
+/**
+ * Encodes data rows as CSV for `COPY ... (FORMAT csv)` into a staging table
+ * (row_no, c0 .. c{width-1}, extra, shadows): a row of the file whose bytes are clean and regular
+ * is passed through as it is (one memory copy: PostgreSQL parses the same CSV dialect), other rows
+ * are rebuilt field by field: trimmed, quoted when needed, invalid UTF-8 replaced by U+FFFD, NUL
+ * bytes dropped, fields beyond the width joined into `extra`. Output accumulates in 1 MiB buffers
+ * handed out by `take()`.
+ */
+export class CopyRowEncoder {
+  private out = Buffer.allocUnsafe(OUT_CHUNK);
+  private pos = 0;
+  private ready: Buffer[] = [];
+  rows = 0;
+  /** Rows passed through unchanged (for tests and tuning). */
+  passedThrough = 0;
+  private readonly quote: number;
+
+  constructor(
+    private readonly width: number,
+    private readonly delimiter: number,
+    /** The file's quote byte, or -1 (rows are then always rebuilt, quoted with '"'). */
+    fileQuote: number,
+    /** Fields with a typed shadow column, written after `extra` in this order. */
+    private readonly shadowFields: number[] = [],
+  ) {
+    this.quote = fileQuote >= 0 ? fileQuote : 0x22;
+    this.passThrough = fileQuote >= 0;
+  }
+
+  private readonly passThrough: boolean;
+
+  /** COPY options matching the encoding, for the columns listed. */
+  copyOptions(columns: string[]): string {
+    const q = String.fromCharCode(this.quote);
+    return `FORMAT csv, DELIMITER ${literal(String.fromCharCode(this.delimiter))}, QUOTE ${literal(q)}, ESCAPE ${literal(q)}, NULL '', FORCE_NULL (${columns.join(", ")})`;
+  }
+
+  /**
+   * Appends one row. `shadowSet`/`shadowValue` hold the row's typed values per field; `clean`
+   * says the bytes are valid UTF-8 without NUL, so that they may be passed through.
+   */
+  encode(record: RecordView, shadowSet: Uint8Array | undefined, shadowValue: Float64Array | undefined, clean: boolean): void {
+    const { buf, starts, ends, count } = record;
+    const raw = record.end - record.start;
+    this.ensure(48 + 3 * raw + 3 * Math.max(count, this.width) + 24 * this.shadowFields.length);
+    const out = this.out;
+    let p = this.writeDigits(record.index, this.pos);
+    out[p++] = this.delimiter;
+    if (clean && this.passThrough && !record.rewritten && count === this.width) {
+      // A byte loop beats creating a subarray view for the short spans of ledger rows.
+      if (raw < 512) {
+        for (let k = record.start; k < record.end; k++) out[p++] = buf[k];
+      } else {
+        out.set(buf.subarray(record.start, record.end), p);
+        p += raw;
+      }
+      out[p++] = this.delimiter; // extra: NULL
+      this.passedThrough++;
+    } else {
+      for (let f = 0; f < this.width; f++) {
+        if (f > 0) out[p++] = this.delimiter;
+        if (f < count) p = this.writeField(buf, starts[f], ends[f], p);
+      }
+      out[p++] = this.delimiter;
+      if (count > this.width) p = this.writeExtra(record, p);
+    }
+    for (const f of this.shadowFields) {
+      out[p++] = this.delimiter;
+      if (shadowSet && shadowValue && shadowSet[f] === 1) p = this.writeDigits(shadowValue[f], p);
+    }
+    out[p++] = LF;
+    this.pos = p;
+    this.rows++;
+  }
+
+  /** Full buffers, and with `all` the partial one too. */
+  take(all = false): Buffer[] {
+    if (all && this.pos > 0) {
+      this.ready.push(this.out.subarray(0, this.pos));
+      this.out = Buffer.allocUnsafe(OUT_CHUNK);
+      this.pos = 0;
+    }
+    const ready = this.ready;
+    this.ready = [];
+    return ready;
+  }
+
+  private ensure(bytes: number): void {
+    if (this.pos + bytes <= this.out.length) return;
+    if (this.pos > 0) this.ready.push(this.out.subarray(0, this.pos));
+    this.out = Buffer.allocUnsafe(Math.max(OUT_CHUNK, bytes));
+    this.pos = 0;
+  }
+
+  /** Writes an integer (|value| < 2^53) as decimal digits without building a string. */
+  private writeDigits(value: number, p: number): number {
+    const out = this.out;
+    if (value < 0) {
+      out[p++] = 0x2d;
+      value = -value;
+    }
+    if (value < 10) {
+      out[p] = 0x30 + value;
+      return p + 1;
+    }
+    if (value <= 0x7fffffff) {
+      let digits = 1;
+      for (let v = (value / 10) | 0; v > 0; v = (v / 10) | 0) digits++;
+      let at = p + digits - 1;
+      for (let v = value | 0; v > 0; v = (v / 10) | 0) out[at--] = 0x30 + (v % 10);
+      return p + digits;
+    }
+    let digits = 0;
+    for (let v = value; v >= 1; v = Math.floor(v / 10)) digits++;
+    let at = p + digits - 1;
+    for (let v = value; v >= 1; v = Math.floor(v / 10)) out[at--] = 0x30 + (v % 10);
+    return p + digits;
+  }
+
+  /** One field, trimmed; blank writes nothing (NULL); quoted when it holds the delimiter, a quote or a line break. */
+  private writeField(buf: Uint8Array, s: number, e: number, p: number): number {
+    while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
+    while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
+    if (s === e) return p;
+    const out = this.out;
+    const quote = this.quote;
+    const delimiter = this.delimiter;
+    let special = false;
+    for (let k = s; k < e; k++) {
+      const b = buf[k];
+      if (b === delimiter || b === quote || b === LF || b === CR || b === 0 || b >= 0x80) {
+        special = true;
+        break;
+      }
+    }
+    if (!special) {
+      out.set(buf.subarray(s, e), p);
+      return p + (e - s);
+    }
+    out[p++] = quote;
+    for (let k = s; k < e; k++) {
+      const b = buf[k];
+      if (b >= 0x80) {
+        const len = utf8SequenceLength(buf, k, e);
+        if (len > 0) {
+          for (let j = 0; j < len; j++) out[p++] = buf[k + j];
+          k += len - 1;
+        } else {
+          out[p++] = 0xef;
+          out[p++] = 0xbf;
+          out[p++] = 0xbd;
+        }
+        continue;
+      }
+      if (b === 0) continue;
+      if (b === quote) out[p++] = quote;
+      out[p++] = b;
+    }
+    out[p++] = quote;
+    return p;
+  }
+
+  /** Fields beyond the width, joined with the file's delimiter into one quoted field (NULL when all blank). */
+  private writeExtra(record: RecordView, p: number): number {
+    let any = false;
+    for (let f = this.width; f < record.count; f++) {
+      for (let k = record.starts[f]; k < record.ends[f]; k++) {
+        if (record.buf[k] !== 0x20 && record.buf[k] !== 0x09) any = true;
+      }
+    }
+    if (!any) return p;
+    const out = this.out;
+    out[p++] = this.quote;
+    for (let f = this.width; f < record.count; f++) {
+      if (f > this.width) out[p++] = this.delimiter;
+      for (let k = record.starts[f]; k < record.ends[f]; k++) {
+        const b = record.buf[k];
+        if (b >= 0x80) {
+          const len = utf8SequenceLength(record.buf, k, record.ends[f]);
+          if (len > 0) {
+            for (let j = 0; j < len; j++) out[p++] = record.buf[k + j];
+            k += len - 1;
+          } else {
+            out[p++] = 0xef;
+            out[p++] = 0xbf;
+            out[p++] = 0xbd;
+          }
+          continue;
+        }
+        if (b === 0) continue;
+        if (b === this.quote) out[p++] = this.quote;
+        out[p++] = b;
+      }
+    }
+    out[p++] = this.quote;
+    return p;
+  }
+}

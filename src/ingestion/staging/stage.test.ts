@@ -1,0 +1,156 @@
+import { createReadStream } from "node:fs";
+import { pipeline } from "node:stream/promises";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeGeneralLedgerCsv } from "../../../bench/gl-generator.js";
+import { createTestDatabase } from "../../../test/helpers/database.js";
+import { ERP_GENERAL_LEDGER, FixtureDir, frenchFec, germanLedger, QUICKBOOKS_ONLINE_JOURNAL, UTF8_BOM } from "../../../test/ingestion/fixtures.js";
+import { detectFormat } from "../detect.js";
+import { daysSince2000 } from "../profile/profiler.js";
+import { dropTables, stagedRowCount, stageFile } from "./stage.js";
+
+let pool: pg.Pool;
+const dir = new FixtureDir();
+beforeAll(async () => {
+  const { url } = await createTestDatabase();
+  pool = new pg.Pool({ connectionString: url, max: 4 });
+});
+afterAll(async () => {
+  await pool?.end();
+  dir.remove();
+});
+
+async function rows(table: string, columns = "*"): Promise<Record<string, unknown>[]> {
+  return (await pool.query(`SELECT ${columns} FROM ${table} ORDER BY row_no`)).rows;
+}
+
+describe("staging", () => {
+  it("streams data rows into text columns: record index, trimmed values, NULL blanks, quotes undone", async () => {
+    const file = dir.write("erp.csv", Buffer.concat([UTF8_BOM, Buffer.from(ERP_GENERAL_LEDGER)]));
+    const result = await stageFile(pool, file, { table: "ingest.stg_erp" });
+    expect(result.rowCount).toBe(10);
+    expect(result.columns.slice(0, 3)).toEqual([
+      { position: 0, name: "Journal ID", sqlName: "c0" },
+      { position: 1, name: "Line", sqlName: "c1" },
+      { position: 2, name: "Effective Date", sqlName: "c2", shadow: { sqlName: "d2", type: "DATE", format: "MM/dd/yyyy" } },
+    ]);
+    expect(result.columns[6].shadow).toEqual({ sqlName: "n6", type: "MONEY_100", format: "#,##0.00" });
+    const staged = await rows("ingest.stg_erp");
+    expect(staged.map((r) => Number(r.row_no))).toEqual([1, 2, 3, 4, 5, 6, 8, 9, 10, 11]);
+    expect(staged[0]).toMatchObject({ c0: "JE1001", c2: "01/15/2023", c6: "1,250.00", c7: null, c8: "Invoice 4471, freight", n6: "125000", n7: null, d2: daysSince2000(2023, 1, 15) });
+    expect(staged[2].c8).toBe('Paper "A4" and toner');
+    expect(staged[6]).toMatchObject({ c2: "13/45/2023", d2: null, c4: null, c8: "Reclass per review,\nsee memo" });
+    expect(await stagedRowCount(pool, "ingest.stg_erp")).toBe(10);
+  });
+
+  it("holds exactly what PostgreSQL's own CSV parser reads from the same file", async () => {
+    const file = dir.write("generated.csv", "");
+    await writeGeneralLedgerCsv(file, 3000, 7);
+    const result = await stageFile(pool, file, { table: "ingest.stg_generated" });
+    // Clean regular rows go to COPY as they are; rows with doubled quotes are rebuilt.
+    expect(result.rowsPassedThrough).toBeGreaterThan(2500);
+    expect(result.rowsPassedThrough).toBeLessThan(3000);
+    await pool.query(`CREATE TABLE bare (${Array.from({ length: 13 }, (_, i) => `b${i} text`).join(", ")})`);
+    const client = await pool.connect();
+    try {
+      await pipeline(createReadStream(file), client.query(copyFrom("COPY bare FROM STDIN WITH (FORMAT csv, HEADER)")));
+    } finally {
+      client.release();
+    }
+    const staged = Array.from({ length: 13 }, (_, i) => `c${i}`).join(", ");
+    const bare = Array.from({ length: 13 }, (_, i) => `nullif(btrim(b${i}), '')`).join(", ");
+    const difference = await pool.query(`SELECT count(*) AS n FROM ((SELECT ${staged} FROM ingest.stg_generated EXCEPT ALL SELECT ${bare} FROM bare) UNION ALL (SELECT ${bare} FROM bare EXCEPT ALL SELECT ${staged} FROM ingest.stg_generated)) d`);
+    expect(Number(difference.rows[0].n)).toBe(0);
+    expect(Number((await pool.query("SELECT count(*) AS n FROM bare")).rows[0].n)).toBe(3000);
+    // The typed shadows agree with PostgreSQL's own reading of the text.
+    const check = await pool.query(
+      `SET DateStyle = 'ISO, MDY'; SELECT count(*) FILTER (WHERE n6 IS DISTINCT FROM (replace(c6, ',', '')::numeric * 100)::bigint OR d2 IS DISTINCT FROM (c2::date - DATE '2000-01-01')) AS n FROM ingest.stg_generated`,
+    );
+    expect(Number((check as unknown as pg.QueryResult[])[1].rows[0].n)).toBe(0);
+  });
+
+  it("re-encodes Windows-1252 and UTF-16 files to UTF-8", async () => {
+    await stageFile(pool, dir.write("fec.txt", frenchFec()), { table: "ingest.stg_fec" });
+    expect((await rows("ingest.stg_fec", "row_no, c5, c7, c10"))[0]).toMatchObject({ c5: "Clients", c7: "Société Générale", c10: "Facture n°1 – électricité" });
+    await stageFile(pool, dir.write("de.txt", germanLedger()), { table: "ingest.stg_de" });
+    expect((await rows("ingest.stg_de", "row_no, c4, c5, c6"))[1]).toMatchObject({ c4: "Erlöse 19 % USt", c5: "Überweisung Müller GmbH", c6: null });
+  });
+
+  it("degroups while staging", async () => {
+    const result = await stageFile(pool, dir.write("qbo.csv", QUICKBOOKS_ONLINE_JOURNAL), { table: "ingest.stg_qbo", degroup: true });
+    expect(result.degrouped).toBe("QUICKBOOKS_JOURNAL");
+    expect(result.columns.map((c) => c.name)).toEqual(["Date", "Transaction Type", "Num", "Name", "Memo/Description", "Account", "Debit", "Credit", "Transaction Number"]);
+    const staged = await rows("ingest.stg_qbo", "row_no, c0, c3, c5, c8");
+    expect(staged.map((r) => [Number(r.row_no), r.c0, r.c3, r.c5, r.c8])).toEqual([
+      [5, "01/03/2023", "Amy's Bird Sanctuary", "Accounts Receivable (A/R)", "1"],
+      [6, "01/03/2023", "Amy's Bird Sanctuary", "Services", "1"],
+      [7, "01/03/2023", "Amy's Bird Sanctuary", "Landscaping Services:Job Materials:Fountains and Garden Lighting", "1"],
+      [10, "01/05/2023", "Hicks Hardware", "Checking", "2"],
+      [11, "01/05/2023", "Hicks Hardware", "Job Expenses:Job Materials", "2"],
+      [14, "02/14/2023", null, "Utilities", "3"],
+      [15, "02/14/2023", null, "Accrued Liabilities", "3"],
+    ]);
+    expect(result.fileInfo.rowCount).toBe(7);
+  });
+
+  it("rebuilds the rows COPY cannot take as they are: invalid UTF-8, NUL, tabs, backslashes, fields beyond the header", async () => {
+    const content = Buffer.concat([
+      Buffer.from("Account,Memo,Amount\n4000,plain,4.00\n5000,plain,5.00\n"),
+      Buffer.from("1000,bad "),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(" bytes,1.00\n"),
+      Buffer.from('2000,"tab\there \\N back\\slash\u0000nul",2.00,extra one,extra two\n'),
+      Buffer.from("3000,short\n"),
+    ]);
+    const file = dir.write("odd.csv", content);
+    // The head is not valid UTF-8 here; a file whose bad bytes come after the first megabyte is read as UTF-8.
+    const detection = { ...(await detectFormat(file)), encoding: { encoding: "UTF-8" as const, bom: false } };
+    const result = await stageFile(pool, file, { table: "ingest.stg_odd", detection });
+    const staged = await rows("ingest.stg_odd");
+    expect(staged.slice(2).map((r) => [r.c0, r.c1, r.c2, r.extra])).toEqual([
+      ["1000", "bad \ufffd\ufffd bytes", "1.00", null],
+      ["2000", "tab\there \\N back\\slashnul", "2.00", "extra one,extra two"],
+      ["3000", "short", null, null],
+    ]);
+    // Two invalid bytes and one NUL.
+    expect(result.fileInfo.tableMetadata.invalidCharacters).toMatchObject({ state: "WARN", count: 3 });
+    expect(result.fileInfo.tableMetadata.columnCountMismatch).toMatchObject({ state: "WARN", count: 2 });
+  });
+
+  it("replaces the table on a re-run, and keeps the previous one when a run fails", async () => {
+    const file = dir.write("again.csv", "A,B\n1,2\n3,4\n");
+    await stageFile(pool, file, { table: "ingest.stg_again" });
+    const second = await stageFile(pool, file, { table: "ingest.stg_again" });
+    expect(second.rowCount).toBe(2);
+    expect(await stagedRowCount(pool, "ingest.stg_again")).toBe(2);
+    // Reading fails after the old table was dropped inside the transaction: the drop is rolled back.
+    await expect(stageFile(pool, dir.path, { table: "ingest.stg_again", detection: second.detection })).rejects.toThrow(/EISDIR/);
+    await expect(stageFile(pool, `${dir.path}/missing.csv`, { table: "ingest.stg_again" })).rejects.toThrow(/ENOENT/);
+    // Failing while the COPY is open: the COPY is aborted, the transaction rolled back, the connection reusable.
+    for (const parallel of [false, true]) {
+      await expect(stageFile(pool, dir.path, { table: "ingest.stg_again", detection: second.detection, typedShadows: false, parallel })).rejects.toThrow(/EISDIR/);
+      expect(await stagedRowCount(pool, "ingest.stg_again")).toBe(2);
+    }
+    expect(await stagedRowCount(pool, "ingest.stg_again")).toBe(2);
+    await dropTables(pool, ["ingest.stg_again"]);
+    expect(await stagedRowCount(pool, "ingest.stg_again")).toBeNull();
+    await expect(stageFile(pool, file, { table: "public.x; DROP TABLE y" })).rejects.toThrow(/Invalid table name/);
+  });
+});
+
+describe("parallel staging", () => {
+  it("profiles in a worker thread with the same file info and staged rows as one thread", async () => {
+    const file = dir.write("parallel.csv", "");
+    await writeGeneralLedgerCsv(file, 5000, 11);
+    const inline = await stageFile(pool, file, { table: "ingest.stg_inline", parallel: false });
+    const parallel = await stageFile(pool, file, { table: "ingest.stg_parallel", parallel: true });
+    expect(parallel.fileInfo).toEqual(inline.fileInfo);
+    expect(parallel.columns).toEqual(inline.columns);
+    const difference = await pool.query("SELECT count(*) AS n FROM ((TABLE ingest.stg_inline EXCEPT ALL TABLE ingest.stg_parallel) UNION ALL (TABLE ingest.stg_parallel EXCEPT ALL TABLE ingest.stg_inline)) d");
+    expect(Number(difference.rows[0].n)).toBe(0);
+    const grouped = await stageFile(pool, dir.write("qbo-parallel.csv", QUICKBOOKS_ONLINE_JOURNAL), { table: "ingest.stg_qbo_parallel", degroup: true, parallel: true });
+    expect(grouped.fileInfo.rowCount).toBe(7);
+  });
+});
+

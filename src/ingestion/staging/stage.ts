@@ -1,0 +1,279 @@
+import { once } from "node:events";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { detectFormat, type DetectOptions, type FormatDetection } from "../detect.js";
+import { decodeHead, readHead, READ_CHUNK } from "../csv/encoding.js";
+import { sampleRecords } from "../csv/sniff.js";
+import { recordFromTexts } from "../csv/tokenizer.js";
+import { createDegrouper } from "../formats/index.js";
+import { dateOrderOf, orderBits } from "../profile/date-shape.js";
+import { buildFileInfo, dominantType, formatCandidates } from "../profile/file-info.js";
+import type { ProfileWorkerData, ProfileWorkerMessage } from "../profile/profile-worker.js";
+import { Profiler, type ShadowSpec, type TableProfile } from "../profile/profiler.js";
+import { readRecords, RowRouter, scanColumns, scanFile, type ScanResult } from "../scan.js";
+import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
+import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
+import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
+import { CopyRowEncoder } from "./copy-encoder.js";
+
+export interface StageOptions extends DetectOptions {
+  /** Table to (re)create, e.g. `ingestionTables(sourceId).staging`. */
+  table: string;
+  /** A detection made earlier (DETECTING_FORMAT); detected again when absent. */
+  detection?: FormatDetection;
+  /** Flatten the detected grouped layout while staging (`applyDegrouper`). */
+  degroup?: boolean;
+  /** File name shown in the file info. */
+  name?: string;
+  /** Stage typed copies of amount and date columns (default true); see StagedColumn.shadow. */
+  typedShadows?: boolean;
+  /** The source type's fields: the file info then carries the metrics of the recommended mapping. */
+  columnDefinitions?: ColumnDefinition[];
+  /**
+   * Profile in a worker thread while this thread tokenizes, encodes and writes. The result is the
+   * same either way; it pays only with a core to spare besides PostgreSQL's (measured slower on
+   * 2 cores, where the second tokenization competes with the COPY), hence the default: more than
+   * two cores.
+   */
+  parallel?: boolean;
+}
+
+export interface StagedColumn {
+  position: number;
+  name: string;
+  /** Column of the staging table holding it (text). */
+  sqlName: string;
+  /**
+   * Typed copy staged alongside (computed in the same pass): `n<i>` bigint MONEY_100 or `d<i>`
+   * integer days since 2000-01-01, valid for `format`; NULL where the text is blank or not valid.
+   */
+  shadow?: { sqlName: string; type: "MONEY_100" | "DATE"; format: string };
+}
+
+export interface StageResult {
+  table: string;
+  rowCount: number;
+  columns: StagedColumn[];
+  /** File info of the staged rows (columns of the degrouped rows when degrouped). */
+  fileInfo: TabularFileInfo;
+  detection: FormatDetection;
+  degrouped: GroupedFormat | null;
+  /** Rows handed to COPY as the file had them (the rest were rebuilt field by field). */
+  rowsPassedThrough: number;
+}
+
+/**
+ * Streams a file into a fresh UNLOGGED staging table of text columns in one pass, profiling it on
+ * the way: `row_no` (the record's index in the file), `c0..c{n-1}`, `extra` (fields beyond the
+ * width). Drop, create and COPY (FREEZE) run in one transaction, so a re-run replaces the table
+ * and a failure leaves the previous one. Unlogged: after a database crash the table is empty and
+ * the step must be run again (`stagedRowCount` tells).
+ */
+export async function stageFile(pool: pg.Pool, path: string, options: StageOptions): Promise<StageResult> {
+  const detection = options.detection ?? (await detectFormat(path, options));
+  const degroupFormat = options.degroup && detection.groupedFormat ? detection.groupedFormat : null;
+  const table = qualifiedTable(options.table);
+  const client = await pool.connect();
+  let encoder: CopyRowEncoder | null = null;
+  let copyInProgress: { stream: ReturnType<typeof copyFrom>; failed: Promise<never> } | null = null;
+  try {
+    await client.query("BEGIN");
+    await client.query(`DROP TABLE IF EXISTS ${table}`);
+    const width = degroupFormat ? createDegrouper(degroupFormat, detection.header).header.length : detection.width;
+    const shadows = options.typedShadows === false ? [] : await planShadows(path, detection, degroupFormat, width);
+    const shadowFields = shadows.map((spec, f) => (spec ? f : -1)).filter((f) => f >= 0);
+    const columns = Array.from({ length: width }, (_, i) => `${column(stagingColumn(i))} text`);
+    columns.push("extra text");
+    for (const f of shadowFields) columns.push(shadows[f]!.kind === "MONEY_100" ? `n${f} bigint` : `d${f} integer`);
+    await client.query(`CREATE UNLOGGED TABLE ${table} (row_no bigint NOT NULL, ${columns.join(", ")})`);
+    encoder = new CopyRowEncoder(width, detection.delimiter.charCodeAt(0), detection.quote ? detection.quote.charCodeAt(0) : -1, shadowFields);
+    const textColumns = Array.from({ length: width }, (_, i) => column(stagingColumn(i)));
+    const copy = client.query(copyFrom(`COPY ${table} FROM STDIN WITH (${encoder.copyOptions([...textColumns, "extra"])}, FREEZE)`));
+    const failed = new Promise<never>((_, reject) => copy.once("error", reject));
+    failed.catch(() => undefined);
+    copyInProgress = { stream: copy, failed };
+    const finished = once(copy, "finish");
+    finished.catch(() => undefined);
+    const flush = async (all: boolean) => {
+      for (const buffer of encoder!.take(all)) {
+        if (!copy.write(buffer)) await Promise.race([once(copy, "drain"), failed]);
+      }
+    };
+    const scan =
+      options.parallel ?? availableParallelism() > 2
+        ? await scanInParallel(path, detection, degroupFormat, shadows, encoder, () => flush(false))
+        : await scanFile(path, detection, {
+            degroup: degroupFormat,
+            shadows,
+            onRow: (record, set, value, clean) => encoder!.encode(record, set, value, clean),
+            afterChunk: () => flush(false),
+          });
+    await flush(true);
+    copy.end();
+    await Promise.race([finished, failed]);
+    copyInProgress = null;
+    // Rows are stored in row_no order: a BRIN index (a few kilobytes) finds any row range in a few pages.
+    await client.query(`CREATE INDEX ON ${table} USING brin (row_no)`);
+    await client.query("COMMIT");
+    const profiled = buildFileInfo(
+      {
+        name: options.name,
+        encoding: detection.encoding,
+        delimiter: detection.delimiter,
+        quote: detection.quote,
+        firstLine: detection.firstLine,
+        headerRowIndex: detection.headerRowIndex,
+        rowContentSnippets: detection.rowContentSnippets,
+        format: detection.groupedFormat,
+        degrouped: degroupFormat !== null,
+        invalidCharacters: scan.invalidCharacters,
+      },
+      scan.profile,
+    );
+    const fileInfo = options.columnDefinitions ? withRecommendedMetrics(profiled, options.columnDefinitions) : profiled;
+    return {
+      table: options.table,
+      rowCount: scan.profile.rowCount,
+      columns: scan.columnNames.map((name, position) => {
+        const spec = shadows[position];
+        const staged: StagedColumn = { position, name, sqlName: stagingColumn(position) };
+        if (spec) staged.shadow = { sqlName: spec.kind === "MONEY_100" ? `n${position}` : `d${position}`, type: spec.kind, format: spec.format };
+        return staged;
+      }),
+      fileInfo,
+      detection,
+      degrouped: degroupFormat,
+      rowsPassedThrough: encoder.passedThrough,
+    };
+  } catch (error) {
+    if (copyInProgress) {
+      // A COPY still open holds the connection: make the server abort it, then roll back.
+      copyInProgress.stream.destroy(error as Error);
+      await copyInProgress.failed.catch(() => undefined);
+    }
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Rows in a staging table, or null when it does not exist (never staged, or dropped). */
+export async function stagedRowCount(pool: pg.Pool, table: string): Promise<number | null> {
+  const exists = await pool.query<{ t: string | null }>("SELECT to_regclass($1) AS t", [table]);
+  if (!exists.rows[0].t) return null;
+  const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${qualifiedTable(table)}`);
+  return Number(rows[0].n);
+}
+
+/** Drops the engine's tables of a source (staging and entries). */
+export async function dropTables(pool: pg.Pool, tables: string[]): Promise<void> {
+  for (const t of tables) await pool.query(`DROP TABLE IF EXISTS ${qualifiedTable(t)}`);
+}
+
+/**
+ * Which columns get a typed shadow, decided from the first megabyte: amount columns (numbers with
+ * decimals, one unambiguous number format) and date columns (one unambiguous date format). A
+ * format the full file later contradicts only means the shadow is not used.
+ */
+async function planShadows(path: string, detection: FormatDetection, degroupFormat: GroupedFormat | null, width: number): Promise<ShadowSpec[]> {
+  const head = await readHead(path);
+  const complete = head.length < READ_CHUNK;
+  const records = sampleRecords(new TextEncoder().encode(decodeHead(head, detection.encoding)), detection.delimiter, detection.quote, 2000, complete);
+  const start = detection.headerRowIndex === null ? 0 : detection.headerRowIndex + 1;
+  const degrouper = degroupFormat ? createDegrouper(degroupFormat, detection.header) : null;
+  const profiler = new Profiler(Array.from({ length: width }, (_, i) => `c${i}`), new Array(width).fill(false));
+  for (let i = start; i < records.length; i++) {
+    if (degrouper) for (const row of degrouper.push(records[i], i)) profiler.add(recordFromTexts(row.values, row.index));
+    else profiler.add(recordFromTexts(records[i], i));
+  }
+  return profiler.finish().columns.map((c): ShadowSpec => {
+    const type = dominantType(c);
+    const candidates = formatCandidates(c, type);
+    if (!candidates?.detectedFormat) return null;
+    if (type === "NUMBER") {
+      const decimals = [...c.samples, ...c.examples.NUMBER.map(([, v]) => v)].some((v) => /[.,]\d{1,2}\)?-?$/.test(v.trim()));
+      return decimals && c.numberCount >= c.nonBlank * 0.9 ? { kind: "MONEY_100", format: candidates.detectedFormat } : null;
+    }
+    if (type === "DATE") return { kind: "DATE", format: candidates.detectedFormat, order: orderBits(dateOrderOf(candidates.detectedFormat)) };
+    return null;
+  });
+}
+
+/** Chunks sent to the profiling worker and not yet processed, at most: bounds memory when it falls behind. */
+const MAX_CHUNKS_IN_FLIGHT = 4;
+
+/**
+ * The staging pass split over two threads: this one reads, tokenizes, computes the typed shadows
+ * and encodes rows for COPY; a worker tokenizes copies of the same chunks and profiles every row.
+ * Returns what `scanFile` returns.
+ */
+async function scanInParallel(
+  path: string,
+  detection: FormatDetection,
+  degroup: GroupedFormat | null,
+  shadows: ShadowSpec[],
+  encoder: CopyRowEncoder,
+  afterChunk: () => Promise<void>,
+): Promise<ScanResult> {
+  const typescript = import.meta.url.endsWith(".ts");
+  const worker = new Worker(new URL(typescript ? "../profile/profile-worker-entry.mjs" : "../profile/profile-worker.js", import.meta.url), {
+    workerData: { detection, degroup } satisfies ProfileWorkerData,
+  });
+  let inFlight = 0;
+  let wake: (() => void) | null = null;
+  let failure: Error | null = null;
+  const profile = new Promise<TableProfile>((resolve, reject) => {
+    worker.on("message", (message: { ack?: true; profile?: TableProfile; error?: string }) => {
+      if (message.ack) {
+        inFlight--;
+        wake?.();
+      } else if (message.profile) {
+        resolve(message.profile);
+      } else if (message.error) {
+        failure = new Error(`profiling failed: ${message.error}`);
+        reject(failure);
+        wake?.();
+      }
+    });
+    worker.once("error", (error) => {
+      failure = error;
+      reject(error);
+      wake?.();
+    });
+  });
+  profile.catch(() => undefined);
+  try {
+    const { names, synthetic } = scanColumns(detection, degroup);
+    const shadowProfiler = new Profiler(names, synthetic, shadows, true);
+    const { shadowSet, shadowValue } = shadowProfiler;
+    const router = new RowRouter(detection.headerRowIndex, detection, degroup, {
+      blank: () => undefined,
+      nonBlank: () => undefined,
+      row: (record, clean) => {
+        if (shadowProfiler.add(record)) encoder.encode(record, shadowSet, shadowValue, clean);
+      },
+    });
+    const { invalidCharacters } = await readRecords(
+      path,
+      detection,
+      (record, clean) => router.record(record, clean),
+      async () => {
+        while (inFlight > MAX_CHUNKS_IN_FLIGHT && !failure) await new Promise<void>((resolve) => (wake = resolve));
+        if (failure) throw failure;
+        await afterChunk();
+      },
+      (chunk) => {
+        inFlight++;
+        worker.postMessage({ chunk } satisfies ProfileWorkerMessage);
+      },
+    );
+    await afterChunk();
+    worker.postMessage({ end: true } satisfies ProfileWorkerMessage);
+    return { columnNames: names, synthetic, profile: await profile, invalidCharacters };
+  } finally {
+    await worker.terminate();
+  }
+}

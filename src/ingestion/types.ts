@@ -1,0 +1,90 @@
+/**
+ * Shapes the engine returns. They follow the wire reference's read models (section 8) where one
+ * exists: TABULAR_FILE_INFO, column mapping, ambiguous resolution, virtual column, transaction id
+ * selection and preview, effective date metrics. Extra keys are documented where they are added.
+ */
+
+import type { FileEncoding } from "./csv/encoding.js";
+import type { DetectedType } from "./profile/classify.js";
+
+export type MetricState = "PASS" | "WARN" | "FAIL";
+
+/** One row shown as evidence for a metric. `row` is the whole data row when useful. */
+export interface DataPreview {
+  /** Zero-based record index in the file (degrouped files: index of the flattened row). */
+  rowIndex: number;
+  /** Column position the preview is about, when it is about one value. */
+  position?: number;
+  value?: string;
+  row?: string[];
+}
+
+/** A named metric of the file or of a column ("metadata = named metric objects"). */
+export interface Metric {
+  state: MetricState;
+  count: number;
+  dataPreviews: DataPreview[];
+  [detail: string]: unknown;
+}
+
+export interface ColumnData {
+  position: number;
+  columnName: string;
+  /** True when the file gave no name (no header row, or a blank header cell). */
+  synthetic: boolean;
+  /** The column's values in the first data rows (blank as ""). */
+  rowSample: string[];
+  /**
+   * Named metrics: dataType {dominantType, detectedTypes}, blanks, distinctValues {approximate},
+   * format {detectedFormat, ambiguousFormats}, unparseableValues, and the extras `samples` (first
+   * distinct values), `padding` (values with spaces around them) and `numberSummary` {sums in
+   * MONEY_100 per number format, negatives}.
+   */
+  columnMetadata: Record<string, Metric>;
+}
+
+export type GroupedFormat =
+  | "QUICKBOOKS_JOURNAL"
+  | "QUICKBOOKS_JOURNAL_2024"
+  | "QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT"
+  | "SAGE50_LEDGER"
+  | "SAGE50_TRANSACTIONS"
+  | "CCH_ACCOUNT_LIST"
+  | "MS_DYNAMICS_JOURNAL"
+  | "SAGE50_UK";
+
+/** The wire's TABULAR_FILE_INFO read model plus `encoding`, `quote`, `rowCount` and `degrouped`. */
+export interface TabularFileInfo {
+  type: "TABULAR_FILE_INFO";
+  name?: string;
+  /** Grouped layout detected in the file, or null. */
+  format: GroupedFormat | null;
+  formatDetected: boolean;
+  /** True when the columns and metrics describe the degrouped (flattened) rows. */
+  degrouped: boolean;
+  encoding: FileEncoding;
+  bom: boolean;
+  delimiter: string;
+  quote: string | null;
+  firstLine: string;
+  headerRowIndex: number | null;
+  lastNonBlankRowIndex: number;
+  rowContentSnippets: string[];
+  /** Data rows (after the header, blank rows and, when degrouped, report lines left out). */
+  rowCount: number;
+  columnData: ColumnData[];
+  tableMetadata: Record<string, Metric>;
+}
+
+export type { DetectedType };
+
+/** A platform field of a source type (the catalogue's column definition, reduced to what the engine needs). */
+export interface ColumnDefinition {
+  platformFieldName: string;
+  /** TEXT, NUMBER (amounts, stored as MONEY_100), DATE, FLOAT64, UNKNOWN (treated as TEXT). */
+  type: DetectedType | "FLOAT64";
+  required: boolean;
+  /** Platform fields that may be mapped instead of this one (debit/credit versus amount). */
+  alternativeMappings?: string[];
+  allowBlanks?: boolean;
+}
