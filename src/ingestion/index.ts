@@ -66,3 +66,6 @@ export { sameSelection, selectionProblems, type TransactionIdSelection, type Tra
 
 // Typed parse and accounts.
 export { discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";
+
+// The seam to the data tables module.
+export * from "./entries-table-hooks.js";
