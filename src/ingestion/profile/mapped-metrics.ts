@@ -40,7 +40,7 @@ export function mappedMetrics(fileInfo: TabularFileInfo, mappings: ColumnMapping
       blankPreviews.push(...(data.get(mapping.position)?.columnMetadata.blanks?.dataPreviews ?? []));
     }
     const format = formatOf(mapping.position);
-    if (definition.type === "DATE" || definition.type === "NUMBER") {
+    if (definition.type === "DATE" || definition.type === "NUMBER" || definition.type === "FLOAT64") {
       const valid = format ? (column.validCounts[format] ?? 0) : 0;
       const bad = Math.max(0, column.nonBlank - valid);
       const previews = data.get(mapping.position)?.columnMetadata.unparseableValues?.dataPreviews ?? [];

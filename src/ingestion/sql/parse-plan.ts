@@ -56,13 +56,18 @@ export interface ParsePlan {
   padded: number[];
 }
 
+/**
+ * The catalogue's column definition types (wire enum TEXT, NUMBER, DATE, UNKNOWN, FLOAT64) have no
+ * MONEY: monetary amounts are FLOAT64 and are stored as MONEY_100 integers; NUMBER is any other
+ * number (a line number, a quantity) and is stored as a double.
+ */
 function storageOf(definition: ColumnDefinition | undefined): Storage {
   switch (definition?.type) {
     case "DATE":
       return "DATE";
-    case "NUMBER":
-      return "MONEY_100";
     case "FLOAT64":
+      return "MONEY_100";
+    case "NUMBER":
       return "FLOAT64";
     default:
       return "TEXT";
