@@ -108,7 +108,12 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
   const size = Number(file?.size ?? 0);
   const timer = setInterval(() => {
     env.app.pool
-      .query<{ bytes: string }>(`SELECT bytes_processed AS bytes FROM pg_stat_progress_copy WHERE relid = to_regclass($1)`, [staging])
+      // The staging table is created in the COPY's own transaction (invisible to this session), so
+      // the COPY is found by its statement text; bytes sent roughly track bytes read.
+      .query<{ bytes: string }>(
+        `SELECT p.bytes_processed AS bytes FROM pg_stat_progress_copy p JOIN pg_stat_activity a ON a.pid = p.pid WHERE a.query LIKE '%' || $1 || '%' LIMIT 1`,
+        [staging.split(".")[1]],
+      )
       .then(({ rows }) => rows[0] && size > 0 && env.progress((Number(rows[0].bytes) / size) * 100))
       .catch(() => undefined);
   }, 250);

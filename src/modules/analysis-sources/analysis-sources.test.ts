@@ -52,6 +52,19 @@ function largeLedger(lines: number): string {
   return out.join("\n") + "\n";
 }
 
+/** A QuickBooks Online journal with many transactions (its staging takes long enough to report progress). */
+function largeQuickBooksJournal(transactions: number): string {
+  const out = ["Journal", "Large Co", "", ",Date,Transaction Type,Num,Name,Memo/Description,Account,Debit,Credit"];
+  for (let i = 0; i < transactions; i++) {
+    const day = String((i % 28) + 1).padStart(2, "0");
+    out.push(`,01/${day}/2023,Invoice,${1000 + i},Customer ${i % 50},,Accounts Receivable (A/R),$${(i % 90) + 10}.00,`);
+    out.push(`,,,,,Service ${i},Services,,$${(i % 90) + 10}.00`);
+    out.push(`,,,,,,,$${(i % 90) + 10}.00,$${(i % 90) + 10}.00`);
+    out.push(",,,,,,,,");
+  }
+  return out.join("\n") + "\n";
+}
+
 describe("create, read, query, delete", () => {
   it("answers create with an ANALYSIS_SOURCE_INGESTION async result whose target already exists", async () => {
     const fileId = await uploadFile(server, fixture.engagementId, "gl.csv", ERP_GENERAL_LEDGER);
@@ -292,6 +305,30 @@ describe("parse results and events", () => {
       expect(percents.at(-1)).toBe(100);
       expect([...percents].sort((a, b) => a - b)).toEqual(percents);
       expect(stream.errors).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("reports the percentage within the staging step of a large file", async () => {
+    const { source } = await ingest(server, fixture, largeQuickBooksJournal(40_000));
+    expect(source).toMatchObject({ workflowState: "FORMAT_DETECTED", detectedFormat: "QUICKBOOKS_JOURNAL" });
+    const stream = subscribe<{ analysisSourceProgress: { workflowState: string; stepPercent: number | null } }>(
+      server.url,
+      server.token,
+      `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState stepPercent } }`,
+      { id: source.id },
+    );
+    try {
+      await stream.ready;
+      await new Promise((r) => setTimeout(r, 100));
+      const { source: moved } = await advance(server, source.id, { applyDegrouper: true, targetWorkflowState: "COLUMNS_ANALYZED" });
+      expect(moved).toMatchObject({ workflowState: "COLUMNS_ANALYZED", degrouperApplied: true });
+      await stream.next((e) => e.analysisSourceProgress.workflowState === "COLUMNS_ANALYZED");
+      const within = stream.events.filter((e) => e.analysisSourceProgress.stepPercent !== null);
+      expect(within.length).toBeGreaterThan(0);
+      expect(within.every((e) => e.analysisSourceProgress.workflowState === "FORMAT_DETECTION_COMPLETED")).toBe(true);
+      expect(within.every((e) => e.analysisSourceProgress.stepPercent! >= 0 && e.analysisSourceProgress.stepPercent! <= 100)).toBe(true);
     } finally {
       await stream.close();
     }
