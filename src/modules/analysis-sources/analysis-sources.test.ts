@@ -260,6 +260,19 @@ describe("parse results and events", () => {
     ]);
   });
 
+  it("walks a fund ledger through FUNDS_REVIEWED, with account mappings per fund", async () => {
+    const own = await analysisFixture(server, "Funds");
+    const funds = ["Fund,JE,Date,Account,Account Name,Debit,Credit", "GEN,1,01/02/2023,1000,Cash,10.00,", "GEN,1,01/02/2023,3000,Net assets,,10.00", "RES,2,01/03/2023,1000,Cash restricted,5.00,", "RES,2,01/03/2023,3000,Net assets,,5.00"].join("\n");
+    const { source } = await ingest(server, own, funds, { analysisSourceTypeId: "4b8361d00000000000000001", targetWorkflowState: "PARSED" });
+    expect(source.workflowState).toBe("PARSED");
+    const { source: reviewed } = await advance(server, source.id, { targetWorkflowState: "FUNDS_REVIEWED" });
+    expect(reviewed.workflowState).toBe("FUNDS_REVIEWED");
+    const { source: done } = await advance(server, source.id, { targetWorkflowState: "COMPLETED" });
+    expect(done.workflowState).toBe("COMPLETED");
+    const mappings = await server.api.post("/account-mappings/query?size=50", { engagementId: own.engagementId });
+    expect(mappings.body.content.map((m: { fundId: string; account: string }) => `${m.fundId}/${m.account}`).sort()).toEqual(["GEN/1000", "GEN/3000", "RES/1000", "RES/3000"]);
+  });
+
   it("feeds the analysis status: a source still in the workflow is a preflight error", async () => {
     const own = await analysisFixture(server, "Status");
     const { source } = await ingest(server, own, ERP_GENERAL_LEDGER);
