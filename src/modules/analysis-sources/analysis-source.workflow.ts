@@ -139,12 +139,11 @@ export const ingestionJob = defineJob<IngestionPayload>({
       groupedFormatDetected: source.detection ? source.detectedFormat !== null : undefined,
     };
 
-    // Resting at a Step with nothing to move to: only the in-place changes of spec 3.2.
+    // The in-place changes of spec 3.2 at the Step the source rests in (before moving on, if asked).
+    if (payload.reapplyMappings && current === "DATA_VALIDATION_CONFIRMED") source = await save(app.prisma, source.id, await mappingStep(env, source), actor);
+    if (payload.selectionChanged && current === "INTEGRITY_CHECKED") await inTransaction(app, (tx) => reselect(env, tx, source!, actor));
     if (stateDefinition(current).kind === "Step" && (!payload.target || payload.target === current)) {
-      await ctx.finish(async (tx) => {
-        if (payload.reapplyMappings && current === "DATA_VALIDATION_CONFIRMED") await save(tx, source!.id, await mappingStep(env, source!), actor);
-        if (payload.selectionChanged && current === "INTEGRITY_CHECKED") await reselect(env, tx, source!, actor);
-      });
+      await ctx.finish(async () => undefined);
       report(current, null);
       return;
     }

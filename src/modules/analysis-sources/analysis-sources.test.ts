@@ -161,6 +161,38 @@ describe("layouts from upload to COMPLETED", () => {
   });
 });
 
+describe("column mapping in place", () => {
+  it("applies a new proposal, or edited applied mappings, at DATA_VALIDATION_CONFIRMED without moving", async () => {
+    const { source } = await ingest(server, fixture, SIGNED_AMOUNT_LEDGER, { targetWorkflowState: "DATA_VALIDATION_CONFIRMED" });
+    expect(source.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
+    const date = source.ambiguousColumnResolutions.find((r: { position: number }) => r.position === 0);
+    expect(date.ambiguousFormats).toEqual(expect.arrayContaining(["MM/dd/yyyy", "dd/MM/yyyy"]));
+    const { source: proposed } = await advance(server, source.id, {
+      proposedColumnMappings: [
+        { columnPosition: 0, platformField: "effective_date" },
+        { columnPosition: 1, platformField: "txid" },
+        { columnPosition: 2, platformField: "account" },
+        { columnPosition: 4, platformField: "amount" },
+        { columnPosition: 5, additionalColumnName: "Narrative" },
+      ],
+      proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "dd/MM/yyyy" }],
+    });
+    expect(proposed.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
+    expect(proposed.columnMappings.find((m: { position: number }) => m.position === 5)).toMatchObject({ additionalColumnName: "Narrative" });
+    expect(proposed.columnMappings.find((m: { position: number }) => m.position === 3).platformField).toBeUndefined();
+    expect(proposed.ambiguousColumnResolutions.find((r: { position: number }) => r.position === 0).selectedFormat).toBe("dd/MM/yyyy");
+    // The applied mappings, edited and sent back, become the next proposal.
+    const edited = proposed.columnMappings.map((m: { position: number; platformField?: string; additionalColumnName?: string }) =>
+      m.position === 3 ? { position: 3, platformField: "account_description" } : { position: m.position, platformField: m.platformField ?? null, additionalColumnName: m.additionalColumnName ?? null },
+    );
+    const { source: applied } = await advance(server, source.id, { columnMappings: edited, targetWorkflowState: "COMPLETED" });
+    expect(applied.workflowState).toBe("COMPLETED");
+    expect(applied.columnMappings.find((m: { position: number }) => m.position === 3)).toMatchObject({ platformField: "account_description" });
+    const entries = await db.query(`SELECT txid, account_description, x_narrative FROM ingest.entries_${source.id} ORDER BY row_no LIMIT 1`);
+    expect(entries.rows[0]).toEqual({ txid: "100", account_description: "Cash", x_narrative: "Owner contribution" });
+  });
+});
+
 describe("failures", () => {
   it("an unreadable (binary) file fails the workflow with the cause", async () => {
     const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(200, 7)]);
