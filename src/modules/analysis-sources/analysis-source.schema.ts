@@ -11,6 +11,7 @@ import { GroupedFormat } from "../file-infos/file-info.schema.js";
 import { SOURCE_PROGRESS_EVENT, type SourceProgress } from "./analysis-source.progress.js";
 import * as service from "./analysis-source.service.js";
 import "./analysis-source.hooks.js";
+import "./analysis-source.cleanup.js";
 
 registerEventPermission("ANALYSIS_SOURCE", "api.analysis-sources.read");
 

@@ -10,7 +10,7 @@ import {
   SIGNED_AMOUNT_LEDGER,
 } from "../../../test/ingestion/fixtures.js";
 import { advance, analysisFixture, createSource, GL_SOURCE_TYPE, ingest, settle, uploadFile, type SourceFixture } from "../../../test/helpers/analysis-sources.js";
-import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.js";
+import { awaitJob, clientWithPermissions, waitFor } from "../../../test/helpers/entities.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { subscribe } from "../../../test/helpers/ws-client.js";
 
@@ -23,7 +23,7 @@ onEntriesTableCreated(async (_tx, _emit, _actor, event) => void created.push(eve
 onEntriesTableDropped(async (_tx, _emit, _actor, event) => void dropped.push(event));
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ cleanupIntervalSeconds: 1, schedulerTickSeconds: 1 });
   db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
   fixture = await analysisFixture(server);
 });
@@ -132,6 +132,15 @@ describe("create, read, query, delete", () => {
     expect((await server.api.post("/transaction-id-previews/query", { analysisSourceId: source.id })).body.content).toEqual([]);
     expect((await server.api.get(`/analysis-sources/${source.id}`)).status).toBe(404);
     expect((await server.api.delete(`/analysis-sources/${source.id}`)).status).toBe(404);
+  });
+
+  it("drops the engine tables of sources removed with their analysis (scheduled cleanup)", async () => {
+    const own = await analysisFixture(server, "Removed");
+    const { source } = await ingest(server, own, ERP_GENERAL_LEDGER, { targetWorkflowState: "COMPLETED" });
+    expect(await tableExists(`ingest.entries_${source.id}`)).toBe(true);
+    expect((await server.api.delete(`/analyses/${own.analysisId}`)).status).toBe(204);
+    expect((await server.api.get(`/analysis-sources/${source.id}`)).status).toBe(404);
+    await waitFor(async () => ((await tableExists(`ingest.entries_${source.id}`)) || (await tableExists(`ingest.stg_${source.id}`)) ? undefined : true), "orphaned tables dropped", 10_000);
   });
 });
 
