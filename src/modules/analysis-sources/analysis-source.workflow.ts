@@ -54,8 +54,9 @@ function actorOfStarter(startedBy: JobStarter): Actor {
   return { userId: startedBy.userId, userName: startedBy.userName };
 }
 
-function ingestionEvent(type: "ingestion.complete" | "ingestion.failed", source: Pick<SourceRow, "id" | "analysisId" | "engagementId">, userId: string, extra: Record<string, unknown> = {}) {
-  return { type, entityType: "ANALYSIS_SOURCE", entityId: source.id, userId, payload: { analysisId: source.analysisId, analysisSourceId: source.id, engagementId: source.engagementId, ...extra } };
+/** Webhook data keys of the wire reference (the cause of a failure is in the source's `errors`). */
+function ingestionEvent(type: "ingestion.complete" | "ingestion.failed", source: Pick<SourceRow, "id" | "analysisId" | "engagementId">, userId: string) {
+  return { type, entityType: "ANALYSIS_SOURCE", entityId: source.id, userId, payload: { analysisId: source.analysisId, analysisSourceId: source.id, engagementId: source.engagementId } };
 }
 
 /** Writes a step's outputs; every save of the source increments its version. */
@@ -237,7 +238,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
     if (!source) return;
     await inTransaction(ctx.app, async (tx, emit) => {
       await save(tx, source.id, { workflowState: "FAILED", errors: [error] }, actor);
-      emit(ingestionEvent("ingestion.failed", source, actor.userId, { error }));
+      emit(ingestionEvent("ingestion.failed", source, actor.userId));
     });
     publishSourceProgress(ctx.app, { analysisSourceId: source.id, workflowState: "FAILED", percent: 100, stepPercent: null, message: error });
   },

@@ -209,7 +209,7 @@ describe("failures", () => {
     expect(source.workflowState).toBe("FAILED");
     expect(source.errors[0]).toMatch(/ZIP archive/);
     expect(job.error).toBe(source.errors[0]);
-    expect(await events("ingestion.failed", source.id)).toEqual([{ analysisId: fixture.analysisId, analysisSourceId: source.id, engagementId: fixture.engagementId, error: source.errors[0] }]);
+    expect(await events("ingestion.failed", source.id)).toEqual([{ analysisId: fixture.analysisId, analysisSourceId: source.id, engagementId: fixture.engagementId }]);
   });
 
   it("a mapping that leaves a required field unmapped fails with the field named", async () => {
@@ -232,7 +232,7 @@ describe("failures", () => {
   });
 
   it("refuses update and delete of the source, and delete of its file, while its job runs", async () => {
-    const fileId = await uploadFile(server, fixture.engagementId, "large.csv", largeLedger(120_000));
+    const fileId = await uploadFile(server, fixture.engagementId, "large.csv", largeLedger(60_000));
     const started = await createSource(server, fixture, fileId, { targetWorkflowState: "COMPLETED" });
     const [update, remove, removeFile] = await Promise.all([
       server.api.put(`/analysis-sources/${started.entityId}`, { version: 0, warningsIgnored: true }),
