@@ -200,7 +200,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
           const before = source;
           source = await inTransaction(app, async (tx, emit) => {
             await announceEntriesDropped(tx, emit, actor, before);
-            const saved = await save(tx, before.id, { parse: json({ rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }) }, actor);
+            const saved = await save(tx, before.id, { parse: json({ rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }), warnings: parseWarnings(result.unparseable) }, actor);
             if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts });
             await entriesTableCreated(tx, emit, actor, {
               analysisId: before.analysisId,
@@ -243,6 +243,16 @@ export const ingestionJob = defineJob<IngestionPayload>({
     publishSourceProgress(ctx.app, { analysisSourceId: source.id, workflowState: "FAILED", percent: 100, stepPercent: null, message: error });
   },
 });
+
+/**
+ * Values the parse could not read (they are NULL in the entries): the analysis is not ready until
+ * the user accepts them with `warningsIgnored` (analysis status SOURCE_WARNINGS_PRESENT).
+ */
+export function parseWarnings(unparseable: Record<string, number>): string[] {
+  return Object.entries(unparseable)
+    .filter(([, count]) => count > 0)
+    .map(([field, count]) => `${count} value${count === 1 ? "" : "s"} of ${field} could not be read and ${count === 1 ? "is" : "are"} empty in the entries`);
+}
 
 /** INTEGRITY_CHECKED with a changed selection: a stored preview with the same properties, else a new one. */
 async function reselect(env: StepEnv, tx: Tx, source: SourceRow, actor: Actor): Promise<void> {

@@ -321,9 +321,14 @@ describe("parse results and events", () => {
     expect(status.body.ready).toBe(false);
     expect(status.body.preflightErrors).toContain("SOURCES_NOT_READY");
     expect(status.body.sourceStatuses).toEqual([{ sourceId: source.id, analysisSourceTypeId: GL_SOURCE_TYPE, periodId: own.periodId, status: "IN_PROGRESS" }]);
-    await advance(server, source.id, { targetWorkflowState: "COMPLETED" });
+    // The parse finds an unreadable date: a warning, which blocks the run until it is ignored.
+    const { source: parsed } = await advance(server, source.id, { targetWorkflowState: "PARSED" });
+    expect(parsed.warnings).toEqual(["1 value of effective_date could not be read and is empty in the entries"]);
+    expect((await server.api.get(`/analyses/${own.analysisId}/status`)).body.preflightErrors).toContain("SOURCE_WARNINGS_PRESENT");
+    await advance(server, source.id, { warningsIgnored: true, targetWorkflowState: "COMPLETED" });
     const after = await server.api.get(`/analyses/${own.analysisId}/status`);
     expect(after.body.preflightErrors).not.toContain("SOURCES_NOT_READY");
+    expect(after.body.preflightErrors).not.toContain("SOURCE_WARNINGS_PRESENT");
     expect(after.body.sourceStatuses[0].status).toBe("COMPLETED");
   });
 
