@@ -1,10 +1,13 @@
 import { expect } from "vitest";
+import { SYSTEM_LIBRARY_IDS } from "../../src/modules/catalogue/ids.js";
 import { awaitJob, createEngagement } from "./entities.js";
 import { postMultipart } from "./multipart.js";
 import type { TestServer } from "./server.js";
 
 export const GENERAL_LEDGER_ANALYSIS_TYPE = "4b8360d00000000000000000";
 export const GL_SOURCE_TYPE = "4b8361d00000000000000000";
+export const FUND_ANALYSIS_TYPE = "4b8360d00000000000000002";
+export const FUND_GL_SOURCE_TYPE = "4b8361d00000000000000001";
 
 export interface SourceFixture {
   engagementId: string;
@@ -13,16 +16,29 @@ export interface SourceFixture {
 }
 
 /** An engagement with a general ledger analysis for 2023, through the REST API. */
-export async function analysisFixture(server: TestServer, name = "Ingestion"): Promise<SourceFixture> {
-  const engagement = await createEngagement(server.api, name);
+export async function analysisFixture(server: TestServer, name = "Ingestion", analysisTypeId = GENERAL_LEDGER_ANALYSIS_TYPE): Promise<SourceFixture> {
+  const engagement = analysisTypeId === FUND_ANALYSIS_TYPE ? await fundEngagement(server, name) : await createEngagement(server.api, name);
   const analysis = await server.api.post("/analyses", {
     engagementId: engagement.id,
-    analysisTypeId: GENERAL_LEDGER_ANALYSIS_TYPE,
+    analysisTypeId,
     name: `${name} GL`,
     analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }],
   });
   expect(analysis.status, JSON.stringify(analysis.body)).toBe(200);
   return { engagementId: engagement.id, analysisId: analysis.body.id, periodId: analysis.body.analysisPeriods[0].id };
+}
+
+/** An engagement on the system not-for-profit-with-funds library (the fund ledger analysis type). */
+async function fundEngagement(server: TestServer, name: string): Promise<{ id: string }> {
+  const organization = await server.api.post("/organizations", { name: `${name} org` });
+  const engagement = await server.api.post("/engagements", {
+    organizationId: organization.body.id,
+    name,
+    libraryId: SYSTEM_LIBRARY_IDS.PLATFORM_NOT_FOR_PROFIT_WITH_FUNDS,
+    accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" },
+  });
+  expect(engagement.status, JSON.stringify(engagement.body)).toBe(200);
+  return engagement.body;
 }
 
 /** Uploads a file into the engagement's file manager; returns its id. */

@@ -112,6 +112,11 @@ export async function createAnalysisSource(ctx: RequestContext, input: CreateAna
   }
   const type = await sourceTypeOf(ctx.app, input.analysisSourceTypeId);
   if (!type) throw new ValidationError(`analysisSourceTypeId ${input.analysisSourceTypeId} refers to no analysis source type`, { identifier: "analysisSourceTypeId", values: [input.analysisSourceTypeId] });
+  const analysisType = await ctx.prisma.analysisType.findUnique({ where: { id: analysis.analysisTypeId }, select: { sourceConfigurations: true } });
+  const accepted = ((analysisType?.sourceConfigurations ?? []) as Array<{ sourceTypeId: string }>).map((c) => c.sourceTypeId);
+  if (!accepted.includes(input.analysisSourceTypeId)) {
+    throw new ValidationError(`Analysis ${analysis.id}'s type takes no source of type ${input.analysisSourceTypeId}`, { identifier: "analysisSourceTypeId", values: [input.analysisSourceTypeId] });
+  }
   const file = await ctx.prisma.fileManagerEntity.findUnique({ where: { id: input.fileManagerFileId } });
   if (!file || file.type !== "FILE" || file.engagementId !== analysis.engagementId) {
     throw new ValidationError(`fileManagerFileId ${input.fileManagerFileId} refers to no file of engagement ${analysis.engagementId}`, { identifier: "fileManagerFileId", values: [input.fileManagerFileId] });

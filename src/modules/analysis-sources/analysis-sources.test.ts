@@ -9,7 +9,7 @@ import {
   SAGE50_GENERAL_LEDGER,
   SIGNED_AMOUNT_LEDGER,
 } from "../../../test/ingestion/fixtures.js";
-import { advance, analysisFixture, createSource, GL_SOURCE_TYPE, ingest, settle, uploadFile, type SourceFixture } from "../../../test/helpers/analysis-sources.js";
+import { advance, analysisFixture, createSource, FUND_ANALYSIS_TYPE, FUND_GL_SOURCE_TYPE, GL_SOURCE_TYPE, ingest, settle, uploadFile, type SourceFixture } from "../../../test/helpers/analysis-sources.js";
 import { awaitJob, clientWithPermissions, waitFor } from "../../../test/helpers/entities.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { subscribe } from "../../../test/helpers/ws-client.js";
@@ -88,6 +88,7 @@ describe("create, read, query, delete", () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...base, analysisId: "0123456789abcdef01234567" }, "analysisId"],
       [{ ...base, analysisSourceTypeId: "0123456789abcdef01234567" }, "analysisSourceTypeId"],
+      [{ ...base, analysisSourceTypeId: FUND_GL_SOURCE_TYPE }, "analysisSourceTypeId"],
       [{ ...base, analysisId: other.analysisId }, "fileManagerFileId"],
       [{ ...base, engagementId: other.engagementId }, "engagementId"],
       [{ ...base, targetWorkflowState: "NOWHERE" }, "targetWorkflowState"],
@@ -302,9 +303,9 @@ describe("parse results and events", () => {
   });
 
   it("walks a fund ledger through FUNDS_REVIEWED, with account mappings per fund", async () => {
-    const own = await analysisFixture(server, "Funds");
+    const own = await analysisFixture(server, "Funds", FUND_ANALYSIS_TYPE);
     const funds = ["Fund,JE,Date,Account,Account Name,Debit,Credit", "GEN,1,01/02/2023,1000,Cash,10.00,", "GEN,1,01/02/2023,3000,Net assets,,10.00", "RES,2,01/03/2023,1000,Cash restricted,5.00,", "RES,2,01/03/2023,3000,Net assets,,5.00"].join("\n");
-    const { source } = await ingest(server, own, funds, { analysisSourceTypeId: "4b8361d00000000000000001", targetWorkflowState: "PARSED" });
+    const { source } = await ingest(server, own, funds, { analysisSourceTypeId: FUND_GL_SOURCE_TYPE, targetWorkflowState: "PARSED" });
     expect(source.workflowState).toBe("PARSED");
     const { source: reviewed } = await advance(server, source.id, { targetWorkflowState: "FUNDS_REVIEWED" });
     expect(reviewed.workflowState).toBe("FUNDS_REVIEWED");
