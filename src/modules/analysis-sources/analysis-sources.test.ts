@@ -162,6 +162,19 @@ describe("layouts from upload to COMPLETED", () => {
     expect(created.find((e) => e.analysisSourceId === source.id)?.rowCount).toBe(rows);
   });
 
+  it("a chart of accounts (no effective dates, no transaction ids) goes straight from mapping to parse", async () => {
+    const own = await analysisFixture(server, "Chart");
+    const chart = ["Account,Description,Type", "1000,Cash,Asset", "2000,Accounts Payable,Liability", "4000,Sales,Revenue"].join("\n") + "\n";
+    const { source } = await ingest(server, own, chart, { analysisSourceTypeId: "4b8361d00000000000000004", targetWorkflowState: "COMPLETED" });
+    expect(source.workflowState).toBe("COMPLETED");
+    expect(source.transactionIdSelection).toBeUndefined();
+    const entries = await db.query(`SELECT account FROM ingest.entries_${source.id} ORDER BY row_no`);
+    expect(entries.rows.map((r) => r.account)).toEqual(["1000", "2000", "4000"]);
+    expect((await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`)).status).toBe(400);
+    const mappings = await server.api.post("/account-mappings/query?size=50", { engagementId: own.engagementId });
+    expect(mappings.body.content.map((m: { account: string }) => m.account).sort()).toEqual(["1000", "2000", "4000"]);
+  });
+
   it("reads the header row named by presetHeaderRowIndex", async () => {
     const withPreamble = "Exported by FinanceSuite,,,\nAll entities,,,\n" + ERP_GENERAL_LEDGER;
     const { source } = await ingest(server, fixture, withPreamble, { presetHeaderRowIndex: 2 });
