@@ -155,7 +155,8 @@ export const ingestionJob = defineJob<IngestionPayload>({
 
     let pendingPreview: TransactionIdPreview | null = null;
     for (;;) {
-      if (ctx.signal.aborted) return;
+      // Stopping or lease lost: throw, so the runtime hands the job back instead of completing it.
+      ctx.signal.throwIfAborted();
       const decision = nextStep(move, from);
       if (!decision) break;
       const { state, stop } = decision;
