@@ -1,6 +1,6 @@
 import { PayloadTooLargeError } from "../../core/errors.js";
 import type { RequestContext } from "../../graphql/context.js";
-import { openChunkedFile } from "../chunked-files/chunked-file.service.js";
+import { getChunkedFile, openChunkedFile } from "../chunked-files/chunked-file.service.js";
 import { appendToAccountGrouping, getAccountGrouping, importAccountGrouping, type ImportType } from "./account-grouping.service.js";
 
 /**
@@ -12,13 +12,15 @@ export const MAX_GROUPING_FILE_BYTES = 50 * 1024 * 1024;
 
 /** The completed chunked file's bytes: 404 unknown or expired, 409 naming missing ranges, 413 too large. */
 async function chunkedFileBytes(ctx: RequestContext, chunkedFileId: string): Promise<Buffer> {
-  const file = await openChunkedFile(ctx.app, chunkedFileId);
-  if (file.size > MAX_GROUPING_FILE_BYTES) {
-    throw new PayloadTooLargeError(`Chunked file ${chunkedFileId} has ${file.size} bytes; an account grouping file may have at most ${MAX_GROUPING_FILE_BYTES}`, {
+  // The declared size decides, complete or not: no point in finishing an upload that will be refused.
+  const declared = Number((await getChunkedFile(ctx, chunkedFileId)).size);
+  if (declared > MAX_GROUPING_FILE_BYTES) {
+    throw new PayloadTooLargeError(`Chunked file ${chunkedFileId} has ${declared} bytes; an account grouping file may have at most ${MAX_GROUPING_FILE_BYTES}`, {
       identifier: "chunkedFileId",
       values: [chunkedFileId],
     });
   }
+  const file = await openChunkedFile(ctx.app, chunkedFileId);
   const chunks: Buffer[] = [];
   for await (const chunk of file.stream()) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
