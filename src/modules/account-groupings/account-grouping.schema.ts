@@ -5,6 +5,9 @@ import { pageArgs, pageOf } from "../common/page.js";
 import * as groupings from "./account-grouping.service.js";
 import * as groups from "./account-group.service.js";
 import type { GroupError } from "./grouping-tree.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
+import { appendAccountGroupingFromChunkedFile, importAccountGroupingFromChunkedFile } from "./account-grouping.chunked-import.js";
+import { startAccountGroupingExport } from "./account-grouping.export.js";
 
 export const PublishStatus = builder.enumType("PublishStatus", { values: groupings.PUBLISH_STATUSES });
 export const AccountGroupingImportType = builder.enumType("AccountGroupingImportType", { values: groupings.IMPORT_TYPES });
@@ -63,6 +66,14 @@ const UpdateAccountGroupingInput = builder.inputType("UpdateAccountGroupingInput
   }),
 });
 
+const ImportAccountGroupingInput = builder.inputType("ImportAccountGroupingInput", {
+  fields: (t) => ({
+    chunkedFileId: t.id({ required: true, description: "A completed chunked file holding the grouping file" }),
+    name: t.string({ required: true, description: "Name of the new grouping (stored as {\"en\": name})" }),
+    type: t.field({ type: AccountGroupingImportType, required: true, description: "PLATFORM_TEMPLATE (.xlsx) or CCH_GROUP_TRIAL_BALANCE (.xlsx or .csv)" }),
+  }),
+});
+
 const UpdateAccountGroupInput = builder.inputType("UpdateAccountGroupInput", {
   fields: (t) => ({
     macCode: t.string({ description: "An account-classification (MAC) code; lowest-level groups need a level-4 one" }),
@@ -116,5 +127,26 @@ builder.mutationFields((t) => ({
     authScopes: { permission: "api.account-groupings.write" },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountGroupInput, required: true }) },
     resolve: (_root, { id, input }, ctx) => groups.updateAccountGroup(ctx, id, input),
+  }),
+  importAccountGrouping: t.field({
+    type: AccountGrouping,
+    description: "Creates a DRAFT grouping from a grouping file uploaded as a chunked file; 400 INVALID_ACCOUNT_GROUPING_FILE when it cannot be read as the layout",
+    authScopes: { permission: "api.account-groupings.write" },
+    args: { input: t.arg({ type: ImportAccountGroupingInput, required: true }) },
+    resolve: (_root, { input }, ctx) => importAccountGroupingFromChunkedFile(ctx, input),
+  }),
+  appendAccountGroupingFromChunkedFile: t.field({
+    type: AccountGrouping,
+    description: "Reads a template workbook (typically an edited export) into the grouping: new codes are added, named codes updated, others kept",
+    authScopes: { permission: "api.account-groupings.write" },
+    args: { id: t.arg.id({ required: true }), chunkedFileId: t.arg.id({ required: true }) },
+    resolve: (_root, { id, chunkedFileId }, ctx) => appendAccountGroupingFromChunkedFile(ctx, id, chunkedFileId),
+  }),
+  exportAccountGrouping: t.field({
+    type: AsyncResult,
+    description: "Starts an ACCOUNT_GROUPING_EXPORT: the grouping as a template workbook, in the file result named by the async result's entityId",
+    authScopes: { permission: "api.account-groupings.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => startAccountGroupingExport(ctx, id),
   }),
 }));

@@ -20,4 +20,13 @@ export const accountMappingRoutes = [
     summary: "Delete the account mappings of an engagement that no analysis source uses",
     tag: "Account mappings",
   }),
+  route({
+    method: "POST",
+    path: "/account-mappings/export",
+    operation: "mutation",
+    field: "exportAccountMappings",
+    args: { engagementId: { from: "bodyKey", name: "engagementId" } },
+    summary: "Export the account mappings of an engagement to Excel (async result ACCOUNT_MAPPING_EXPORT, target a file result)",
+    tag: "Account mappings",
+  }),
 ];

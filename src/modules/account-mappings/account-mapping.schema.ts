@@ -3,6 +3,8 @@ import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import * as service from "./account-mapping.service.js";
 import "./account-mapping.status-feed.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
+import { startAccountMappingExport } from "./account-mapping.export.js";
 
 export const AccountMappingStatus = builder.enumType("AccountMappingStatus", {
   values: service.ACCOUNT_MAPPING_STATUSES,
@@ -82,5 +84,12 @@ builder.mutationFields((t) => ({
     authScopes: { permission: "api.account-mappings.delete" },
     args: { engagementId: t.arg.id({ required: true }) },
     resolve: (_root, { engagementId }, ctx) => service.deleteUnusedAccountMappings(ctx, engagementId),
+  }),
+  exportAccountMappings: t.field({
+    type: AsyncResult,
+    description: "Starts an ACCOUNT_MAPPING_EXPORT: one row per account mapping of the engagement, in the file result named by the async result's entityId",
+    authScopes: { permission: "api.account-mappings.read" },
+    args: { engagementId: t.arg.id({ required: true }) },
+    resolve: (_root, { engagementId }, ctx) => startAccountMappingExport(ctx, engagementId),
   }),
 }));

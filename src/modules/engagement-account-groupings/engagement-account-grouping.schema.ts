@@ -6,6 +6,8 @@ import { AccountGroupError } from "../account-groupings/account-grouping.schema.
 import type { GroupError } from "../account-groupings/grouping-tree.js";
 import * as groupings from "./engagement-account-grouping.service.js";
 import * as groups from "./engagement-account-group.service.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
+import { startEngagementAccountGroupingExport } from "./engagement-account-grouping.export.js";
 
 export const GroupOrigin = builder.enumType("GroupOrigin", { values: groupings.GROUP_ORIGINS });
 const LANG = "Text per language code, e.g. {\"en\": \"Assets\"}";
@@ -109,5 +111,12 @@ builder.mutationFields((t) => ({
     authScopes: { permission: "api.engagement-account-groupings.delete" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => groups.deleteEngagementAccountGroup(ctx, id),
+  }),
+  exportEngagementAccountGrouping: t.field({
+    type: AsyncResult,
+    description: "Starts an ACCOUNT_GROUPING_EXPORT of the engagement's grouping (by its id, or by engagementId); the async result's entityId is the file result",
+    authScopes: { permission: "api.engagement-account-groupings.read" },
+    args: { id: t.arg.id(), engagementId: t.arg.id() },
+    resolve: (_root, args, ctx) => startEngagementAccountGroupingExport(ctx, args),
   }),
 }));

@@ -22,6 +22,7 @@ export const computeFileInfoJob = defineJob<{ fileInfoId: string; fileId: string
       extension: file.extension,
       size,
       open: () => ctx.app.storage.read(payload.storageKey),
+      withLocalPath: (work) => ctx.app.storage.withLocalPath(payload.storageKey, work),
       signal: ctx.signal,
     });
     await ctx.finish((tx) =>

@@ -2,27 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { clientWithPermissions, createEngagement, waitFor } from "../../../test/helpers/entities.js";
 import { postMultipart } from "../../../test/helpers/multipart.js";
-import { utf8Lines } from "../../tabular/lines.js";
-import { registerFileInspector } from "./file-inspector.js";
-
-// Stands in for the ingestion engine's inspector: these tests cover the wiring (compute on import,
-// store, serve), not the inspection itself. Text files are "tabular" with their first line.
-registerFileInspector(async (file) => {
-  if (file.extension !== "csv") return { type: "FILE_INFO" };
-  const lines: string[] = [];
-  for await (const line of utf8Lines(file.open())) lines.push(line);
-  return {
-    type: "TABULAR_FILE_INFO",
-    encoding: "UTF-8",
-    delimiter: ",",
-    firstLine: lines[0],
-    headerRowIndex: 0,
-    lastNonBlankRowIndex: lines.length - 1,
-    rowContentSnippets: lines.slice(0, 2),
-    columnData: lines[0].split(",").map((name, position) => ({ position, columnName: name, synthetic: false, rowSample: lines.slice(1, 3).map((l) => l.split(",")[position]), columnMetadata: { blanks: { state: "PASS", count: 0 } } })),
-    tableMetadata: { rowCount: { state: "PASS", count: lines.length - 1, dataPreviews: [] } },
-  };
-});
 
 let server: TestServer;
 let engagementId: string;
@@ -69,6 +48,18 @@ describe("file infos", () => {
       ],
       tableMetadata: { rowCount: { state: "PASS", count: 2 } },
     });
+  });
+
+  it("describes a semicolon-delimited export with its metrics: types per column, duplicate rows, unreadable dates", async () => {
+    const file = await importFile("ledger.csv", "Date;Account;Amount\n01/02/2024;1000;12,50\n01/02/2024;1000;12,50\nnot a date;2000;-3,00\n");
+    const info = await settledInfo(file.fileInfoId);
+    expect(info).toMatchObject({ type: "TABULAR_FILE_INFO", delimiter: ";", headerRowIndex: 0, lastNonBlankRowIndex: 3 });
+    expect(info.tableMetadata.rowCount).toMatchObject({ state: "PASS", count: 3 });
+    expect(info.tableMetadata.duplicateRows).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ rowIndex: 2, row: ["01/02/2024", "1000", "12,50"] }] });
+    const [date, account, amount] = info.columnData;
+    expect(date).toMatchObject({ columnName: "Date", columnMetadata: { dataType: { dominantType: "DATE", detectedTypes: { DATE: 2, TEXT: 1 } } } });
+    expect(account.columnMetadata.dataType.dominantType).toBe("NUMBER");
+    expect(amount.columnMetadata.dataType.dominantType).toBe("NUMBER");
   });
 
   it("keeps non-tabular files as FILE_INFO and lets queries mix both kinds", async () => {

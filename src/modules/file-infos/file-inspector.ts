@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { inspectTabularFile } from "./tabular-inspector.js";
 
 /** What inspecting a file's content found (wire reference 8, File info). */
 export interface FileInspection {
@@ -21,23 +22,24 @@ export interface InspectableFile {
   size: number;
   /** A fresh stream of the bytes each call. */
   open(): Readable;
+  /** Runs `work` with the bytes at a local path (the storage may have to copy them there first). */
+  withLocalPath<T>(work: (path: string) => Promise<T>): Promise<T>;
   signal: AbortSignal;
 }
 
 /**
- * Computes a file's info. The streaming tabular inspector lives in the ingestion engine
- * (src/ingestion); it plugs in here with `registerFileInspector`. Without one, files get a plain
- * FILE_INFO (name only): this module deliberately does not carry a second inspector.
+ * Computes a file's info. The default is the ingestion engine's streaming inspector
+ * (tabular-inspector.ts); `registerFileInspector` replaces it (a deployment without tabular
+ * inspection, or a test exercising failures).
  */
 export type FileInspector = (file: InspectableFile) => Promise<FileInspection>;
 
-let inspector: FileInspector | undefined;
+let inspector: FileInspector = inspectTabularFile;
 
 export function registerFileInspector(next: FileInspector): void {
   inspector = next;
 }
 
 export async function inspectFile(file: InspectableFile): Promise<FileInspection> {
-  if (inspector) return inspector(file);
-  return { type: "FILE_INFO" };
+  return inspector(file);
 }

@@ -1,0 +1,32 @@
+import { inspectFile, NotTabularFileError } from "../../ingestion/index.js";
+import type { FileInspection, InspectableFile } from "./file-inspector.js";
+
+/** Extensions that are never delimited text: not worth opening. */
+const NOT_TABULAR = new Set(["xlsx", "xls", "xlsm", "pdf", "zip", "gz", "png", "jpg", "jpeg", "gif", "docx", "doc"]);
+
+/**
+ * The ingestion engine's streaming inspector as the file manager's: every delimited text file gets
+ * a TABULAR_FILE_INFO on import; spreadsheets, archives and other binary files a plain FILE_INFO.
+ */
+export async function inspectTabularFile(file: InspectableFile): Promise<FileInspection> {
+  if (file.size === 0 || (file.extension && NOT_TABULAR.has(file.extension.toLowerCase()))) return { type: "FILE_INFO" };
+  try {
+    const info = await file.withLocalPath((path) => inspectFile(path, { name: file.name }));
+    return {
+      type: "TABULAR_FILE_INFO",
+      format: info.format,
+      formatDetected: info.formatDetected,
+      encoding: info.encoding,
+      delimiter: info.delimiter,
+      firstLine: info.firstLine,
+      headerRowIndex: info.headerRowIndex,
+      lastNonBlankRowIndex: info.lastNonBlankRowIndex,
+      rowContentSnippets: info.rowContentSnippets,
+      columnData: info.columnData,
+      tableMetadata: info.tableMetadata,
+    };
+  } catch (error) {
+    if (error instanceof NotTabularFileError) return { type: "FILE_INFO" };
+    throw error;
+  }
+}
