@@ -1,0 +1,270 @@
+import { Repeater } from "graphql-yoga";
+import type { TransientEvent } from "../../events/domain-event.js";
+import { builder } from "../../graphql/builder.js";
+import { WORKFLOW_STATES, type TabularFileInfo } from "../../ingestion/index.js";
+import { registerEventPermission } from "../events/event-permissions.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
+import { GroupedFormat } from "../file-infos/file-info.schema.js";
+import { SOURCE_PROGRESS_EVENT, type SourceProgress } from "./analysis-source.progress.js";
+import * as service from "./analysis-source.service.js";
+import "./analysis-source.hooks.js";
+import "./analysis-source.cleanup.js";
+
+registerEventPermission("ANALYSIS_SOURCE", "api.analysis-sources.read");
+
+export const WorkflowStateEnum = builder.enumType("AnalysisSourceWorkflowState", { values: WORKFLOW_STATES.map((d) => d.state) });
+const VirtualColumnType = builder.enumType("VirtualColumnType", { values: ["DUPLICATE", "SPLIT_BY_POSITION", "SPLIT_BY_DELIMITER", "JOIN"] as const });
+const TransactionIdType = builder.enumType("TransactionIdType", { values: ["COMBINATION", "RUNNING_TOTAL"] as const });
+const PeriodTypeEnum = builder.enumType("EffectiveDatePeriodType", { values: service.PERIOD_TYPES });
+
+const json = (description: string) => ({ type: "JSON" as const, nullable: true, description });
+
+/** The file info versions map: the file as imported, or its degrouped rows when the formatter ran. */
+function fileInfoVersions(fileInfo: unknown) {
+  if (!fileInfo) return {};
+  return { [(fileInfo as TabularFileInfo).degrouped ? "DEGROUPED" : "ORIGINAL"]: fileInfo };
+}
+
+export const AnalysisSource = builder.prismaObject("AnalysisSource", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    analysisId: t.exposeID("analysisId"),
+    analysisPeriodId: t.exposeID("analysisPeriodId", { nullable: true }),
+    analysisSourceTypeId: t.exposeID("analysisSourceTypeId"),
+    workflowState: t.field({ type: WorkflowStateEnum, resolve: (s) => s.workflowState as never }),
+    targetWorkflowState: t.field({ type: WorkflowStateEnum, nullable: true, resolve: (s) => s.targetWorkflowState as never }),
+    warnings: t.exposeStringList("warnings"),
+    warningsIgnored: t.exposeBoolean("warningsIgnored"),
+    errors: t.exposeStringList("errors", { description: "Why the workflow FAILED" }),
+    detectedFormat: t.field({ type: GroupedFormat, nullable: true, resolve: (s) => s.detectedFormat as never }),
+    applyDegrouper: t.exposeBoolean("applyDegrouper"),
+    degrouperApplied: t.exposeBoolean("degrouperApplied"),
+    presetHeaderRowIndex: t.exposeInt("presetHeaderRowIndex", { nullable: true }),
+    additionalDataColumnField: t.exposeString("additionalDataColumnField", { nullable: true }),
+    fileManagerFileId: t.exposeID("fileManagerFileId", { deprecationReason: "use fileManagerFiles" }),
+    fileManagerFiles: t.field({ ...json("File manager files by role"), resolve: (s) => ({ ORIGINAL: s.fileManagerFileId }) }),
+    fileInfo: t.field({ ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions)"), deprecationReason: "use fileInfoVersions", resolve: (s) => s.fileInfo ?? null }),
+    fileInfoVersions: t.field({ ...json("Available file infos by version (ORIGINAL or DEGROUPED)"), resolve: (s) => fileInfoVersions(s.fileInfo) }),
+    columnMappings: t.field({ ...json("Applied column mappings"), resolve: (s) => s.columnMappings }),
+    virtualColumns: t.field({ ...json("Applied virtual columns (with position)"), resolve: (s) => s.virtualColumns }),
+    ambiguousColumnResolutions: t.field({ ...json("Applied resolutions (ambiguousFormats, selectedFormat)"), resolve: (s) => s.ambiguousColumnResolutions }),
+    transactionIdSelection: t.field({ ...json("Selected transaction id"), resolve: (s) => s.transactionIdSelection ?? null }),
+    proposedColumnMappings: t.field({ ...json("Proposed column mappings"), resolve: (s) => s.proposedColumnMappings ?? null }),
+    proposedVirtualColumns: t.field({ ...json("Proposed virtual columns"), resolve: (s) => s.proposedVirtualColumns ?? null }),
+    proposedAmbiguousColumnResolutions: t.field({ ...json("Proposed ambiguous column resolutions"), resolve: (s) => s.proposedAmbiguousColumnResolutions ?? null }),
+    proposedTransactionIdSelection: t.field({ ...json("Proposed transaction id selection"), resolve: (s) => s.proposedTransactionIdSelection ?? null }),
+  }),
+});
+
+export const TransactionIdPreview = builder.prismaObject("TransactionIdPreview", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    analysisId: t.exposeID("analysisId"),
+    analysisSourceId: t.exposeID("analysisSourceId"),
+    type: t.field({ type: TransactionIdType, resolve: (p) => p.type as never }),
+    columnSelection: t.exposeIntList("columnSelection"),
+    virtualColumnSelection: t.exposeIntList("virtualColumnSelection"),
+    smartSplitter: t.exposeBoolean("smartSplitter"),
+    overallRating: t.exposeString("overallRating", { description: "BLOCK, FAIL, POOR, NEUTRAL or GOOD" }),
+    indicators: t.field({ type: "JSON", resolve: (p) => p.indicators }),
+    entryPreviews: t.field({ type: "JSON", resolve: (p) => p.entryPreviews }),
+  }),
+});
+
+const ProposedColumnMappingInput = builder.inputType("ProposedColumnMappingInput", {
+  fields: (t) => ({
+    columnPosition: t.int(),
+    platformField: t.string(),
+    additionalColumnName: t.string(),
+    virtualColumnIndex: t.int({ description: "Index into proposedVirtualColumns, instead of columnPosition" }),
+  }),
+});
+
+const virtualColumnFields = (t: any) => ({
+  name: t.string({ required: true }),
+  type: t.field({ type: VirtualColumnType, required: true }),
+  columnIndex: t.int(),
+  columnIndices: t.intList(),
+  delimiter: t.string(),
+  splitIndex: t.int(),
+  startPosition: t.int(),
+  endPosition: t.int(),
+});
+
+const ProposedVirtualColumnInput = builder.inputType("ProposedVirtualColumnInput", { fields: (t) => virtualColumnFields(t) });
+const VirtualColumnInput = builder.inputType("VirtualColumnInput", { fields: (t) => ({ ...virtualColumnFields(t), position: t.int(), version: t.int({ required: true }) }) });
+
+const ProposedAmbiguousColumnResolutionInput = builder.inputType("ProposedAmbiguousColumnResolutionInput", {
+  fields: (t) => ({ position: t.int({ required: true }), selectedFormat: t.string({ required: true }) }),
+});
+
+const ColumnMappingInput = builder.inputType("ColumnMappingInput", {
+  fields: (t) => ({ position: t.int({ required: true }), platformField: t.string(), additionalColumnName: t.string() }),
+});
+
+const TransactionIdSelectionInput = builder.inputType("TransactionIdSelectionInput", {
+  fields: (t) => ({
+    type: t.field({ type: TransactionIdType, required: true }),
+    columnSelection: t.intList({ required: true }),
+    virtualColumnSelection: t.intList(),
+    applySmartSplitter: t.boolean(),
+  }),
+});
+
+const proposedFields = (t: any) => ({
+  proposedColumnMappings: t.field({ type: [ProposedColumnMappingInput] }),
+  proposedVirtualColumns: t.field({ type: [ProposedVirtualColumnInput] }),
+  proposedAmbiguousColumnResolutions: t.field({ type: [ProposedAmbiguousColumnResolutionInput] }),
+  proposedTransactionIdSelection: t.field({ type: TransactionIdSelectionInput }),
+});
+
+const CreateAnalysisSourceInput = builder.inputType("CreateAnalysisSourceInput", {
+  fields: (t) => ({
+    engagementId: t.id(),
+    analysisId: t.id({ required: true }),
+    analysisPeriodId: t.id(),
+    analysisSourceTypeId: t.id({ required: true }),
+    fileManagerFileId: t.id({ required: true }),
+    warningsIgnored: t.boolean(),
+    targetWorkflowState: t.field({ type: WorkflowStateEnum }),
+    applyDegrouper: t.boolean(),
+    presetHeaderRowIndex: t.int(),
+    additionalDataColumnField: t.string(),
+    ...proposedFields(t),
+  }),
+});
+
+const UpdateAnalysisSourceInput = builder.inputType("UpdateAnalysisSourceInput", {
+  fields: (t) => ({
+    columnMappings: t.field({ type: [ColumnMappingInput] }),
+    virtualColumns: t.field({ type: [VirtualColumnInput] }),
+    ambiguousColumnResolutions: t.field({ type: [ProposedAmbiguousColumnResolutionInput] }),
+    transactionIdSelection: t.field({ type: TransactionIdSelectionInput }),
+    targetWorkflowState: t.field({ type: WorkflowStateEnum }),
+    warningsIgnored: t.boolean(),
+    applyDegrouper: t.boolean(),
+    version: t.int({ required: true }),
+    ...proposedFields(t),
+  }),
+});
+
+interface MetricsShape {
+  analysisSourceId: string;
+  periodType: string;
+  [metric: string]: unknown;
+}
+
+const EffectiveDateMetrics = builder.objectRef<MetricsShape>("EffectiveDateMetrics").implement({
+  description: "Histogram of entries by effective date (amounts in MONEY_100)",
+  fields: (t) => ({
+    analysisSourceId: t.id({ resolve: (m) => m.analysisSourceId }),
+    periodType: t.field({ type: PeriodTypeEnum, resolve: (m) => m.periodType as never }),
+    entriesInPeriod: t.field({ type: "JSON", resolve: (m) => m.entriesInPeriod }),
+    entriesOutOfPeriod: t.field({ type: "JSON", resolve: (m) => m.entriesOutOfPeriod }),
+    debitsInPeriod: t.field({ type: "JSON", resolve: (m) => m.debitsInPeriod }),
+    creditsInPeriod: t.field({ type: "JSON", resolve: (m) => m.creditsInPeriod }),
+    inPeriodCountHistogram: t.field({ type: "JSON", resolve: (m) => m.inPeriodCountHistogram }),
+    outOfPeriodCountHistogram: t.field({ type: "JSON", resolve: (m) => m.outOfPeriodCountHistogram }),
+    entriesWithoutValidDate: t.field({ type: "JSON", resolve: (m) => m.entriesWithoutValidDate }),
+  }),
+});
+
+const SourceProgressRef = builder.objectRef<SourceProgress>("AnalysisSourceProgress").implement({
+  description: "A workflow state entered, or progress within a long step",
+  fields: (t) => ({
+    analysisSourceId: t.exposeID("analysisSourceId"),
+    workflowState: t.field({ type: WorkflowStateEnum, resolve: (p) => p.workflowState as never }),
+    percent: t.exposeInt("percent", { description: "Overall progress of the move, 0..100" }),
+    stepPercent: t.exposeInt("stepPercent", { nullable: true, description: "Progress within the current step (staging), 0..100" }),
+    message: t.exposeString("message", { nullable: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  analysisSource: t.field({
+    type: AnalysisSource,
+    authScopes: { permission: "api.analysis-sources.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getAnalysisSource(ctx, id),
+  }),
+  analysisSources: t.field({
+    type: pageOf(AnalysisSource, "AnalysisSourcePage"),
+    authScopes: { permission: "api.analysis-sources.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryAnalysisSources(ctx, args),
+  }),
+  analysisSourceEffectiveDateMetrics: t.field({
+    type: EffectiveDateMetrics,
+    authScopes: { permission: "api.analysis-sources.read" },
+    args: { id: t.arg.id({ required: true }), period: t.arg({ type: PeriodTypeEnum, required: true }) },
+    resolve: (_root, { id, period }, ctx) => service.analysisSourceEffectiveDateMetrics(ctx, id, period),
+  }),
+  transactionIdPreview: t.field({
+    type: TransactionIdPreview,
+    authScopes: { permission: "api.analysis-sources.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getTransactionIdPreview(ctx, id),
+  }),
+  transactionIdPreviews: t.field({
+    type: pageOf(TransactionIdPreview, "TransactionIdPreviewPage"),
+    authScopes: { permission: "api.analysis-sources.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryTransactionIdPreviews(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createAnalysisSource: t.field({
+    type: AsyncResult,
+    description: "Creates the source and starts its ingestion (async result ANALYSIS_SOURCE_INGESTION, entityId = the source)",
+    authScopes: { permission: "api.analysis-sources.write" },
+    args: { input: t.arg({ type: CreateAnalysisSourceInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createAnalysisSource(ctx, input as never),
+  }),
+  updateAnalysisSource: t.field({
+    type: AsyncResult,
+    description: "Updates the source and moves its workflow (async result ANALYSIS_SOURCE_INGESTION); 409 outside the updatable states or while a job runs",
+    authScopes: { permission: "api.analysis-sources.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAnalysisSourceInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateAnalysisSource(ctx, id, input as never),
+  }),
+  deleteAnalysisSource: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.analysis-sources.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteAnalysisSource(ctx, id),
+  }),
+}));
+
+builder.subscriptionField("analysisSourceProgress", (t) =>
+  t.field({
+    type: SourceProgressRef,
+    description: "Workflow states and step percentages of one analysis source; ends when it is COMPLETED or FAILED",
+    authScopes: { permission: "api.analysis-sources.read" },
+    args: { analysisSourceId: t.arg.id({ required: true }) },
+    subscribe: (_root, { analysisSourceId }, ctx) =>
+      new Repeater<SourceProgress>(async (push, stop) => {
+        const events = ctx.app.pubsub.subscribe("transient-event");
+        stop.then(() => void events.return?.());
+        await service.getAnalysisSource(ctx, analysisSourceId).catch((error) => stop(error));
+        (async () => {
+          for await (const event of events as AsyncIterable<TransientEvent>) {
+            if (event.type !== SOURCE_PROGRESS_EVENT || event.entityId !== analysisSourceId) continue;
+            const progress = event.payload as unknown as SourceProgress;
+            await push(progress);
+            if (progress.workflowState === "COMPLETED" || progress.workflowState === "FAILED") {
+              stop();
+              return;
+            }
+          }
+        })().catch((error) => stop(error));
+        await stop;
+      }),
+    resolve: (progress) => progress,
+  }),
+);

@@ -1,0 +1,243 @@
+import type { App } from "../../app-services.js";
+import {
+  analyzeStagedData,
+  applyColumnMappings,
+  buildParsePlan,
+  chooseTransactionId,
+  detectFormat,
+  discoverAccounts,
+  ingestionTables,
+  MappingError,
+  mappedMetrics,
+  NotTabularFileError,
+  parseEntries,
+  placeVirtualColumns,
+  previewTransactionIds,
+  profileVirtualColumns,
+  sameSelection,
+  selectionProblems,
+  stagedRowCount,
+  stageFile,
+  summarizeColumns,
+  transactionIdCandidates,
+  type AppliedMapping,
+  type ColumnData,
+  type ColumnDefinition,
+  type DiscoveredAccount,
+  type EffectiveDateSummary,
+  type FormatDetection,
+  type ParsePlan,
+  type ParseResult,
+  type StagedColumn,
+  type TabularFileInfo,
+  type TransactionIdPreview,
+  type TransactionIdSelection,
+} from "../../ingestion/index.js";
+import { JobError } from "../../jobs/index.js";
+import type { Prisma } from "../../generated/prisma/client.js";
+import { fileObjectKey } from "../file-manager/file-manager.service.js";
+
+/** The stored row, as the steps read it. */
+export type SourceRow = Prisma.AnalysisSourceGetPayload<object>;
+
+/** What PREPARE_FILE keeps for later steps (the staging table's layout). */
+export interface StoredStage {
+  rowCount: number;
+  columns: StagedColumn[];
+  degrouped: string | null;
+}
+
+/** Everything a step needs besides the row. */
+export interface StepEnv {
+  app: App;
+  definitions: ColumnDefinition[];
+  /** Live percentage within the step (0..100 of the step). */
+  progress(percent: number): void;
+}
+
+/** A step's outputs: columns of the analysis source row to write. */
+export type Patch = Prisma.AnalysisSourceUpdateInput;
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+function fileInfoOf(source: SourceRow): TabularFileInfo {
+  if (!source.fileInfo) throw new JobError("The file has not been analysed yet (no file info)");
+  return source.fileInfo as unknown as TabularFileInfo;
+}
+
+export function appliedOf(source: SourceRow): AppliedMapping {
+  return {
+    columnMappings: source.columnMappings as unknown as AppliedMapping["columnMappings"],
+    virtualColumns: source.virtualColumns as unknown as AppliedMapping["virtualColumns"],
+    ambiguousColumnResolutions: source.ambiguousColumnResolutions as unknown as AppliedMapping["ambiguousColumnResolutions"],
+  };
+}
+
+/** The parse plan is pure: rebuilt from the stored JSON each time a step needs it. */
+export function planOf(source: SourceRow, definitions: ColumnDefinition[]): ParsePlan {
+  const stage = source.stage as unknown as StoredStage | null;
+  return buildParsePlan(fileInfoOf(source), appliedOf(source), definitions, (source.virtualColumnData ?? []) as unknown as ColumnData[], stage?.columns ?? []);
+}
+
+async function withFile<T>(app: App, source: SourceRow, work: (path: string) => Promise<T>): Promise<T> {
+  const key = fileObjectKey(source.fileManagerFileId);
+  if ((await app.storage.size(key)) === undefined) throw new JobError(`The file ${source.fileManagerFileId} of this analysis source no longer exists`);
+  return app.storage.withLocalPath(key, work);
+}
+
+/** Engine failures the user can act on become the job's (and the source's) error. */
+function userFacing(error: unknown): never {
+  if (error instanceof NotTabularFileError) throw new JobError(`The file cannot be read as delimited text: ${error.message}`);
+  if (error instanceof MappingError) throw new JobError(`The column mapping cannot be applied: ${error.problems.join("; ")}`);
+  throw error;
+}
+
+export async function detectStep(env: StepEnv, source: SourceRow): Promise<Patch> {
+  const detection = await withFile(env.app, source, (path) => detectFormat(path, { presetHeaderRowIndex: source.presetHeaderRowIndex })).catch(userFacing);
+  return { detection: json(detection), detectedFormat: detection.groupedFormat };
+}
+
+/**
+ * PREPARE_FILE (and the file info of ANALYZE_COLUMNS): one streaming pass. Staging progress is read
+ * from PostgreSQL's COPY progress view against the file size, since the engine reports none.
+ */
+export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolean): Promise<Patch> {
+  const { staging } = ingestionTables(source.id);
+  const detection = (source.detection ?? undefined) as unknown as FormatDetection | undefined;
+  const file = await env.app.prisma.fileManagerEntity.findUnique({ where: { id: source.fileManagerFileId }, select: { name: true, size: true } });
+  const size = Number(file?.size ?? 0);
+  const timer = setInterval(() => {
+    env.app.pool
+      // The staging table is created in the COPY's own transaction (invisible to this session), so
+      // the COPY is found by its statement text; bytes sent roughly track bytes read.
+      .query<{ bytes: string }>(
+        `SELECT p.bytes_processed AS bytes FROM pg_stat_progress_copy p JOIN pg_stat_activity a ON a.pid = p.pid WHERE a.query LIKE '%' || $1 || '%' LIMIT 1`,
+        [staging.split(".")[1]],
+      )
+      .then(({ rows }) => rows[0] && size > 0 && env.progress((Number(rows[0].bytes) / size) * 100))
+      .catch(() => undefined);
+  }, 250);
+  timer.unref();
+  try {
+    const staged = await withFile(env.app, source, (path) =>
+      stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name: file?.name, presetHeaderRowIndex: source.presetHeaderRowIndex }),
+    ).catch(userFacing);
+    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped };
+    return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * The staging table is UNLOGGED: after a database crash it is empty. Steps reading it re-stage
+ * when its row count differs from the stored one.
+ */
+export async function ensureStaged(env: StepEnv, source: SourceRow): Promise<SourceRow> {
+  const stage = source.stage as unknown as StoredStage | null;
+  const { staging } = ingestionTables(source.id);
+  if (stage && (await stagedRowCount(env.app.pool, staging)) === stage.rowCount) return source;
+  const patch = await stageStep(env, source, source.degrouperApplied);
+  return { ...source, stage: patch.stage as never, fileInfo: patch.fileInfo as never };
+}
+
+/** APPLY_COLUMN_MAPPINGS: the proposed mapping (or the recommendation) becomes the applied one. */
+export async function mappingStep(env: StepEnv, source: SourceRow): Promise<Patch> {
+  source = await ensureStaged(env, source);
+  const fileInfo = fileInfoOf(source);
+  const { staging } = ingestionTables(source.id);
+  try {
+    const placed = placeVirtualColumns((source.proposedVirtualColumns ?? []) as never, fileInfo.columnData.length);
+    const virtualColumnData = await profileVirtualColumns(env.app.pool, staging, fileInfo, placed);
+    const { applied } = applyColumnMappings({
+      fileInfo,
+      columnDefinitions: env.definitions,
+      proposedColumnMappings: (source.proposedColumnMappings ?? null) as never,
+      proposedVirtualColumns: (source.proposedVirtualColumns ?? null) as never,
+      proposedAmbiguousColumnResolutions: (source.proposedAmbiguousColumnResolutions ?? null) as never,
+      virtualColumnData,
+    });
+    const metrics = mappedMetrics(fileInfo, applied.columnMappings, applied.ambiguousColumnResolutions, env.definitions);
+    return {
+      columnMappings: json(applied.columnMappings),
+      virtualColumns: json(applied.virtualColumns),
+      ambiguousColumnResolutions: json(applied.ambiguousColumnResolutions),
+      virtualColumnData: json(virtualColumnData),
+      fileInfo: json({ ...fileInfo, tableMetadata: { ...fileInfo.tableMetadata, ...metrics } }),
+    };
+  } catch (error) {
+    return userFacing(error);
+  }
+}
+
+/** The selection CHECK_INTEGRITY rates first: the proposed one, else the best-placed candidate. */
+function firstSelection(source: SourceRow, plan: ParsePlan): TransactionIdSelection | null {
+  if (source.proposedTransactionIdSelection) return source.proposedTransactionIdSelection as unknown as TransactionIdSelection;
+  const stage = source.stage as unknown as StoredStage;
+  return transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount)[0] ?? null;
+}
+
+/** ANALYZE_EFFECTIVE_DATES: daily summary and accounts in one pass, a first preview beside it. */
+export async function effectiveDatesStep(env: StepEnv, source: SourceRow, wantsPreview: boolean): Promise<{ patch: Patch; preview: TransactionIdPreview | null }> {
+  source = await ensureStaged(env, source);
+  const plan = planOf(source, env.definitions);
+  const { staging } = ingestionTables(source.id);
+  const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection: wantsPreview ? firstSelection(source, plan) : null });
+  return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview };
+}
+
+/**
+ * CHECK_INTEGRITY: the proposed selection alone (reusing a known preview), or the candidates in
+ * order until one rates GOOD; the chosen one becomes `transactionIdSelection`.
+ */
+export async function integrityStep(
+  env: StepEnv,
+  source: SourceRow,
+  known: TransactionIdPreview[],
+): Promise<{ patch: Patch; previews: TransactionIdPreview[]; selection: TransactionIdSelection }> {
+  source = await ensureStaged(env, source);
+  const plan = planOf(source, env.definitions);
+  const { staging } = ingestionTables(source.id);
+  const proposed = source.proposedTransactionIdSelection as unknown as TransactionIdSelection | null;
+  if (proposed) {
+    const { selection, previews } = await selectAndPreview(env, source, plan, proposed, known);
+    return { patch: { transactionIdSelection: json(selection) }, previews, selection };
+  }
+  const stage = source.stage as unknown as StoredStage;
+  const candidates = transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount);
+  if (candidates.length === 0) throw new JobError("No column or combination of columns can serve as transaction id; propose a transactionIdSelection");
+  const chosen = await chooseTransactionId(env.app.pool, staging, plan, candidates, known);
+  const selection = candidates[chosen.selected];
+  return { patch: { transactionIdSelection: json(selection) }, previews: chosen.previews, selection };
+}
+
+/** A given selection: validated, then its stored preview reused or one generated. */
+export async function selectAndPreview(env: StepEnv, source: SourceRow, plan: ParsePlan, selection: TransactionIdSelection, known: TransactionIdPreview[]) {
+  const problems = selectionProblems(selection, fileInfoOf(source).columnData.length, appliedOf(source));
+  if (problems.length > 0) throw new JobError(`The transaction id selection cannot be used: ${problems.join("; ")}`);
+  const existing = known.find((p) => sameSelection(p, selection));
+  if (existing) return { selection, previews: [existing], reused: true };
+  const { staging } = ingestionTables(source.id);
+  const [preview] = await previewTransactionIds(env.app.pool, staging, plan, [selection]);
+  return { selection, previews: [preview], reused: false };
+}
+
+/** PARSE: the typed entries table; accounts from the effective-date pass, else discovered now. */
+export async function parseStep(env: StepEnv, source: SourceRow): Promise<{ result: ParseResult; accounts: DiscoveredAccount[] }> {
+  source = await ensureStaged(env, source);
+  const plan = planOf(source, env.definitions);
+  const { staging, entries } = ingestionTables(source.id);
+  const stage = source.stage as unknown as StoredStage;
+  const result = await parseEntries(env.app.pool, {
+    staging,
+    target: entries,
+    plan,
+    transactionIdSelection: (source.transactionIdSelection ?? null) as unknown as TransactionIdSelection | null,
+    columnNames: stage.columns.map((c) => c.name),
+  });
+  const mapsAccount = plan.fields.some((f) => f.platformField === "account");
+  const accounts = (source.accounts as unknown as DiscoveredAccount[] | null) ?? (mapsAccount ? await discoverAccounts(env.app.pool, entries) : []);
+  return { result, accounts };
+}
+
+export type { EffectiveDateSummary };

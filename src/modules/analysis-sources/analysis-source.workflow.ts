@@ -1,0 +1,265 @@
+import type { App } from "../../app-services.js";
+import { createAudit, touchAudit, type Actor } from "../../core/entity/index.js";
+import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
+import type { Prisma } from "../../generated/prisma/client.js";
+import {
+  entriesTableCreated,
+  entriesTableDropped,
+  ingestionTables,
+  nextStep,
+  stateDefinition,
+  workflowPath,
+  type ColumnDefinition,
+  type MoveInput,
+  type TransactionIdPreview,
+  type WorkflowFeature,
+  type WorkflowState,
+} from "../../ingestion/index.js";
+import { defineJob, JobError, type JobContext, type JobStarter } from "../../jobs/index.js";
+import { recordDiscoveredAccounts } from "../account-mappings/account-mapping.service.js";
+import { publishSourceProgress } from "./analysis-source.progress.js";
+import {
+  detectStep,
+  effectiveDatesStep,
+  integrityStep,
+  mappingStep,
+  parseStep,
+  planOf,
+  selectAndPreview,
+  stageStep,
+  type Patch,
+  type SourceRow,
+  type StepEnv,
+} from "./analysis-source.steps.js";
+
+export interface IngestionPayload {
+  analysisSourceId: string;
+  /** The request's targetWorkflowState (null: stay at, or stop at the first, Step). */
+  target: WorkflowState | null;
+  /** The proposed mapping changed while resting at DATA_VALIDATION_CONFIRMED: apply it again. */
+  reapplyMappings?: boolean;
+  /** transactionIdSelection changed while resting at INTEGRITY_CHECKED (spec 3.2). */
+  selectionChanged?: boolean;
+}
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+export async function sourceTypeOf(app: Pick<App, "prisma">, id: string): Promise<{ features: WorkflowFeature[]; definitions: ColumnDefinition[] } | null> {
+  const type = await app.prisma.analysisSourceType.findUnique({ where: { id } });
+  if (!type) return null;
+  return { features: type.features as WorkflowFeature[], definitions: type.columnDefinitions as unknown as ColumnDefinition[] };
+}
+
+function actorOfStarter(startedBy: JobStarter): Actor {
+  return { userId: startedBy.userId, userName: startedBy.userName };
+}
+
+/** Webhook data keys of the wire reference (the cause of a failure is in the source's `errors`). */
+function ingestionEvent(type: "ingestion.complete" | "ingestion.failed", source: Pick<SourceRow, "id" | "analysisId" | "engagementId">, userId: string) {
+  return { type, entityType: "ANALYSIS_SOURCE", entityId: source.id, userId, payload: { analysisId: source.analysisId, analysisSourceId: source.id, engagementId: source.engagementId } };
+}
+
+/** Writes a step's outputs; every save of the source increments its version. */
+async function save(tx: Tx | App["prisma"], id: string, patch: Patch, actor: Actor): Promise<SourceRow> {
+  return tx.analysisSource.update({ where: { id }, data: { ...patch, ...touchAudit(actor), version: { increment: 1 } } });
+}
+
+/** Previews are entities: replaced when CHECKING_INTEGRITY runs again, added when a new selection needs one. */
+async function storePreviews(tx: Tx, source: SourceRow, previews: TransactionIdPreview[], actor: Actor, replace: boolean): Promise<void> {
+  if (replace) await tx.transactionIdPreview.deleteMany({ where: { analysisSourceId: source.id } });
+  if (previews.length === 0) return;
+  await tx.transactionIdPreview.createMany({
+    data: previews.map((p) => ({
+      ...createAudit(actor),
+      engagementId: source.engagementId,
+      analysisId: source.analysisId,
+      analysisSourceId: source.id,
+      type: p.type,
+      columnSelection: p.columnSelection,
+      virtualColumnSelection: p.virtualColumnSelection,
+      smartSplitter: p.smartSplitter,
+      overallRating: p.overallRating,
+      indicators: json(p.indicators),
+      entryPreviews: json(p.entryPreviews),
+    })),
+  });
+}
+
+async function knownPreviews(app: App, sourceId: string): Promise<TransactionIdPreview[]> {
+  const rows = await app.prisma.transactionIdPreview.findMany({ where: { analysisSourceId: sourceId }, orderBy: { creationDate: "asc" } });
+  return rows.map((r) => ({
+    type: r.type as TransactionIdPreview["type"],
+    columnSelection: r.columnSelection,
+    virtualColumnSelection: r.virtualColumnSelection,
+    smartSplitter: r.smartSplitter,
+    overallRating: r.overallRating as TransactionIdPreview["overallRating"],
+    indicators: r.indicators as unknown as TransactionIdPreview["indicators"],
+    entryPreviews: r.entryPreviews as unknown as TransactionIdPreview["entryPreviews"],
+  }));
+}
+
+/** Drops the source's entries table from data tables (in `tx`) when it had one. */
+export async function announceEntriesDropped(tx: Tx, emit: Emit, actor: Actor, source: Pick<SourceRow, "id" | "analysisId" | "parse">): Promise<void> {
+  if (source.parse) await entriesTableDropped(tx, emit, actor, { analysisId: source.analysisId, analysisSourceId: source.id });
+}
+
+/**
+ * One walk of the workflow (spec 3.2) as a job: from where the source rests to where the planner
+ * says to stop, running each entered state's engine step. Every state entered is saved, so a job
+ * resumed after a crash starts again from the last Transition (its step is idempotent).
+ */
+export const ingestionJob = defineJob<IngestionPayload>({
+  name: "analysis-sources.ingestion",
+  type: "ANALYSIS_SOURCE_INGESTION",
+  retry: { attempts: 2, backoffSeconds: 2 },
+  async run(ctx, payload) {
+    const app = ctx.app;
+    const actor = actorOfStarter(ctx.startedBy);
+    let source = await app.prisma.analysisSource.findUnique({ where: { id: payload.analysisSourceId } });
+    if (!source) throw new JobError(`Analysis source ${payload.analysisSourceId} was deleted`);
+    const type = await sourceTypeOf(app, source.analysisSourceTypeId);
+    if (!type) throw new JobError(`Analysis source type ${source.analysisSourceTypeId} does not exist`);
+    const current = source.workflowState as WorkflowState;
+    if (current === "COMPLETED" || current === "FAILED") return;
+
+    const path = workflowPath(type.features);
+    let stepShare = { from: 0, to: 0 };
+    const report = (state: WorkflowState, stepPercent: number | null) => {
+      const base = (path.indexOf(state) / (path.length - 1)) * 100;
+      const percent = stepPercent === null ? base : stepShare.from + ((stepShare.to - stepShare.from) * stepPercent) / 100;
+      ctx.progress(percent, state);
+      publishSourceProgress(app, { analysisSourceId: source!.id, workflowState: state, percent: Math.round(percent), stepPercent: stepPercent === null ? null : Math.round(stepPercent), message: null });
+    };
+    const env: StepEnv = { app, definitions: type.definitions, progress: (p) => report(source!.workflowState as WorkflowState, Math.min(100, p)) };
+
+    const move: MoveInput = {
+      features: type.features,
+      current,
+      target: payload.target,
+      applyDegrouper: source.applyDegrouper,
+      groupedFormatDetected: source.detection ? source.detectedFormat !== null : undefined,
+    };
+
+    // The in-place changes of spec 3.2 at the Step the source rests in (before moving on, if asked).
+    if (payload.reapplyMappings && current === "DATA_VALIDATION_CONFIRMED") source = await save(app.prisma, source.id, await mappingStep(env, source), actor);
+    if (payload.selectionChanged && current === "INTEGRITY_CHECKED") await inTransaction(app, (tx) => reselect(env, tx, source!, actor));
+    if (stateDefinition(current).kind === "Step" && (!payload.target || payload.target === current)) {
+      await ctx.finish(async () => undefined);
+      report(current, null);
+      return;
+    }
+
+    // A Transition interrupted by a crash runs again: resume from the state before it.
+    let from: WorkflowState = current;
+    if (stateDefinition(current).kind === "Transition" && current !== "STARTED") from = path[path.indexOf(current) - 1];
+
+    let pendingPreview: TransactionIdPreview | null = null;
+    for (;;) {
+      // Stopping or lease lost: throw, so the runtime hands the job back instead of completing it.
+      ctx.signal.throwIfAborted();
+      const decision = nextStep(move, from);
+      if (!decision) break;
+      const { state, stop } = decision;
+      const kind = stateDefinition(state).kind;
+      const index = path.indexOf(state);
+      stepShare = { from: (Math.max(0, index - 1) / (path.length - 1)) * 100, to: (index / (path.length - 1)) * 100 };
+      if (kind === "Transition") source = await save(app.prisma, source.id, { workflowState: state }, actor);
+      report(state, null);
+
+      let patch: Patch = {};
+      switch (stateDefinition(state).job) {
+        case "DETECT_FORMAT":
+          patch = await detectStep(env, source);
+          move.groupedFormatDetected = patch.detectedFormat != null;
+          break;
+        case "PREPARE_FILE":
+          patch = await stageStep(env, source, source.applyDegrouper && source.detectedFormat !== null);
+          break;
+        case "APPLY_COLUMN_MAPPINGS":
+          patch = await mappingStep(env, source);
+          break;
+        case "ANALYZE_EFFECTIVE_DATES": {
+          const wantsPreview = type.features.includes("TRANSACTION_ID_SELECTION");
+          const result = await effectiveDatesStep(env, source, wantsPreview);
+          patch = result.patch;
+          pendingPreview = result.preview;
+          break;
+        }
+        case "CHECK_INTEGRITY": {
+          const result = await integrityStep(env, source, pendingPreview ? [pendingPreview] : []);
+          patch = result.patch;
+          const previews = result.previews;
+          source = await inTransaction(app, async (tx) => {
+            await storePreviews(tx, source!, previews, actor, true);
+            return save(tx, source!.id, patch, actor);
+          });
+          patch = {};
+          break;
+        }
+        case "PARSE": {
+          const { result, accounts } = await parseStep(env, source);
+          const before = source;
+          source = await inTransaction(app, async (tx, emit) => {
+            await announceEntriesDropped(tx, emit, actor, before);
+            const saved = await save(tx, before.id, { parse: json({ rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }), warnings: parseWarnings(result.unparseable) }, actor);
+            if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts });
+            await entriesTableCreated(tx, emit, actor, {
+              analysisId: before.analysisId,
+              analysisSourceId: before.id,
+              analysisSourceTypeId: before.analysisSourceTypeId,
+              engagementId: before.engagementId,
+              table: ingestionTables(before.id).entries,
+              columns: result.columns,
+              rowCount: result.rowCount,
+            });
+            return saved;
+          });
+          break;
+        }
+        default:
+          break;
+      }
+      if (stop) {
+        const finalPatch = { ...patch, workflowState: state, errors: [] };
+        source = await ctx.finish(async (tx, emit) => {
+          const saved = await save(tx, source!.id, finalPatch, actor);
+          if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
+          return saved;
+        });
+        report(state, null);
+        return;
+      }
+      if (Object.keys(patch).length > 0 || kind === "Step") source = await save(app.prisma, source.id, { ...patch, workflowState: state }, actor);
+      from = state;
+    }
+  },
+  async onFailure(ctx, payload, error) {
+    const actor = actorOfStarter(ctx.startedBy);
+    const source = await ctx.app.prisma.analysisSource.findUnique({ where: { id: payload.analysisSourceId } });
+    if (!source) return;
+    await inTransaction(ctx.app, async (tx, emit) => {
+      await save(tx, source.id, { workflowState: "FAILED", errors: [error] }, actor);
+      emit(ingestionEvent("ingestion.failed", source, actor.userId));
+    });
+    publishSourceProgress(ctx.app, { analysisSourceId: source.id, workflowState: "FAILED", percent: 100, stepPercent: null, message: error });
+  },
+});
+
+/**
+ * Values the parse could not read (they are NULL in the entries): the analysis is not ready until
+ * the user accepts them with `warningsIgnored` (analysis status SOURCE_WARNINGS_PRESENT).
+ */
+export function parseWarnings(unparseable: Record<string, number>): string[] {
+  return Object.entries(unparseable)
+    .filter(([, count]) => count > 0)
+    .map(([field, count]) => `${count} value${count === 1 ? "" : "s"} of ${field} could not be read and ${count === 1 ? "is" : "are"} empty in the entries`);
+}
+
+/** INTEGRITY_CHECKED with a changed selection: a stored preview with the same properties, else a new one. */
+async function reselect(env: StepEnv, tx: Tx, source: SourceRow, actor: Actor): Promise<void> {
+  const selection = source.transactionIdSelection as never;
+  if (!selection) throw new JobError("transactionIdSelection is missing");
+  const known = await knownPreviews(env.app, source.id);
+  const { previews, reused } = await selectAndPreview(env, source, planOf(source, env.definitions), selection, known);
+  if (!reused) await storePreviews(tx, source, previews, actor, false);
+}

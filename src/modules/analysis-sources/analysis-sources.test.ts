@@ -1,0 +1,409 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onEntriesTableCreated, onEntriesTableDropped, type EntriesTableCreated, type EntriesTableDropped } from "../../ingestion/index.js";
+import {
+  ERP_GENERAL_LEDGER,
+  QUICKBOOKS_DESKTOP_JOURNAL,
+  QUICKBOOKS_ONLINE_JOURNAL,
+  QUICKBOOKS_TRANSACTION_DETAIL,
+  SAGE50_GENERAL_LEDGER,
+  SIGNED_AMOUNT_LEDGER,
+} from "../../../test/ingestion/fixtures.js";
+import { advance, analysisFixture, createSource, FUND_ANALYSIS_TYPE, FUND_GL_SOURCE_TYPE, GL_SOURCE_TYPE, ingest, settle, uploadFile, type SourceFixture } from "../../../test/helpers/analysis-sources.js";
+import { awaitJob, clientWithPermissions, waitFor } from "../../../test/helpers/entities.js";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
+import { subscribe } from "../../../test/helpers/ws-client.js";
+
+let server: TestServer;
+let db: pg.Pool;
+let fixture: SourceFixture;
+const created: EntriesTableCreated[] = [];
+const dropped: EntriesTableDropped[] = [];
+onEntriesTableCreated(async (_tx, _emit, _actor, event) => void created.push(event));
+onEntriesTableDropped(async (_tx, _emit, _actor, event) => void dropped.push(event));
+
+beforeAll(async () => {
+  server = await startTestServer({ cleanupIntervalSeconds: 1, schedulerTickSeconds: 1 });
+  db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
+  fixture = await analysisFixture(server);
+});
+afterAll(async () => {
+  await db?.end();
+  await server?.close();
+});
+
+async function tableExists(name: string): Promise<boolean> {
+  const { rows } = await db.query("SELECT to_regclass($1) AS t", [name]);
+  return rows[0].t !== null;
+}
+
+async function events(type: string, entityId: string) {
+  const { rows } = await db.query("SELECT payload FROM outbox_event WHERE type = $1 AND entity_id = $2 ORDER BY id", [type, entityId]);
+  return rows.map((r) => r.payload);
+}
+
+/** A general ledger big enough that its ingestion job is still running when the next request arrives. */
+function largeLedger(lines: number): string {
+  const out = ["Journal ID,Effective Date,Account,Account Description,Debit,Credit"];
+  for (let i = 0; i < lines / 2; i++) {
+    const day = String((i % 28) + 1).padStart(2, "0");
+    out.push(`JE${i},01/${day}/2023,10100,Cash,${(i % 997) + 1}.25,`, `JE${i},01/${day}/2023,40100,Revenue,,${(i % 997) + 1}.25`);
+  }
+  return out.join("\n") + "\n";
+}
+
+/** A QuickBooks Online journal with many transactions (its staging takes long enough to report progress). */
+function largeQuickBooksJournal(transactions: number): string {
+  const out = ["Journal", "Large Co", "", ",Date,Transaction Type,Num,Name,Memo/Description,Account,Debit,Credit"];
+  for (let i = 0; i < transactions; i++) {
+    const day = String((i % 28) + 1).padStart(2, "0");
+    out.push(`,01/${day}/2023,Invoice,${1000 + i},Customer ${i % 50},,Accounts Receivable (A/R),$${(i % 90) + 10}.00,`);
+    out.push(`,,,,,Service ${i},Services,,$${(i % 90) + 10}.00`);
+    out.push(`,,,,,,,$${(i % 90) + 10}.00,$${(i % 90) + 10}.00`);
+    out.push(",,,,,,,,");
+  }
+  return out.join("\n") + "\n";
+}
+
+describe("create, read, query, delete", () => {
+  it("answers create with an ANALYSIS_SOURCE_INGESTION async result whose target already exists", async () => {
+    const fileId = await uploadFile(server, fixture.engagementId, "gl.csv", ERP_GENERAL_LEDGER);
+    const started = await createSource(server, fixture, fileId);
+    const source = await server.api.get(`/analysis-sources/${started.entityId}`);
+    expect(source.status).toBe(200);
+    expect(source.body).toMatchObject({ analysisId: fixture.analysisId, engagementId: fixture.engagementId, analysisSourceTypeId: GL_SOURCE_TYPE, fileManagerFileId: fileId, fileManagerFiles: { ORIGINAL: fileId } });
+    const { source: rested } = await settle(server, started.id);
+    expect(rested.workflowState).toBe("COLUMNS_ANALYZED");
+    expect(rested.version).toBeGreaterThan(source.body.version);
+    const found = await server.api.post("/analysis-sources/query", { $and: [{ analysisId: fixture.analysisId }, { workflowState: "COLUMNS_ANALYZED" }, { id: rested.id }] });
+    expect(found.body.content.map((s: { id: string }) => s.id)).toEqual([rested.id]);
+    const polled = await server.api.post("/async-results/query", { $and: [{ entityId: rested.id }, { type: "ANALYSIS_SOURCE_INGESTION" }, { entityType: "ANALYSIS_SOURCE" }] });
+    expect(polled.body.content.map((r: { id: string; status: string }) => [r.id, r.status])).toEqual([[started.id, "COMPLETE"]]);
+  });
+
+  it("refuses bad create bodies with 400 naming the problem", async () => {
+    const fileId = await uploadFile(server, fixture.engagementId, "gl.csv", ERP_GENERAL_LEDGER);
+    const base = { analysisId: fixture.analysisId, analysisSourceTypeId: GL_SOURCE_TYPE, fileManagerFileId: fileId };
+    const other = await analysisFixture(server, "Other");
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...base, analysisId: "0123456789abcdef01234567" }, "analysisId"],
+      [{ ...base, analysisSourceTypeId: "0123456789abcdef01234567" }, "analysisSourceTypeId"],
+      [{ ...base, analysisSourceTypeId: FUND_GL_SOURCE_TYPE }, "analysisSourceTypeId"],
+      [{ ...base, analysisId: other.analysisId }, "fileManagerFileId"],
+      [{ ...base, engagementId: other.engagementId }, "engagementId"],
+      [{ ...base, targetWorkflowState: "NOWHERE" }, "targetWorkflowState"],
+      [{ ...base, targetWorkflowState: "FUNDS_REVIEWED" }, "targetWorkflowState"],
+      [{ ...base, surprise: 1 }, "surprise"],
+      [{ ...base, proposedTransactionIdSelection: { type: "COMBINATION", columnSelection: [] } }, "proposedTransactionIdSelection"],
+    ];
+    for (const [body, named] of cases) {
+      const response = await server.api.post("/analysis-sources", body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(response.body)).toContain(named);
+    }
+  });
+
+  it("reads and creates through GraphQL with the same rules", async () => {
+    const fileId = await uploadFile(server, fixture.engagementId, "gl.csv", ERP_GENERAL_LEDGER);
+    const result = await server.gql(
+      `mutation($input: CreateAnalysisSourceInput!) { createAnalysisSource(input: $input) { id type entityId entityType status } }`,
+      { input: { analysisId: fixture.analysisId, analysisSourceTypeId: GL_SOURCE_TYPE, fileManagerFileId: fileId, targetWorkflowState: "EFFECTIVE_DATE_METRICS_ANALYZED" } },
+    );
+    expect(result.body.errors).toBeUndefined();
+    const job = result.body.data.createAnalysisSource;
+    expect(job).toMatchObject({ type: "ANALYSIS_SOURCE_INGESTION", entityType: "ANALYSIS_SOURCE", status: "IN_PROGRESS" });
+    await awaitJob(server.api, job.id);
+    const read = await server.gql(`query($id: ID!) { analysisSource(id: $id) { workflowState columnMappings fileInfoVersions } analysisSourceEffectiveDateMetrics(id: $id, period: DAY) { periodType entriesInPeriod } }`, { id: job.entityId });
+    expect(read.body.errors).toBeUndefined();
+    expect(read.body.data.analysisSource.workflowState).toBe("EFFECTIVE_DATE_METRICS_ANALYZED");
+    expect(read.body.data.analysisSourceEffectiveDateMetrics).toMatchObject({ periodType: "DAY", entriesInPeriod: { count: 7 } });
+    const limited = await clientWithPermissions(server.api, ["api.analyses.read"]);
+    expect((await limited.get(`/analysis-sources/${job.entityId}`)).status).toBe(403);
+  });
+
+  it("deletes a source with its engine tables, previews and data table, and refuses a second delete with 404", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "COMPLETED" });
+    expect(await tableExists(`ingest.entries_${source.id}`)).toBe(true);
+    expect(created.find((e) => e.analysisSourceId === source.id)).toMatchObject({ table: `ingest.entries_${source.id}`, rowCount: 10, analysisId: fixture.analysisId, engagementId: fixture.engagementId, analysisSourceTypeId: GL_SOURCE_TYPE });
+    const deleted = await server.api.delete(`/analysis-sources/${source.id}`);
+    expect(deleted.status).toBe(204);
+    expect(dropped).toContainEqual({ analysisId: fixture.analysisId, analysisSourceId: source.id });
+    expect(await tableExists(`ingest.entries_${source.id}`)).toBe(false);
+    expect(await tableExists(`ingest.stg_${source.id}`)).toBe(false);
+    expect((await server.api.post("/transaction-id-previews/query", { analysisSourceId: source.id })).body.content).toEqual([]);
+    expect((await server.api.get(`/analysis-sources/${source.id}`)).status).toBe(404);
+    expect((await server.api.delete(`/analysis-sources/${source.id}`)).status).toBe(404);
+  });
+
+  it("drops the engine tables of sources removed with their analysis (scheduled cleanup)", async () => {
+    const own = await analysisFixture(server, "Removed");
+    const { source } = await ingest(server, own, ERP_GENERAL_LEDGER, { targetWorkflowState: "COMPLETED" });
+    expect(await tableExists(`ingest.entries_${source.id}`)).toBe(true);
+    expect((await server.api.delete(`/analyses/${own.analysisId}`)).status).toBe(204);
+    expect((await server.api.get(`/analysis-sources/${source.id}`)).status).toBe(404);
+    await waitFor(async () => ((await tableExists(`ingest.entries_${source.id}`)) || (await tableExists(`ingest.stg_${source.id}`)) ? undefined : true), "orphaned tables dropped", 10_000);
+  });
+});
+
+describe("layouts from upload to COMPLETED", () => {
+  it.each([
+    ["general ledger CSV", ERP_GENERAL_LEDGER, null, 10],
+    ["QuickBooks Online journal", QUICKBOOKS_ONLINE_JOURNAL, "QUICKBOOKS_JOURNAL", 7],
+    ["QuickBooks Desktop journal", QUICKBOOKS_DESKTOP_JOURNAL, "QUICKBOOKS_JOURNAL", 4],
+    ["QuickBooks transaction detail by account", QUICKBOOKS_TRANSACTION_DETAIL, "QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT", 5],
+    ["Sage 50 general ledger", SAGE50_GENERAL_LEDGER, "SAGE50_LEDGER", 6],
+  ] as const)("%s", async (_name, content, format, rows) => {
+    const { source } = await ingest(server, fixture, content, { targetWorkflowState: "COMPLETED", applyDegrouper: true });
+    expect(source.errors).toEqual([]);
+    expect(source).toMatchObject({ workflowState: "COMPLETED", degrouperApplied: format !== null });
+    expect(source.detectedFormat).toBe(format ?? undefined);
+    const entries = await db.query(`SELECT count(*)::int AS n, count(effective_date)::int AS dated FROM ingest.entries_${source.id}`);
+    expect(entries.rows[0].n).toBe(rows);
+    expect(created.find((e) => e.analysisSourceId === source.id)?.rowCount).toBe(rows);
+  });
+
+  it("a chart of accounts (no effective dates, no transaction ids) goes straight from mapping to parse", async () => {
+    const own = await analysisFixture(server, "Chart");
+    const chart = ["Account,Description,Type", "1000,Cash,Asset", "2000,Accounts Payable,Liability", "4000,Sales,Revenue"].join("\n") + "\n";
+    const { source } = await ingest(server, own, chart, { analysisSourceTypeId: "4b8361d00000000000000004", targetWorkflowState: "COMPLETED" });
+    expect(source.workflowState).toBe("COMPLETED");
+    expect(source.transactionIdSelection).toBeUndefined();
+    const entries = await db.query(`SELECT account FROM ingest.entries_${source.id} ORDER BY row_no`);
+    expect(entries.rows.map((r) => r.account)).toEqual(["1000", "2000", "4000"]);
+    expect((await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`)).status).toBe(400);
+    const mappings = await server.api.post("/account-mappings/query?size=50", { engagementId: own.engagementId });
+    expect(mappings.body.content.map((m: { account: string }) => m.account).sort()).toEqual(["1000", "2000", "4000"]);
+  });
+
+  it("reads the header row named by presetHeaderRowIndex", async () => {
+    const withPreamble = "Exported by FinanceSuite,,,\nAll entities,,,\n" + ERP_GENERAL_LEDGER;
+    const { source } = await ingest(server, fixture, withPreamble, { presetHeaderRowIndex: 2 });
+    expect(source.presetHeaderRowIndex).toBe(2);
+    expect(source.fileInfo.headerRowIndex).toBe(2);
+    expect(source.fileInfo.columnData[0].columnName).toBe("Journal ID");
+  });
+});
+
+describe("column mapping in place", () => {
+  it("applies a new proposal, or edited applied mappings, at DATA_VALIDATION_CONFIRMED without moving", async () => {
+    const { source } = await ingest(server, fixture, SIGNED_AMOUNT_LEDGER, { targetWorkflowState: "DATA_VALIDATION_CONFIRMED" });
+    expect(source.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
+    const date = source.ambiguousColumnResolutions.find((r: { position: number }) => r.position === 0);
+    expect(date.ambiguousFormats).toEqual(expect.arrayContaining(["MM/dd/yyyy", "dd/MM/yyyy"]));
+    const { source: proposed } = await advance(server, source.id, {
+      proposedColumnMappings: [
+        { columnPosition: 0, platformField: "effective_date" },
+        { columnPosition: 1, platformField: "txid" },
+        { columnPosition: 2, platformField: "account" },
+        { columnPosition: 4, platformField: "amount" },
+        { columnPosition: 5, additionalColumnName: "Narrative" },
+      ],
+      proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "dd/MM/yyyy" }],
+    });
+    expect(proposed.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
+    expect(proposed.columnMappings.find((m: { position: number }) => m.position === 5)).toMatchObject({ additionalColumnName: "Narrative" });
+    expect(proposed.columnMappings.find((m: { position: number }) => m.position === 3).platformField).toBeUndefined();
+    expect(proposed.ambiguousColumnResolutions.find((r: { position: number }) => r.position === 0).selectedFormat).toBe("dd/MM/yyyy");
+    // The applied mappings, edited and sent back, become the next proposal.
+    const edited = proposed.columnMappings.map((m: { position: number; platformField?: string; additionalColumnName?: string }) =>
+      m.position === 3 ? { position: 3, platformField: "account_description" } : { position: m.position, platformField: m.platformField ?? null, additionalColumnName: m.additionalColumnName ?? null },
+    );
+    const { source: applied } = await advance(server, source.id, { columnMappings: edited, targetWorkflowState: "COMPLETED" });
+    expect(applied.workflowState).toBe("COMPLETED");
+    expect(applied.columnMappings.find((m: { position: number }) => m.position === 3)).toMatchObject({ platformField: "account_description" });
+    const entries = await db.query(`SELECT txid, account_description, x_narrative FROM ingest.entries_${source.id} ORDER BY row_no LIMIT 1`);
+    expect(entries.rows[0]).toEqual({ txid: "100", account_description: "Cash", x_narrative: "Owner contribution" });
+  });
+});
+
+describe("failures", () => {
+  it("an unreadable (binary) file fails the workflow with the cause", async () => {
+    const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(200, 7)]);
+    const { source, job } = await ingest(server, fixture, zip, {}, "ERROR");
+    expect(source.workflowState).toBe("FAILED");
+    expect(source.errors[0]).toMatch(/ZIP archive/);
+    expect(job.error).toBe(source.errors[0]);
+    expect(await events("ingestion.failed", source.id)).toEqual([{ analysisId: fixture.analysisId, analysisSourceId: source.id, engagementId: fixture.engagementId }]);
+  });
+
+  it("a mapping that leaves a required field unmapped fails with the field named", async () => {
+    const { source } = await ingest(server, fixture, SIGNED_AMOUNT_LEDGER, { targetWorkflowState: "COMPLETED", proposedColumnMappings: [{ columnPosition: 0, platformField: "effective_date" }, { columnPosition: 4, platformField: "amount" }] }, "ERROR");
+    expect(source.workflowState).toBe("FAILED");
+    expect(source.errors[0]).toContain("account");
+  });
+
+  it("refuses updates outside the updatable states and with a stale version (409)", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "COMPLETED" });
+    const completed = await server.api.put(`/analysis-sources/${source.id}`, { version: source.version, warningsIgnored: true });
+    expect(completed.status).toBe(409);
+    expect(completed.body.problems?.[0]?.problemType ?? JSON.stringify(completed.body)).toContain("INVALID_STATE");
+    const { source: resting } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "EFFECTIVE_DATE_METRICS_ANALYZED" });
+    expect((await server.api.put(`/analysis-sources/${resting.id}`, { version: resting.version - 1, warningsIgnored: true })).status).toBe(409);
+    const backwards = await server.api.put(`/analysis-sources/${resting.id}`, { version: resting.version, targetWorkflowState: "COLUMNS_ANALYZED" });
+    expect(backwards.status).toBe(409);
+    // transactionIdSelection is changed at INTEGRITY_CHECKED only.
+    expect((await server.api.put(`/analysis-sources/${resting.id}`, { version: resting.version, transactionIdSelection: { type: "COMBINATION", columnSelection: [0] } })).status).toBe(409);
+  });
+
+  it("refuses update and delete of the source, and delete of its file, while its job runs", async () => {
+    const fileId = await uploadFile(server, fixture.engagementId, "large.csv", largeLedger(60_000));
+    const started = await createSource(server, fixture, fileId, { targetWorkflowState: "COMPLETED" });
+    const [update, remove, removeFile] = await Promise.all([
+      server.api.put(`/analysis-sources/${started.entityId}`, { version: 0, warningsIgnored: true }),
+      server.api.delete(`/analysis-sources/${started.entityId}`),
+      server.api.delete(`/file-manager/${fileId}`),
+    ]);
+    expect(update.status).toBe(409);
+    expect(JSON.stringify(update.body)).toContain("in progress");
+    expect(remove.status).toBe(409);
+    expect(removeFile.status).toBe(409);
+    expect(JSON.stringify(removeFile.body)).toContain(started.entityId);
+    const { source } = await settle(server, started.id);
+    expect(source.workflowState).toBe("COMPLETED");
+    expect((await server.api.delete(`/file-manager/${fileId}`)).status).toBe(204);
+    expect((await server.api.delete(`/analysis-sources/${source.id}`)).status).toBe(204);
+  });
+});
+
+describe("effective date metrics and previews", () => {
+  it("gives DAY, WEEK and MONTH histograms against the analysis period, 400 for other periods", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "EFFECTIVE_DATE_METRICS_ANALYZED" });
+    const month = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=MONTH`);
+    expect(month.status).toBe(200);
+    expect(month.body).toMatchObject({ periodType: "MONTH", entriesInPeriod: { count: 7 }, entriesOutOfPeriod: { count: 2, histogram: { "2022-12": 2 } }, debitsInPeriod: { amount: 134198 } });
+    expect(month.body.entriesOutOfPeriod.dataPreviews[0]).toMatchObject({ rowIndex: 10, row: expect.objectContaining({ c0: "JE1004" }) });
+    const week = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=WEEK`);
+    expect(week.body.inPeriodCountHistogram.histogram).toEqual({ "2023-01-09": 2, "2023-02-27": 4, "2023-03-27": 1 });
+    const day = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`);
+    expect(day.body.inPeriodCountHistogram.histogram).toEqual({ "2023-01-15": 2, "2023-02-28": 4, "2023-03-31": 1 });
+    expect((await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=YEAR`)).status).toBe(400);
+    expect((await server.api.get(`/analysis-sources/0123456789abcdef01234567/effective-date-metrics?period=DAY`)).status).toBe(404);
+  });
+
+  it("reads and queries transaction id previews with their ratings and example transactions", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "INTEGRITY_CHECKED" });
+    const page = await server.api.post("/transaction-id-previews/query", { $and: [{ analysisSourceId: source.id }, { overallRating: "FAIL" }] });
+    expect(page.status).toBe(200);
+    expect(page.body.content).toHaveLength(2);
+    const preview = await server.api.get(`/transaction-id-previews/${page.body.content[0].id}`);
+    expect(preview.body).toMatchObject({ analysisSourceId: source.id, analysisId: fixture.analysisId, engagementId: fixture.engagementId, type: "COMBINATION", smartSplitter: false });
+    expect(preview.body.indicators.UNBALANCED_TRANSACTIONS).toMatchObject({ value: 1 });
+    expect(preview.body.entryPreviews.length).toBeGreaterThan(0);
+  });
+});
+
+describe("parse results and events", () => {
+  it("creates account mappings for new accounts, publishes unmapped.accounts and ingestion.complete", async () => {
+    const own = await analysisFixture(server, "Accounts");
+    const { source } = await ingest(server, own, SIGNED_AMOUNT_LEDGER, { targetWorkflowState: "COMPLETED", proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "MM/dd/yyyy" }] });
+    expect(source.workflowState).toBe("COMPLETED");
+    const mappings = await server.api.post("/account-mappings/query?size=50", { engagementId: own.engagementId });
+    expect(mappings.body.content.map((m: { account: string }) => m.account).sort()).toEqual(["1000", "2000", "3000", "6000", "6100"]);
+    expect(mappings.body.content.every((m: { usedByAnalysisSources: string[] }) => m.usedByAnalysisSources.includes(source.id))).toBe(true);
+    const unmapped = mappings.body.content.filter((m: { status: string }) => m.status === "UNMAPPED").length;
+    const { rows } = await db.query("SELECT payload FROM outbox_event WHERE type = 'unmapped.accounts' AND entity_id = $1", [own.engagementId]);
+    expect(rows.map((r) => r.payload)).toEqual(unmapped > 0 ? [{ engagementId: own.engagementId, unmappedCount: unmapped }] : []);
+    expect(await events("ingestion.complete", source.id)).toEqual([{ analysisId: own.analysisId, analysisSourceId: source.id, engagementId: own.engagementId }]);
+    const entries = await db.query(`SELECT txid, amount, to_char(effective_date, 'YYYY-MM-DD') AS d FROM ingest.entries_${source.id} ORDER BY row_no`);
+    expect(entries.rows.map((r) => [r.d, r.amount])).toEqual([
+      ["2023-01-02", "150000"],
+      ["2023-01-02", "-150000"],
+      ["2023-02-03", "75000"],
+      ["2023-02-03", "-75000"],
+      ["2023-03-04", "9995"],
+      ["2023-03-04", "-9995"],
+    ]);
+  });
+
+  it("walks a fund ledger through FUNDS_REVIEWED, with account mappings per fund", async () => {
+    const own = await analysisFixture(server, "Funds", FUND_ANALYSIS_TYPE);
+    const funds = ["Fund,JE,Date,Account,Account Name,Debit,Credit", "GEN,1,01/02/2023,1000,Cash,10.00,", "GEN,1,01/02/2023,3000,Net assets,,10.00", "RES,2,01/03/2023,1000,Cash restricted,5.00,", "RES,2,01/03/2023,3000,Net assets,,5.00"].join("\n");
+    const { source } = await ingest(server, own, funds, { analysisSourceTypeId: FUND_GL_SOURCE_TYPE, targetWorkflowState: "PARSED" });
+    expect(source.workflowState).toBe("PARSED");
+    const { source: reviewed } = await advance(server, source.id, { targetWorkflowState: "FUNDS_REVIEWED" });
+    expect(reviewed.workflowState).toBe("FUNDS_REVIEWED");
+    const { source: done } = await advance(server, source.id, { targetWorkflowState: "COMPLETED" });
+    expect(done.workflowState).toBe("COMPLETED");
+    const mappings = await server.api.post("/account-mappings/query?size=50", { engagementId: own.engagementId });
+    expect(mappings.body.content.map((m: { fundId: string; account: string }) => `${m.fundId}/${m.account}`).sort()).toEqual(["GEN/1000", "GEN/3000", "RES/1000", "RES/3000"]);
+  });
+
+  it("feeds the analysis status: a source still in the workflow is a preflight error", async () => {
+    const own = await analysisFixture(server, "Status");
+    const { source } = await ingest(server, own, ERP_GENERAL_LEDGER);
+    const status = await server.api.get(`/analyses/${own.analysisId}/status`);
+    expect(status.body.ready).toBe(false);
+    expect(status.body.preflightErrors).toContain("SOURCES_NOT_READY");
+    expect(status.body.sourceStatuses).toEqual([{ sourceId: source.id, analysisSourceTypeId: GL_SOURCE_TYPE, periodId: own.periodId, status: "IN_PROGRESS" }]);
+    // The parse finds an unreadable date: a warning, which blocks the run until it is ignored.
+    const { source: parsed } = await advance(server, source.id, { targetWorkflowState: "PARSED" });
+    expect(parsed.warnings).toEqual(["1 value of effective_date could not be read and is empty in the entries"]);
+    expect((await server.api.get(`/analyses/${own.analysisId}/status`)).body.preflightErrors).toContain("SOURCE_WARNINGS_PRESENT");
+    await advance(server, source.id, { warningsIgnored: true, targetWorkflowState: "COMPLETED" });
+    const after = await server.api.get(`/analyses/${own.analysisId}/status`);
+    expect(after.body.preflightErrors).not.toContain("SOURCES_NOT_READY");
+    expect(after.body.preflightErrors).not.toContain("SOURCE_WARNINGS_PRESENT");
+    expect(after.body.sourceStatuses[0].status).toBe("COMPLETED");
+  });
+
+  it("streams every state change over graphql-ws (analysisSourceProgress) until COMPLETED", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER);
+    const stream = subscribe<{ analysisSourceProgress: { workflowState: string; percent: number } }>(
+      server.url,
+      server.token,
+      `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { analysisSourceId workflowState percent stepPercent } }`,
+      { id: source.id },
+    );
+    try {
+      await stream.ready;
+      await new Promise((r) => setTimeout(r, 100));
+      const moved = await server.api.put(`/analysis-sources/${source.id}`, { version: source.version, targetWorkflowState: "COMPLETED" });
+      expect(moved.status).toBe(200);
+      await stream.next((e) => e.analysisSourceProgress.workflowState === "COMPLETED");
+      const states = [...new Set(stream.events.map((e) => e.analysisSourceProgress.workflowState))];
+      expect(states).toEqual([
+        "DATA_VALIDATION_CONFIRMED",
+        "COLUMN_MAPPINGS_CONFIRMED",
+        "ANALYZING_EFFECTIVE_DATE_METRICS",
+        "EFFECTIVE_DATE_METRICS_ANALYZED",
+        "ANALYSIS_PERIOD_SELECTED",
+        "CHECKING_INTEGRITY",
+        "INTEGRITY_CHECKED",
+        "PARSING",
+        "PARSED",
+        "SETTINGS_CONFIRMED",
+        "COMPLETED",
+      ]);
+      const percents = stream.events.map((e) => e.analysisSourceProgress.percent);
+      expect(percents.at(-1)).toBe(100);
+      expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+      expect(stream.errors).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("reports the percentage within the staging step of a large file", async () => {
+    const { source } = await ingest(server, fixture, largeQuickBooksJournal(40_000));
+    expect(source).toMatchObject({ workflowState: "FORMAT_DETECTED", detectedFormat: "QUICKBOOKS_JOURNAL" });
+    const stream = subscribe<{ analysisSourceProgress: { workflowState: string; stepPercent: number | null } }>(
+      server.url,
+      server.token,
+      `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState stepPercent } }`,
+      { id: source.id },
+    );
+    try {
+      await stream.ready;
+      await new Promise((r) => setTimeout(r, 100));
+      const { source: moved } = await advance(server, source.id, { applyDegrouper: true, targetWorkflowState: "COLUMNS_ANALYZED" });
+      expect(moved).toMatchObject({ workflowState: "COLUMNS_ANALYZED", degrouperApplied: true });
+      await stream.next((e) => e.analysisSourceProgress.workflowState === "COLUMNS_ANALYZED");
+      const within = stream.events.filter((e) => e.analysisSourceProgress.stepPercent !== null);
+      expect(within.length).toBeGreaterThan(0);
+      expect(within.every((e) => e.analysisSourceProgress.workflowState === "FORMAT_DETECTION_COMPLETED")).toBe(true);
+      expect(within.every((e) => e.analysisSourceProgress.stepPercent! >= 0 && e.analysisSourceProgress.stepPercent! <= 100)).toBe(true);
+    } finally {
+      await stream.close();
+    }
+  });
+});
