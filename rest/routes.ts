@@ -20,6 +20,7 @@ import { gdpduRoutes } from "../src/modules/gdpdu/gdpdu.routes.js";
 import { accountGroupingRoutes } from "../src/modules/account-groupings/account-grouping.routes.js";
 import { engagementAccountGroupingRoutes } from "../src/modules/engagement-account-groupings/engagement-account-grouping.routes.js";
 import { accountMappingRoutes } from "../src/modules/account-mappings/account-mapping.routes.js";
+import { dataTableRoutes } from "../src/modules/data-tables/data-table.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
 export const routeTable: RouteDef[] = [
@@ -44,4 +45,5 @@ export const routeTable: RouteDef[] = [
   ...accountGroupingRoutes,
   ...engagementAccountGroupingRoutes,
   ...accountMappingRoutes,
+  ...dataTableRoutes,
 ];

@@ -1,0 +1,48 @@
+import { quoteIdent } from "../../query-language/index.js";
+import { defineJob } from "../../jobs/index.js";
+import type { DataTableColumn } from "./data-table-definition.js";
+import { quotedTable } from "./data-table-rows.js";
+
+/**
+ * CREATE INDEX statements for the columns whose search flags the definition promises to serve:
+ * strings on lower(col) with text_pattern_ops (the query language compares lower-cased strings;
+ * the opclass serves both = and LIKE 'prefix%'), every other indexed column as it is. Index names
+ * are `<table>_<position>` (within PostgreSQL's 63 characters) and go away with the table.
+ */
+export function indexStatements(tableName: string, columns: DataTableColumn[]): string[] {
+  const base = tableName.split(".").pop()!;
+  return columns.flatMap((column, position) => {
+    if (!column.indexed) return [];
+    const key = column.type === "STRING" ? `(lower(${quoteIdent(column.sql)}) text_pattern_ops)` : `(${quoteIdent(column.sql)})`;
+    return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_${position}`)} ON ${quotedTable(tableName)} ${key}`];
+  });
+}
+
+/**
+ * Internal job started with each new or replaced definition: builds the indexes after the
+ * definition's transaction committed. Building them inside it would hold the analysis source's
+ * transaction for seconds on a million rows (and past Prisma's interactive-transaction timeout);
+ * queries are correct without them meanwhile, only slower. Idempotent (IF NOT EXISTS), and it reads
+ * the definition current when it runs, so a superseded job builds the latest indexes or none.
+ */
+export const indexDataTableJob = defineJob<{ dataTableId: string }>({
+  name: "data-tables.index",
+  type: null,
+  retry: { attempts: 3, backoffSeconds: 5 },
+  async run(ctx, { dataTableId }) {
+    const table = await ctx.app.prisma.dataTable.findUnique({ where: { id: dataTableId }, select: { tableName: true, columns: true } });
+    if (!table) return;
+    const statements = indexStatements(table.tableName, table.columns as unknown as DataTableColumn[]);
+    for (const [i, statement] of statements.entries()) {
+      if (ctx.signal.aborted) return;
+      try {
+        await ctx.app.pool.query(statement);
+      } catch (error) {
+        // The table was dropped (source deleted or re-parsed under another name): nothing to index.
+        if ((error as { code?: string }).code === "42P01") return;
+        throw error;
+      }
+      ctx.progress(((i + 1) / statements.length) * 100);
+    }
+  },
+});
