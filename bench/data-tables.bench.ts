@@ -14,6 +14,8 @@ import { inTransaction } from "../src/events/outbox.js";
 import { applyColumnMappings, buildParsePlan, entriesTableCreated, ingestionTables, parseEntries, stageFile } from "../src/ingestion/index.js";
 import { ANALYSIS_SOURCE_TYPE_IDS, ANALYSIS_TYPE_IDS } from "../src/modules/catalogue/ids.js";
 import { startServer } from "../src/server.js";
+import { dataPageQuery } from "../src/modules/data-tables/data-table-rows.js";
+import type { DataTableColumn } from "../src/modules/data-tables/data-table-definition.js";
 import { GENERAL_LEDGER_COLUMNS } from "../test/ingestion/definitions.js";
 import { writeGeneralLedgerCsv } from "./gl-generator.js";
 import { benchDatabase, machine, today, writeSection } from "./lib.js";
@@ -109,6 +111,12 @@ try {
       const ms = performance.now() - started;
       rows = page.content.length;
       if (i >= 3) times.push(ms); // 3 warm-up calls
+    }
+    if (process.env.BENCH_EXPLAIN) {
+      const stored = await running.app.prisma.dataTable.findUniqueOrThrow({ where: { id: table.id } });
+      const q = dataPageQuery({ id: stored.id, logicalName: stored.logicalName, tableName: stored.tableName, columns: stored.columns as unknown as DataTableColumn[], rowCount: Number(stored.rowCount) }, shape.body);
+      const plan = await pool.query(`EXPLAIN (ANALYZE, COSTS OFF) ${q.sql}`, q.values);
+      process.stdout.write(`${plan.rows.map((r) => r["QUERY PLAN"]).join("\n")}\n`);
     }
     results.push({ name: shape.name, indexed: shape.indexed, p50: percentile(times, 50), p95: percentile(times, 95), rows });
     process.stdout.write(`${shape.name}: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms (${rows} rows)\n`);

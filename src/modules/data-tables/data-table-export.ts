@@ -1,10 +1,10 @@
 import type pg from "pg";
-import { compileFilter, orderByClause, SqlParams } from "../../query-language/index.js";
+import { compileFilter, SqlParams } from "../../query-language/index.js";
 import { ValidationError } from "../../core/errors.js";
 import { batched } from "../../tabular/csv-writer.js";
 import { csvFormatOf, csvWriter, type CsvConfigurationInput, type CsvFormat } from "./data-table-csv.js";
 import type { DataTableColumn } from "./data-table-definition.js";
-import { columnSet, parseSortOrders, quotedTable, selectedColumns, selectExpression, type RowsTable, type SortInput } from "./data-table-rows.js";
+import { columnSet, parseSortOrders, quotedTable, rowsOrderBy, selectedColumns, selectExpression, type RowsTable, type SortInput } from "./data-table-rows.js";
 
 /** The body of POST /data-tables/{id}/export (and the export part of import-from-data-table). */
 export interface ExportInput {
@@ -63,7 +63,7 @@ export async function planExport(pool: pg.Pool, table: RowsTable, input: ExportI
     rows = Math.min(cap, Number(counted[0].n));
   }
   const sorted = rows <= sortLimit;
-  const order = sorted ? ` ORDER BY ${orderByClause(orders, set, undefined, "row_no")}` : "";
+  const order = sorted ? ` ORDER BY ${rowsOrderBy(orders, set)}` : "";
   const limit = input.limit ? ` LIMIT ${input.limit}` : "";
   return { columns, sorted, format, values: filter.params.values, sql: `SELECT ${columns.map(selectExpression).join(", ")} ${from}${order}${limit}` };
 }

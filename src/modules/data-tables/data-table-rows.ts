@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { ValidationError, type Problem } from "../../core/errors.js";
-import { columnSetOf, compileFilter, orderByClause, quoteIdent, SqlParams, type ColumnSet, type SortOrder } from "../../query-language/index.js";
+import { columnSetOf, compileFilter, quoteIdent, SqlParams, type ColumnSet, type SortOrder } from "../../query-language/index.js";
 import { queryColumnsOf, type DataTableColumn } from "./data-table-definition.js";
 
 export const MAX_DATA_PAGE_SIZE = 2000;
@@ -71,6 +71,22 @@ export function parseSortOrders(sort: SortInput | SortInput[] | null | undefined
   });
 }
 
+/**
+ * ORDER BY for rows: strings case-insensitively, `row_no` last so equal keys keep file order and
+ * pages are stable. Nulls sort as larger than any value (last ascending, first descending), which is
+ * the order of a plain btree index read either way: a sort on an indexed column can walk the index
+ * and stop after the page instead of sorting every matching row (entity queries put nulls last both
+ * ways; their tables are small).
+ */
+export function rowsOrderBy(orders: SortOrder[], set: ColumnSet): string {
+  const parts = orders.map((o) => {
+    const column = set.byField.get(o.field)!;
+    return `${column.type === "STRING" ? `lower(${quoteIdent(column.sql)})` : quoteIdent(column.sql)} ${o.direction}`;
+  });
+  if (!orders.some((o) => set.byField.get(o.field)?.sql === "row_no")) parts.push(`"row_no" ASC`);
+  return parts.join(", ");
+}
+
 /** The columns to return: all, or all but `excludeFields` / only `fields`; unknown names give 400. */
 export function selectedColumns(table: RowsTable, options: { fields?: readonly string[] | null; excludeFields?: readonly string[] | null }): DataTableColumn[] {
   const known = new Set(table.columns.map((c) => c.field));
@@ -111,7 +127,7 @@ export interface DataPage {
  * the query language checked against the definition's columns and flags; `row_no` ends every
  * order so pages are stable. One row more than the page is read to tell whether it is the last.
  */
-export async function readDataPage(pool: pg.Pool, table: RowsTable, input: DataPageInput): Promise<DataPage> {
+export function dataPageQuery(table: RowsTable, input: DataPageInput) {
   const page = input.page ?? 0;
   const size = input.pageSize ?? DEFAULT_DATA_PAGE_SIZE;
   if (!Number.isInteger(page) || page < 0) throw new ValidationError("page must be an integer of at least 0", { identifier: "page", values: [String(page)] });
@@ -124,8 +140,13 @@ export async function readDataPage(pool: pg.Pool, table: RowsTable, input: DataP
   const { sql: where, params } = compileFilter(input.query ?? {}, set, new SqlParams());
   const sql =
     `SELECT ${columns.map(selectExpression).join(", ")} FROM ${quotedTable(table.tableName)} WHERE ${where} ` +
-    `ORDER BY ${orderByClause(orders, set, undefined, "row_no")} LIMIT ${size + 1} OFFSET ${page * size}`;
-  const result = await pool.query({ text: sql, values: params.values, rowMode: "array" });
+    `ORDER BY ${rowsOrderBy(orders, set)} LIMIT ${size + 1} OFFSET ${page * size}`;
+  return { sql, values: params.values, columns, page, size };
+}
+
+export async function readDataPage(pool: pg.Pool, table: RowsTable, input: DataPageInput): Promise<DataPage> {
+  const { sql, values, columns, page, size } = dataPageQuery(table, input);
+  const result = await pool.query({ text: sql, values, rowMode: "array" });
   const rows = result.rows as unknown[][];
   return { content: rows.slice(0, size).map((row) => wireRow(columns, row)), page, size, last: rows.length <= size };
 }

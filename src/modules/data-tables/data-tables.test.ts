@@ -303,6 +303,17 @@ describe("CSV export", () => {
     expect((await server.api.post("/data-tables/0123456789abcdef01234567/export", {})).status).toBe(404);
   });
 
+  it("starts the same export through GraphQL", async () => {
+    const result = await server.gql(`mutation($id: ID!, $input: DataTableExportInput) { exportDataTable(id: $id, input: $input) { id type entityType status } }`, {
+      id: dataTableId,
+      input: { fields: ["txid", "amount"], query: { txid: "JE2" }, sort: { field: "amount", direction: "DESC" } },
+    });
+    expect(result.body.errors).toBeUndefined();
+    expect(result.body.data.exportDataTable).toMatchObject({ type: "DATA_TABLE_EXPORT", entityType: "FILE_RESULT" });
+    const done = await awaitJob(server.api, result.body.data.exportDataTable.id);
+    expect(await download(server.api, done.entityId)).toBe("txid,amount\r\nJE2,4599\r\nJE2,-4599\r\n");
+  });
+
   it("keeps the file result to the starting token and needs api.data-tables.read", async () => {
     const reader = await clientWithPermissions(server.api, ["api.data-tables.read", "api.file-results.read"], "exporter");
     const started = await reader.post(`/data-tables/${dataTableId}/export`, { fields: ["rowid"] });
