@@ -6,15 +6,27 @@ import { quotedTable } from "./data-table-rows.js";
 /**
  * CREATE INDEX statements for the columns whose search flags the definition promises to serve:
  * strings on lower(col) with text_pattern_ops (the query language compares lower-cased strings;
- * the opclass serves both = and LIKE 'prefix%'), every other indexed column as it is. Index names
- * are `<table>_<position>` (within PostgreSQL's 63 characters) and go away with the table.
+ * the opclass serves both = and LIKE 'prefix%'), every other indexed column as it is. Free-text
+ * columns get no index (a btree cannot serve substring search) but expression statistics on
+ * lower(col): without them PostgreSQL guesses the selectivity of `lower(memo) LIKE '%x%'` and
+ * scans the whole table even when the first page's matches sit at its start. Names are
+ * `<table>_<position>` / `<table>_s<position>` (within 63 characters) and go away with the table.
  */
 export function indexStatements(tableName: string, columns: DataTableColumn[]): string[] {
-  const base = tableName.split(".").pop()!;
+  const parts = tableName.split(".");
+  const base = parts.pop()!;
+  const schema = parts.length > 0 ? `${quoteIdent(parts[0])}.` : "";
+  const table = quotedTable(tableName);
   return columns.flatMap((column, position) => {
-    if (!column.indexed) return [];
-    const key = column.type === "STRING" ? `(lower(${quoteIdent(column.sql)}) text_pattern_ops)` : `(${quoteIdent(column.sql)})`;
-    return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_${position}`)} ON ${quotedTable(tableName)} ${key}`];
+    const name = quoteIdent(column.sql);
+    if (column.indexed) {
+      const key = column.type === "STRING" ? `(lower(${name}) text_pattern_ops)` : `(${name})`;
+      return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_${position}`)} ON ${table} ${key}`];
+    }
+    if (column.type === "STRING" && (column.allowCaseInsensitiveSubstringSearch || column.keywordSearch)) {
+      return [`CREATE STATISTICS IF NOT EXISTS ${schema}${quoteIdent(`${base}_s${position}`)} ON (lower(${name})) FROM ${table}`];
+    }
+    return [];
   });
 }
 
@@ -44,8 +56,8 @@ export const indexDataTableJob = defineJob<{ dataTableId: string }>({
       }
       ctx.progress(((i + 1) / statements.length) * 95);
     }
-    // Statistics of the lower(col) expressions exist only once their indexes do; without them the
-    // planner misjudges `lower(txid) = $1` and walks the rowid index instead of the txid one.
+    // Statistics of the lower(col) expressions exist only once their indexes (or statistics objects)
+    // do; without them the planner misjudges `lower(txid) = $1` and walks the rowid index instead.
     if (statements.length > 0 && !ctx.signal.aborted) {
       const client = await ctx.app.pool.connect();
       try {
