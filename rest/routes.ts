@@ -21,6 +21,7 @@ import { accountGroupingRoutes } from "../src/modules/account-groupings/account-
 import { engagementAccountGroupingRoutes } from "../src/modules/engagement-account-groupings/engagement-account-grouping.routes.js";
 import { accountMappingRoutes } from "../src/modules/account-mappings/account-mapping.routes.js";
 import { analysisSourceRoutes } from "../src/modules/analysis-sources/analysis-source.routes.js";
+import { dataTableRoutes } from "../src/modules/data-tables/data-table.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
 export const routeTable: RouteDef[] = [
@@ -46,4 +47,5 @@ export const routeTable: RouteDef[] = [
   ...engagementAccountGroupingRoutes,
   ...accountMappingRoutes,
   ...analysisSourceRoutes,
+  ...dataTableRoutes,
 ];

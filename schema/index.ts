@@ -27,5 +27,6 @@ import "../src/modules/account-groupings/account-grouping.schema.js";
 import "../src/modules/engagement-account-groupings/engagement-account-grouping.schema.js";
 import "../src/modules/account-mappings/account-mapping.schema.js";
 import "../src/modules/analysis-sources/analysis-source.schema.js";
+import "../src/modules/data-tables/data-table.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -40,8 +40,13 @@ export interface Config {
   cleanupIntervalSeconds: number;
   /** Largest single-file upload in bytes (413 above); the spec's limit is 8 GiB. */
   maxUploadBytes: number;
+  /** Data table exports of more rows than this are written unsorted (spec: 2 million). */
+  dataTableExportSortLimit: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 }
+
+/** Spec 4.3: exports of more than 2 million rows are unsorted. */
+export const DATA_TABLE_EXPORT_SORT_LIMIT = 2_000_000;
 
 export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: string }> = [
   { name: "PORT", default: "8080", meaning: "HTTP port" },
@@ -66,6 +71,7 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "SCHEDULER_TICK_SECONDS", default: "30", meaning: "how often to check for due maintenance tasks" },
   { name: "CLEANUP_INTERVAL_SECONDS", default: "3600", meaning: "interval of the expired chunked file / JSON table cleanup" },
   { name: "MAX_UPLOAD_BYTES", default: "8589934592", meaning: "single-file upload limit (8 GiB; 413 above)" },
+  { name: "DATA_TABLE_EXPORT_SORT_LIMIT", default: "2000000", meaning: "data table exports above this many rows are unsorted" },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
 ];
 
@@ -108,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schedulerTickSeconds: Math.max(1, int(env, "SCHEDULER_TICK_SECONDS", 30)),
     cleanupIntervalSeconds: Math.max(1, int(env, "CLEANUP_INTERVAL_SECONDS", 3600)),
     maxUploadBytes: int(env, "MAX_UPLOAD_BYTES", 8 * 1024 * 1024 * 1024),
+    dataTableExportSortLimit: int(env, "DATA_TABLE_EXPORT_SORT_LIMIT", DATA_TABLE_EXPORT_SORT_LIMIT),
     logLevel,
   };
 }

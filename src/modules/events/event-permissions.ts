@@ -17,6 +17,7 @@ const READ_PERMISSION = new Map<string, Permission>([
   ["ACCOUNT_GROUPING", "api.account-groupings.read"],
   ["ENGAGEMENT_ACCOUNT_GROUPING", "api.engagement-account-groupings.read"],
   ["ACCOUNT_MAPPING", "api.account-mappings.read"],
+  ["DATA_TABLE", "api.data-tables.read"],
 ]);
 
 export function registerEventPermission(entityType: string, permission: Permission): void {

@@ -1,0 +1,13 @@
+import { AUDIT_COLUMNS, defineColumns, ENUM, ID, TEXT } from "../../query-language/index.js";
+
+/** What POST /data-tables/query and `dataTables(filter:)` can filter and sort on. */
+export const dataTableColumns = defineColumns("data tables", {
+  ...AUDIT_COLUMNS,
+  engagementId: ID,
+  analysisId: ID,
+  analysisSourceId: ID,
+  analysisResultId: ID,
+  logicalName: TEXT,
+  type: TEXT,
+  apiStability: ENUM,
+});

@@ -1,0 +1,77 @@
+import { quoteIdent } from "../../query-language/index.js";
+import { defineJob } from "../../jobs/index.js";
+import type { DataTableColumn } from "./data-table-definition.js";
+import { quotedTable } from "./data-table-rows.js";
+
+/**
+ * CREATE INDEX statements for the columns whose search flags the definition promises to serve:
+ * strings on lower(col) with text_pattern_ops (the query language compares lower-cased strings;
+ * the opclass serves both = and LIKE 'prefix%'), every other indexed column as it is. Free-text
+ * columns get no index (a btree cannot serve substring search) but expression statistics on
+ * lower(col): without them PostgreSQL guesses the selectivity of `lower(memo) LIKE '%x%'` and
+ * scans the whole table even when the first page's matches sit at its start. Names are
+ * `<table>_<position>` / `<table>_s<position>` (within 63 characters) and go away with the table.
+ */
+export function indexStatements(tableName: string, columns: DataTableColumn[]): string[] {
+  const parts = tableName.split(".");
+  const base = parts.pop()!;
+  const schema = parts.length > 0 ? `${quoteIdent(parts[0])}.` : "";
+  const table = quotedTable(tableName);
+  return columns.flatMap((column, position) => {
+    const name = quoteIdent(column.sql);
+    if (column.indexed) {
+      const key = column.type === "STRING" ? `(lower(${name}) text_pattern_ops)` : `(${name})`;
+      return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_${position}`)} ON ${table} ${key}`];
+    }
+    if (column.type === "STRING" && (column.allowCaseInsensitiveSubstringSearch || column.keywordSearch)) {
+      return [`CREATE STATISTICS IF NOT EXISTS ${schema}${quoteIdent(`${base}_s${position}`)} ON (lower(${name})) FROM ${table}`];
+    }
+    return [];
+  });
+}
+
+/**
+ * Internal job started with each new or replaced definition: builds the indexes after the
+ * definition's transaction committed. Building them inside it would hold the analysis source's
+ * transaction for seconds on a million rows (and past Prisma's interactive-transaction timeout);
+ * queries are correct without them meanwhile, only slower. Idempotent (IF NOT EXISTS), and it reads
+ * the definition current when it runs, so a superseded job builds the latest indexes or none.
+ */
+export const indexDataTableJob = defineJob<{ dataTableId: string }>({
+  name: "data-tables.index",
+  type: null,
+  retry: { attempts: 3, backoffSeconds: 5 },
+  async run(ctx, { dataTableId }) {
+    const table = await ctx.app.prisma.dataTable.findUnique({ where: { id: dataTableId }, select: { tableName: true, columns: true } });
+    if (!table) return;
+    const statements = indexStatements(table.tableName, table.columns as unknown as DataTableColumn[]);
+    for (const [i, statement] of statements.entries()) {
+      if (ctx.signal.aborted) return;
+      try {
+        await ctx.app.pool.query(statement);
+      } catch (error) {
+        // The table was dropped (source deleted or re-parsed under another name): nothing to index.
+        if ((error as { code?: string }).code === "42P01") return;
+        throw error;
+      }
+      ctx.progress(((i + 1) / statements.length) * 95);
+    }
+    // Statistics of the lower(col) expressions exist only once their indexes (or statistics objects)
+    // do; without them the planner misjudges `lower(txid) = $1` and walks the rowid index instead.
+    if (statements.length > 0 && !ctx.signal.aborted) {
+      const client = await ctx.app.pool.connect();
+      try {
+        // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
+        await client.query("BEGIN");
+        await client.query("SET LOCAL default_statistics_target = 30");
+        await client.query(`ANALYZE ${quotedTable(table.tableName)}`);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        if ((error as { code?: string }).code !== "42P01") throw error;
+      } finally {
+        client.release();
+      }
+    }
+  },
+});

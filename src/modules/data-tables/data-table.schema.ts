@@ -1,0 +1,154 @@
+import { builder } from "../../graphql/builder.js";
+import { COLUMN_TYPES } from "../../query-language/columns.js";
+import { Entity } from "../common/entity.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
+import type { DataTableColumn as StoredColumn } from "./data-table-definition.js";
+import type { DataPage } from "./data-table-rows.js";
+import * as service from "./data-table.service.js";
+
+export const ColumnType = builder.enumType("ColumnType", { values: COLUMN_TYPES });
+export const ApiStability = builder.enumType("ApiStability", { values: ["STABLE", "UNSTABLE"] as const });
+const SortDirection = builder.enumType("SortDirection", { values: ["ASC", "DESC"] as const });
+
+const DataTableColumn = builder.objectRef<StoredColumn>("DataTableColumn").implement({
+  fields: (t) => ({
+    field: t.exposeString("field"),
+    type: t.field({ type: ColumnType, resolve: (c) => c.type }),
+    originalName: t.exposeString("originalName", { nullable: true }),
+    platformField: t.exposeString("platformField", { nullable: true }),
+    nullable: t.exposeBoolean("nullable"),
+    equalitySearch: t.exposeBoolean("equalitySearch"),
+    rangeSearch: t.exposeBoolean("rangeSearch"),
+    containsSearch: t.exposeBoolean("containsSearch"),
+    allowCaseInsensitiveSubstringSearch: t.exposeBoolean("allowCaseInsensitiveSubstringSearch"),
+    caseInsensitiveSubstringSearch: t.boolean({ description: "Same as allowCaseInsensitiveSubstringSearch", resolve: (c) => c.allowCaseInsensitiveSubstringSearch }),
+    caseInsensitivePrefixSearch: t.exposeBoolean("caseInsensitivePrefixSearch"),
+    keywordSearch: t.exposeBoolean("keywordSearch"),
+    filterOnly: t.exposeBoolean("filterOnly"),
+    sortable: t.exposeBoolean("sortable"),
+    typeaheadDataTableId: t.exposeID("typeaheadDataTableId", { nullable: true }),
+  }),
+});
+
+export const DataTable = builder.prismaObject("DataTable", {
+  description: "A queryable table of ledger rows (spec 2.10), e.g. an analysis source's parsed entries",
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    analysisId: t.exposeID("analysisId"),
+    analysisSourceId: t.exposeID("analysisSourceId", { nullable: true }),
+    analysisResultId: t.exposeID("analysisResultId", { nullable: true }),
+    logicalName: t.exposeString("logicalName", { nullable: true }),
+    type: t.exposeString("type", { nullable: true }),
+    apiStability: t.field({ type: ApiStability, resolve: (d) => d.apiStability as "STABLE" | "UNSTABLE" }),
+    rowCount: t.field({ type: "Long", resolve: (d) => d.rowCount }),
+    columns: t.field({ type: [DataTableColumn], resolve: (d) => d.columns as unknown as StoredColumn[] }),
+  }),
+});
+
+const DataTablePage = builder.objectRef<DataPage>("DataTableDataPage").implement({
+  description: "One page of a data table's rows; each row is an object keyed by column field",
+  fields: (t) => ({
+    content: t.field({ type: ["JSON"], resolve: (p) => p.content }),
+    number: t.int({ resolve: (p) => p.page }),
+    size: t.int({ resolve: (p) => p.size }),
+    numberOfElements: t.int({ resolve: (p) => p.content.length }),
+    first: t.boolean({ resolve: (p) => p.page === 0 }),
+    last: t.boolean({ resolve: (p) => p.last }),
+  }),
+});
+
+const DataTableSortInput = builder.inputType("DataTableSortInput", {
+  fields: (t) => ({
+    field: t.string({ required: true }),
+    direction: t.field({ type: SortDirection, description: "ASC (default) or DESC" }),
+  }),
+});
+
+const CsvConfigurationInput = builder.inputType("CsvConfigurationInput", {
+  fields: (t) => ({
+    delimiter: t.string({ description: "One character (default ,)" }),
+    quote: t.string({ description: "One character (default \")" }),
+    quoteEscape: t.string({ description: "Written before a quote inside a quoted value (default: the quote)" }),
+    quoteEscapeEscape: t.string({ description: "Written before quoteEscape inside a quoted value when it differs from quote" }),
+  }),
+});
+
+const DataTableDataInput = builder.inputType("DataTableDataInput", {
+  fields: (t) => ({
+    page: t.int({ description: "Zero-based page (default 0)" }),
+    pageSize: t.int({ description: "Rows per page, 1 to 2000 (default 100)" }),
+    query: t.field({ type: "JSON", description: "Query-language filter over the table's columns (spec 4.2)" }),
+    sort: t.field({ type: [DataTableSortInput], description: "One {field, direction} or a list; rowid ends every order" }),
+    excludeFields: t.stringList({ description: "Columns left out of the rows" }),
+  }),
+});
+
+const EXPORT_FIELDS = `fields: Columns in order (default: all but KEYWORD_SEARCH and filterOnly ones); limit; sort (default rowid ASC; ignored above 2 million exported rows, which are unsorted); query; csvConfiguration; innerListCsvConfiguration (entries tables have no list columns)`;
+
+const DataTableExportInput = builder.inputType("DataTableExportInput", {
+  description: EXPORT_FIELDS,
+  fields: (t) => ({
+    fields: t.stringList(),
+    limit: t.field({ type: "Long" }),
+    sort: t.field({ type: DataTableSortInput }),
+    query: t.field({ type: "JSON" }),
+    csvConfiguration: t.field({ type: CsvConfigurationInput }),
+    innerListCsvConfiguration: t.field({ type: CsvConfigurationInput }),
+  }),
+});
+
+const ImportFileFromDataTableInput = builder.inputType("ImportFileFromDataTableInput", {
+  fields: (t) => ({
+    dataTableId: t.id({ required: true }),
+    engagementId: t.id({ description: "The data table's engagement (default)" }),
+    name: t.string({ description: "File name without extension (the file is .csv); default the logical name" }),
+    parentFileManagerEntityId: t.id(),
+    fields: t.stringList({ description: EXPORT_FIELDS }),
+    limit: t.field({ type: "Long" }),
+    sort: t.field({ type: DataTableSortInput }),
+    query: t.field({ type: "JSON" }),
+    csvConfiguration: t.field({ type: CsvConfigurationInput }),
+    innerListCsvConfiguration: t.field({ type: CsvConfigurationInput }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  dataTable: t.field({
+    type: DataTable,
+    authScopes: { permission: "api.data-tables.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getDataTable(ctx, id),
+  }),
+  dataTables: t.field({
+    type: pageOf(DataTable, "DataTablePage"),
+    authScopes: { permission: "api.data-tables.read" },
+    args: { ...pageArgs(t), includeUnstableSchemas: t.arg.boolean({ description: "Include tables whose schema is UNSTABLE (default false)" }) },
+    resolve: (_root, args, ctx) => service.queryDataTables(ctx, args),
+  }),
+  dataTableData: t.field({
+    type: DataTablePage,
+    description: "A page of rows filtered and sorted in the database",
+    authScopes: { permission: "api.data-tables.read" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DataTableDataInput }) },
+    resolve: (_root, { id, input }, ctx) => service.dataTablePage(ctx, id, input ?? {}),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  exportDataTable: t.field({
+    type: AsyncResult,
+    description: "Starts a DATA_TABLE_EXPORT writing the rows as CSV into a file result (visible to this token only)",
+    authScopes: { permission: "api.data-tables.read" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DataTableExportInput }) },
+    resolve: (_root, { id, input }, ctx) => service.exportDataTable(ctx, id, input ?? {}),
+  }),
+  importFileFromDataTable: t.field({
+    type: AsyncResult,
+    description: "Starts a DATA_TABLE_EXPORT writing the rows as a CSV file into the file manager (also needs api.data-tables.read); the target is the new file",
+    authScopes: { permission: "api.file-manager.write" },
+    args: { input: t.arg({ type: ImportFileFromDataTableInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.importFileFromDataTable(ctx, input),
+  }),
+}));

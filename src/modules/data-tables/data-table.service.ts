@@ -1,0 +1,174 @@
+import { Readable } from "node:stream";
+import { ForbiddenError, ValidationError } from "../../core/errors.js";
+import { createAudit, findEntity, queryEntities, touchAudit, type PageArgs } from "../../core/entity/index.js";
+import { inTransaction } from "../../events/outbox.js";
+import type { RequestContext } from "../../graphql/context.js";
+import { onEntriesTableCreated, onEntriesTableDropped } from "../../ingestion/index.js";
+import type { Prisma } from "../../generated/prisma/client.js";
+import { defineJob, JobError, jobStarter, startJob } from "../../jobs/index.js";
+import type { App } from "../../app-services.js";
+import { startFileResultJob, writeFileResult } from "../file-results/file-result.service.js";
+import { checkPlacement, createFileRow, fileObjectKey, markFileReady } from "../file-manager/file-manager.service.js";
+import { dataTableColumns } from "./data-table.columns.js";
+import { entriesTableColumns, logicalNameFor, type DataTableColumn } from "./data-table-definition.js";
+import { readDataPage, type DataPageInput, type RowsTable } from "./data-table-rows.js";
+import { checkExport, exportCsv, planExport, type ExportInput } from "./data-table-export.js";
+import { indexDataTableJob } from "./data-table.indexes.js";
+
+const ENTITY = "DataTable";
+
+type StoredDataTable = { id: string; engagementId: string; logicalName: string | null; tableName: string; columns: unknown; rowCount: bigint | number };
+
+function rowsTable(row: StoredDataTable): RowsTable {
+  return { id: row.id, logicalName: row.logicalName, tableName: row.tableName, columns: row.columns as DataTableColumn[], rowCount: Number(row.rowCount) };
+}
+
+export function getDataTable(ctx: RequestContext, id: string) {
+  return findEntity(ctx.app, "dataTable", ENTITY, id);
+}
+
+/** POST /data-tables/query: stable schemas only unless include-unstable-schemas is true (spec 4.3). */
+export function queryDataTables(ctx: RequestContext, args: PageArgs & { includeUnstableSchemas?: boolean | null }) {
+  const scope = args.includeUnstableSchemas ? undefined : () => "api_stability = 'STABLE'";
+  return queryEntities(ctx.app, { model: "dataTable", columns: dataTableColumns, scope }, args);
+}
+
+/** The data endpoint: one page of rows, filtered with the query language on the table's own columns. */
+export async function dataTablePage(ctx: RequestContext, id: string, input: DataPageInput) {
+  const table = await getDataTable(ctx, id);
+  return readDataPage(ctx.app.pool, rowsTable(table), input);
+}
+
+/** Streams an export plan's CSV (shared by the file-result export and the file manager import). */
+async function csvOf(app: App, dataTableId: string, input: ExportInput, signal: AbortSignal) {
+  const row = await app.prisma.dataTable.findUnique({ where: { id: dataTableId } });
+  if (!row) throw new JobError(`Data table ${dataTableId} was deleted before the export ran`);
+  const plan = await planExport(app.pool, rowsTable(row), input, app.config.dataTableExportSortLimit);
+  return Readable.from(exportCsv(app.pool, plan, signal));
+}
+
+interface ExportPayload {
+  dataTableId: string;
+  input: ExportInput;
+}
+
+/** DATA_TABLE_EXPORT targeting a FILE_RESULT: the CSV goes to the file result of the starting token. */
+export const exportDataTableJob = defineJob<ExportPayload>({
+  name: "data-tables.export",
+  type: "DATA_TABLE_EXPORT",
+  retry: { attempts: 3, backoffSeconds: 5 },
+  async run(ctx, payload) {
+    ctx.progress(1, "exporting");
+    await writeFileResult(ctx, await csvOf(ctx.app, payload.dataTableId, payload.input, ctx.signal));
+  },
+});
+
+/** DATA_TABLE_EXPORT targeting a FILE_MANAGER_FILE (import-from-data-table): the file exists, not ready, until the CSV is stored. */
+export const importDataTableJob = defineJob<ExportPayload & { outputFileId: string }>({
+  name: "data-tables.import-to-file-manager",
+  type: "DATA_TABLE_EXPORT",
+  retry: { attempts: 3, backoffSeconds: 5 },
+  async run(ctx, payload) {
+    const source = await csvOf(ctx.app, payload.dataTableId, payload.input, ctx.signal);
+    const { size } = await ctx.app.storage.write(fileObjectKey(payload.outputFileId), source, { signal: ctx.signal });
+    await ctx.finish(async (tx) => {
+      const output = await tx.fileManagerEntity.findUnique({ where: { id: payload.outputFileId }, select: { id: true } });
+      if (!output) throw new JobError("The output file was deleted while the export ran");
+      await markFileReady(tx, payload.outputFileId, size, ctx.startedBy);
+    });
+  },
+  async onFailure(ctx, payload) {
+    // A file that never became readable is removed rather than left behind half made.
+    await ctx.app.prisma.fileManagerEntity.deleteMany({ where: { id: payload.outputFileId, ready: false } });
+    await ctx.app.storage.delete(fileObjectKey(payload.outputFileId));
+  },
+});
+
+function exportFileName(row: StoredDataTable): string {
+  return `${row.logicalName ?? "data-table"}-${row.id}.csv`;
+}
+
+/** POST /data-tables/{id}/export: checks the request at once (400 naming the key), then starts the job. */
+export async function exportDataTable(ctx: RequestContext, id: string, input: ExportInput) {
+  const row = await getDataTable(ctx, id);
+  checkExport(rowsTable(row), input);
+  const startedBy = jobStarter(ctx);
+  return inTransaction(ctx.app, (tx) =>
+    startFileResultJob(tx, { job: exportDataTableJob, payload: { dataTableId: id, input: plainInput(input) }, fileName: exportFileName(row), contentType: "text/csv", startedBy }),
+  );
+}
+
+export interface ImportFromDataTableInput extends ExportInput {
+  dataTableId: string;
+  engagementId?: string | null;
+  name?: string | null;
+  parentFileManagerEntityId?: string | null;
+}
+
+/**
+ * POST /file-manager/import-from-data-table: the same CSV as the export, stored as a new file of the
+ * table's engagement. Answers with the DATA_TABLE_EXPORT async result whose target is the new file.
+ */
+export async function importFileFromDataTable(ctx: RequestContext, input: ImportFromDataTableInput) {
+  if (!ctx.auth?.permissions.has("api.data-tables.read")) {
+    throw new ForbiddenError("The token lacks the permission api.data-tables.read", { values: ["api.data-tables.read"] });
+  }
+  const row = await ctx.prisma.dataTable.findUnique({ where: { id: input.dataTableId } });
+  if (!row) throw new ValidationError(`dataTableId ${input.dataTableId} refers to no data table`, { identifier: "dataTableId", values: [input.dataTableId] });
+  const engagementId = input.engagementId ?? row.engagementId;
+  if (engagementId !== row.engagementId) {
+    throw new ValidationError(`Data table ${row.id} belongs to engagement ${row.engagementId}, not ${engagementId}`, { identifier: "engagementId", values: [engagementId] });
+  }
+  const { dataTableId, engagementId: _e, name, parentFileManagerEntityId, ...exportInput } = input;
+  checkExport(rowsTable(row), exportInput);
+  if (name !== null && name !== undefined && name.trim() === "") throw new ValidationError("name must not be blank", { identifier: "name", values: [name] });
+  await checkPlacement(ctx, engagementId, parentFileManagerEntityId);
+  const stem = name ?? row.logicalName ?? "data-table";
+  const startedBy = jobStarter(ctx);
+  return inTransaction(ctx.app, async (tx, emit) => {
+    const file = await createFileRow(tx, emit, { engagementId, parentFileManagerEntityId, name: stem, extension: "csv", originalName: `${stem}.csv`, ready: false }, startedBy);
+    return startJob(tx, {
+      job: importDataTableJob,
+      payload: { dataTableId, input: plainInput(exportInput), outputFileId: file.id },
+      entityType: "FILE_MANAGER_FILE",
+      entityId: file.id,
+      startedBy,
+    });
+  });
+}
+
+/** GraphQL input objects have a null prototype; the job payload is stored as JSON. */
+function plainInput(input: ExportInput): ExportInput {
+  return JSON.parse(JSON.stringify(input)) as ExportInput;
+}
+
+/**
+ * The seam with analysis sources (src/ingestion/entries-table-hooks.ts): a parsed entries table is
+ * published as a data table in the transaction that records the parse, replacing the source's
+ * previous definition (same id, next version); its indexes are built by a job after commit.
+ */
+onEntriesTableCreated(async (tx, emit, actor, event) => {
+  const { logicalName, apiStability } = logicalNameFor(event.analysisSourceTypeId);
+  const columns = entriesTableColumns(event.columns) as unknown as Prisma.InputJsonValue;
+  const fields = { engagementId: event.engagementId, analysisId: event.analysisId, logicalName, apiStability, columns, rowCount: BigInt(event.rowCount), tableName: event.table };
+  const existing = await tx.dataTable.findUnique({ where: { analysisSourceId: event.analysisSourceId }, select: { id: true } });
+  const row = existing
+    ? await tx.dataTable.update({ where: { id: existing.id }, data: { ...fields, ...touchAudit(actor), version: { increment: 1 } } })
+    : await tx.dataTable.create({ data: { ...createAudit(actor), ...fields, analysisSourceId: event.analysisSourceId } });
+  emit({
+    type: existing ? "data-table.updated" : "data-table.created",
+    entityType: "DATA_TABLE",
+    entityId: row.id,
+    userId: actor.userId,
+    payload: { dataTableId: row.id, analysisId: row.analysisId, analysisSourceId: event.analysisSourceId, logicalName },
+  });
+  await startJob(tx, { job: indexDataTableJob, payload: { dataTableId: row.id }, entityType: "DATA_TABLE", entityId: row.id, startedBy: actor });
+});
+
+onEntriesTableDropped(async (tx, emit, actor, event) => {
+  const rows = await tx.dataTable.findMany({ where: { analysisSourceId: event.analysisSourceId }, select: { id: true } });
+  await tx.dataTable.deleteMany({ where: { analysisSourceId: event.analysisSourceId } });
+  for (const { id } of rows) {
+    emit({ type: "data-table.deleted", entityType: "DATA_TABLE", entityId: id, userId: actor.userId, payload: { dataTableId: id, analysisId: event.analysisId, analysisSourceId: event.analysisSourceId } });
+  }
+});
