@@ -160,6 +160,15 @@ describe("layouts from upload to COMPLETED", () => {
     const entries = await db.query(`SELECT count(*)::int AS n, count(effective_date)::int AS dated FROM ingest.entries_${source.id}`);
     expect(entries.rows[0].n).toBe(rows);
     expect(created.find((e) => e.analysisSourceId === source.id)?.rowCount).toBe(rows);
+    // ...and is queryable as the analysis's data table, through the API.
+    const tables = await server.api.post("/data-tables/query?include-unstable-schemas=true", { analysisId: fixture.analysisId });
+    const table = tables.body.content.find((t: { analysisSourceId: string }) => t.analysisSourceId === source.id);
+    expect(table, JSON.stringify(tables.body)).toMatchObject({ rowCount: rows });
+    const data = await server.api.post(`/data-tables/${table.id}/data`, { pageSize: 2000 });
+    expect(data.status, JSON.stringify(data.body)).toBe(200);
+    expect(data.body.content).toHaveLength(rows);
+    // The ERP export has one line with a blank account; the grouped layouts none.
+    expect(data.body.content.filter((row: { account?: string }) => row.account).length).toBe(rows - (format === null ? 1 : 0));
   });
 
   it("a chart of accounts (no effective dates, no transaction ids) goes straight from mapping to parse", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANALYSIS_SOURCE_TYPE_IDS } from "../catalogue/ids.js";
 import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.js";
-import { dropEntriesTable, parseIntoEntriesTable, type ParsedSource } from "../../../test/helpers/entries-table.js";
+import { dropEntriesTable, parseIntoEntriesTable, reparseEntriesTable, type ParsedSource } from "../../../test/helpers/entries-table.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import type { RestClient } from "../../../test/helpers/client.js";
 
@@ -144,11 +144,7 @@ describe("data table definitions", () => {
   it("replaces a source's definition when it is parsed again (same id, next version)", async () => {
     const again = await parseIntoEntriesTable(server, LEDGER, { proposedColumnMappings: MAPPINGS.slice(0, 7) });
     const [first] = await findDataTable(again.analysisId);
-    await parseIntoEntriesTable(server, LEDGER.split("\r\n").slice(0, 3).join("\r\n") + "\r\n", {
-      proposedColumnMappings: MAPPINGS,
-      analysis: { engagementId: again.engagementId, analysisId: again.analysisId },
-      analysisSourceId: again.analysisSourceId,
-    });
+    await reparseEntriesTable(server, again, LEDGER.split("\r\n").slice(0, 3).join("\r\n") + "\r\n", MAPPINGS);
     const [second] = await findDataTable(again.analysisId);
     expect(second).toMatchObject({ id: first.id, version: 1, rowCount: 2 });
     expect(second.columns.map((c: { field: string }) => c.field)).toContain("x_reference");
