@@ -5,26 +5,11 @@
  * has (plus the independent ones).
  */
 
-export type WorkflowFeature =
-  | "FORMAT_DETECTION"
-  | "DATA_VALIDATION"
-  | "COLUMN_MAPPING"
-  | "EFFECTIVE_DATE_METRICS"
-  | "TRANSACTION_ID_SELECTION"
-  | "PARSE"
-  | "CONFIRM_SETTINGS"
-  | "REVIEW_FUNDS";
+import { FEATURES, type Feature } from "../../modules/catalogue/analysis-source-types.data.js";
 
-export const WORKFLOW_FEATURES: readonly WorkflowFeature[] = [
-  "FORMAT_DETECTION",
-  "DATA_VALIDATION",
-  "COLUMN_MAPPING",
-  "EFFECTIVE_DATE_METRICS",
-  "TRANSACTION_ID_SELECTION",
-  "PARSE",
-  "CONFIRM_SETTINGS",
-  "REVIEW_FUNDS",
-];
+// The features are the catalogue's (wire reference section 7): one list, in workflow order.
+export type WorkflowFeature = Feature;
+export const WORKFLOW_FEATURES: readonly WorkflowFeature[] = FEATURES;
 
 export type StateKind = "Step" | "Transition";
 
