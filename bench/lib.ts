@@ -52,6 +52,11 @@ export async function startProcess(args: string[], env: Record<string, string>, 
   let output = "";
   child.stdout!.on("data", (c) => (output += c));
   child.stderr!.on("data", (c) => (output += c));
+  // BENCH_VERBOSE=1 shows the server's own log (with LOG_LEVEL) while a benchmark runs.
+  if (process.env.BENCH_VERBOSE) {
+    child.stdout!.pipe(process.stderr);
+    child.stderr!.pipe(process.stderr);
+  }
   await new Promise<void>((resolve, reject) => {
     const timer = setInterval(() => {
       if (output.includes(readyText)) {

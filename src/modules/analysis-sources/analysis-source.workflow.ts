@@ -165,6 +165,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
       stepShare = { from: (Math.max(0, index - 1) / (path.length - 1)) * 100, to: (index / (path.length - 1)) * 100 };
       if (kind === "Transition") source = await save(app.prisma, source.id, { workflowState: state }, actor);
       report(state, null);
+      const stepStarted = performance.now();
 
       let patch: Patch = {};
       switch (stateDefinition(state).job) {
@@ -219,6 +220,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
         default:
           break;
       }
+      app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
       if (stop) {
         const finalPatch = { ...patch, workflowState: state, errors: [] };
         source = await ctx.finish(async (tx, emit) => {
