@@ -4,7 +4,8 @@ import { inTransaction } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { defineJob, jobStarter } from "../../jobs/index.js";
 import { startFileResultJob, writeFileResult } from "../file-results/file-result.service.js";
-import { accountGroupingWorkbook, safeFileName } from "./account-grouping.service.js";
+import { accountGroupingWorkbook } from "./account-grouping.service.js";
+import { safeFileName } from "./grouping-workbook.js";
 import { displayText } from "./localized-text.js";
 
 export const XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";

@@ -9,7 +9,8 @@ import { finishTree, groupsFromPaths, type GroupError, type GroupInput, type Gro
 import { librariesUsingGrouping } from "./library-usage.js";
 import { assertLocalizedText, displayText, english, type LocalizedText } from "./localized-text.js";
 import { loadMacLevels } from "./mac-codes.js";
-import { readTemplateWorkbook, writeTemplateWorkbook } from "./template-workbook.js";
+import { readTemplateWorkbook } from "./template-workbook.js";
+import { groupingWorkbook } from "./grouping-workbook.js";
 
 const ENTITY = "AccountGrouping";
 export const PUBLISH_STATUSES = ["DRAFT", "UNPUBLISHED_CHANGES", "PUBLISHED"] as const;
@@ -205,19 +206,7 @@ export async function appendToAccountGrouping(ctx: RequestContext, id: string, b
 export async function accountGroupingWorkbook(db: { accountGrouping: Tx["accountGrouping"]; accountGroup: Tx["accountGroup"] }, id: string): Promise<{ fileName: string; bytes: Buffer }> {
   const grouping = await db.accountGrouping.findUnique({ where: { id } });
   if (!grouping) throw new NotFoundError(ENTITY, id);
-  const groups = await db.accountGroup.findMany({ where: { accountGroupingId: id }, orderBy: { orderIndex: "asc" } });
-  const name = displayText(grouping.name) || id;
-  const bytes = await writeTemplateWorkbook({
-    name,
-    codeDisplayName: displayText(grouping.codeDisplayName) || "Code",
-    delimiter: grouping.delimiter,
-    groups: groups.map((g) => ({ code: g.code, description: displayText(g.description) || g.code, hierarchy: g.hierarchy, macCode: g.macCode, accountTags: g.accountTags, errors: g.errors as unknown as GroupError[] })),
-  });
-  return { fileName: `${safeFileName(name)}.xlsx`, bytes };
-}
-
-export function safeFileName(name: string): string {
-  return name.replace(/[^\p{L}\p{N} ._-]+/gu, "_").trim().slice(0, 120) || "account-grouping";
+  return groupingWorkbook(grouping, await db.accountGroup.findMany({ where: { accountGroupingId: id }, orderBy: { orderIndex: "asc" } }));
 }
 
 export type { Actor };

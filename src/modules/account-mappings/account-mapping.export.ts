@@ -4,7 +4,7 @@ import { inTransaction } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { defineJob, jobStarter, type JobContext } from "../../jobs/index.js";
 import type { App } from "../../app-services.js";
-import { safeFileName } from "../account-groupings/account-grouping.service.js";
+import { safeFileName } from "../account-groupings/grouping-workbook.js";
 import { XLSX_CONTENT_TYPE } from "../account-groupings/account-grouping.export.js";
 import { displayText } from "../account-groupings/localized-text.js";
 import { startFileResultJob, writeFileResult } from "../file-results/file-result.service.js";

@@ -5,10 +5,7 @@ import type { RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { libraryGroupingId } from "../account-groupings/library-usage.js";
 import { SYSTEM_ACCOUNT_GROUPING_ID } from "../account-groupings/mac-codes.js";
-import { displayText } from "../account-groupings/localized-text.js";
-import { safeFileName } from "../account-groupings/account-grouping.service.js";
-import { writeTemplateWorkbook } from "../account-groupings/template-workbook.js";
-import type { GroupError } from "../account-groupings/grouping-tree.js";
+import { groupingWorkbook } from "../account-groupings/grouping-workbook.js";
 import { engagementAccountGroupingColumns } from "./engagement-account-grouping.columns.js";
 
 const ENTITY = "EngagementAccountGrouping";
@@ -115,13 +112,5 @@ async function insertCopy(tx: Tx, engagementId: string, actor: Actor, source: So
 export async function engagementAccountGroupingWorkbook(db: { engagementAccountGrouping: Tx["engagementAccountGrouping"]; engagementAccountGroup: Tx["engagementAccountGroup"] }, id: string) {
   const grouping = await db.engagementAccountGrouping.findUnique({ where: { id } });
   if (!grouping) throw new NotFoundError(ENTITY, id);
-  const groups = await db.engagementAccountGroup.findMany({ where: { engagementAccountGroupingId: id }, orderBy: { orderIndex: "asc" } });
-  const name = displayText(grouping.name) || id;
-  const bytes = await writeTemplateWorkbook({
-    name,
-    codeDisplayName: displayText(grouping.codeDisplayName) || "Code",
-    delimiter: grouping.delimiter,
-    groups: groups.map((g) => ({ code: g.code, description: displayText(g.description) || g.code, hierarchy: g.hierarchy, macCode: g.macCode, accountTags: g.accountTags, errors: g.errors as unknown as GroupError[] })),
-  });
-  return { fileName: `${safeFileName(name)}.xlsx`, bytes };
+  return groupingWorkbook(grouping, await db.engagementAccountGroup.findMany({ where: { engagementAccountGroupingId: id }, orderBy: { orderIndex: "asc" } }));
 }
