@@ -5,7 +5,7 @@
 // Then filtered data-table pages are timed one request at a time (p50/p95).
 // Environment: BENCH_GL_LINES (default 1,000,000), BENCH_ROUNDS (default 2), BENCH_QUERIES (default 200).
 import { randomBytes } from "node:crypto";
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -13,7 +13,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { writeGeneralLedgerCsv } from "./gl-generator.js";
-import { benchDatabase, machine, startProcess, today, writeSection } from "./lib.js";
+import { benchDatabase, machine, rssSampler, startProcess, today, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -42,13 +42,6 @@ async function api(method: string, path: string, body?: unknown) {
   const json = await response.json();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
-}
-
-function rssSampler(pid: number) {
-  const read = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-  let peak = read();
-  const timer = setInterval(() => (peak = Math.max(peak, read())), 20);
-  return { reset: () => (peak = read()), peakMb: () => Math.max(peak, read()) / 2 ** 20, stop: () => clearInterval(timer) };
 }
 
 async function upload(engagementId: string, file: string): Promise<string> {

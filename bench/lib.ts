@@ -111,3 +111,11 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   const db = await startEmbeddedPostgres(dir, await freePort(), createLogger("silent"));
   return { url: db.url, stop: () => db.stop() };
 }
+
+/** Resident memory of a process, sampled every 20 ms; `peakMb()` is the highest since the last `reset()`. */
+export function rssSampler(pid: number) {
+  const read = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  let peak = read();
+  const timer = setInterval(() => (peak = Math.max(peak, read())), 20);
+  return { reset: () => (peak = read()), peakMb: () => Math.max(peak, read()) / 2 ** 20, stop: () => clearInterval(timer) };
+}
