@@ -1,7 +1,17 @@
 import { Repeater } from "graphql-yoga";
 import type { TransientEvent } from "../../events/domain-event.js";
 import { builder } from "../../graphql/builder.js";
-import { WORKFLOW_STATES, type TabularFileInfo } from "../../ingestion/index.js";
+import {
+  WORKFLOW_STATES,
+  type AmbiguousColumnResolution as AmbiguousColumnResolutionModel,
+  type ColumnMapping as ColumnMappingModel,
+  type ProposedAmbiguousColumnResolution as ProposedAmbiguousColumnResolutionModel,
+  type ProposedColumnMapping as ProposedColumnMappingModel,
+  type TabularFileInfo,
+  type TransactionIdSelection as TransactionIdSelectionModel,
+  type VirtualColumn as VirtualColumnModel,
+  type VirtualColumnDefinition,
+} from "../../ingestion/index.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
@@ -28,6 +38,65 @@ function fileInfoVersions(fileInfo: unknown) {
   return { [(fileInfo as TabularFileInfo).degrouped ? "DEGROUPED" : "ORIGINAL"]: fileInfo };
 }
 
+const MappingTypeEnum = builder.enumType("ColumnMappingType", { values: ["AUTO", "NOT_MAPPED", "MANUAL"] as const });
+
+// Read models of the mapping and selection fields: the engine's shapes (src/ingestion/mapping/model.ts).
+const ColumnMapping = builder.objectRef<ColumnMappingModel>("ColumnMapping").implement({
+  description: "A file or virtual column and the platform field (or additional-data column) it feeds",
+  fields: (t) => ({
+    position: t.exposeInt("position"),
+    field: t.exposeString("field", { nullable: true, description: "The column's name in the file (or the virtual column's)" }),
+    platformField: t.exposeString("platformField", { nullable: true }),
+    additionalColumnName: t.exposeString("additionalColumnName", { nullable: true }),
+    mappingType: t.field({ type: MappingTypeEnum, resolve: (m) => m.mappingType }),
+  }),
+});
+
+const ProposedColumnMapping = builder.objectRef<ProposedColumnMappingModel>("ProposedColumnMapping").implement({
+  fields: (t) => ({
+    columnPosition: t.exposeInt("columnPosition", { nullable: true }),
+    platformField: t.exposeString("platformField", { nullable: true }),
+    additionalColumnName: t.exposeString("additionalColumnName", { nullable: true }),
+    virtualColumnIndex: t.exposeInt("virtualColumnIndex", { nullable: true }),
+  }),
+});
+
+const virtualColumnOutputFields = (t: any) => ({
+  name: t.exposeString("name"),
+  type: t.field({ type: VirtualColumnType, resolve: (v: VirtualColumnDefinition) => v.type }),
+  columnIndex: t.exposeInt("columnIndex", { nullable: true }),
+  columnIndices: t.exposeIntList("columnIndices", { nullable: true }),
+  delimiter: t.exposeString("delimiter", { nullable: true }),
+  splitIndex: t.exposeInt("splitIndex", { nullable: true }),
+  startPosition: t.exposeInt("startPosition", { nullable: true }),
+  endPosition: t.exposeInt("endPosition", { nullable: true }),
+});
+
+const ProposedVirtualColumn = builder.objectRef<VirtualColumnDefinition>("ProposedVirtualColumn").implement({ fields: (t) => virtualColumnOutputFields(t) });
+const VirtualColumn = builder.objectRef<VirtualColumnModel>("VirtualColumn").implement({
+  fields: (t) => ({ ...virtualColumnOutputFields(t), position: t.exposeInt("position", { description: "Column position after the file's columns" }) }),
+});
+
+const AmbiguousColumnResolution = builder.objectRef<AmbiguousColumnResolutionModel>("AmbiguousColumnResolution").implement({
+  fields: (t) => ({ position: t.exposeInt("position"), ambiguousFormats: t.exposeStringList("ambiguousFormats"), selectedFormat: t.exposeString("selectedFormat", { nullable: true }) }),
+});
+
+const ProposedAmbiguousColumnResolution = builder.objectRef<ProposedAmbiguousColumnResolutionModel>("ProposedAmbiguousColumnResolution").implement({
+  fields: (t) => ({ position: t.exposeInt("position"), selectedFormat: t.exposeString("selectedFormat") }),
+});
+
+const TransactionIdSelection = builder.objectRef<TransactionIdSelectionModel>("TransactionIdSelection").implement({
+  fields: (t) => ({
+    type: t.field({ type: TransactionIdType, resolve: (sel) => sel.type }),
+    columnSelection: t.exposeIntList("columnSelection"),
+    virtualColumnSelection: t.exposeIntList("virtualColumnSelection", { nullable: true }),
+    applySmartSplitter: t.exposeBoolean("applySmartSplitter", { nullable: true }),
+  }),
+});
+
+/** The stored JSON of a typed read field (written by the workflow in the engine's shapes). */
+const stored = <T>(value: unknown) => (value ?? null) as T;
+
 export const AnalysisSource = builder.prismaObject("AnalysisSource", {
   interfaces: [Entity],
   fields: (t) => ({
@@ -49,14 +118,14 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     fileManagerFiles: t.field({ ...json("File manager files by role"), resolve: (s) => ({ ORIGINAL: s.fileManagerFileId }) }),
     fileInfo: t.field({ ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions)"), deprecationReason: "use fileInfoVersions", resolve: (s) => s.fileInfo ?? null }),
     fileInfoVersions: t.field({ ...json("Available file infos by version (ORIGINAL or DEGROUPED)"), resolve: (s) => fileInfoVersions(s.fileInfo) }),
-    columnMappings: t.field({ ...json("Applied column mappings"), resolve: (s) => s.columnMappings }),
-    virtualColumns: t.field({ ...json("Applied virtual columns (with position)"), resolve: (s) => s.virtualColumns }),
-    ambiguousColumnResolutions: t.field({ ...json("Applied resolutions (ambiguousFormats, selectedFormat)"), resolve: (s) => s.ambiguousColumnResolutions }),
-    transactionIdSelection: t.field({ ...json("Selected transaction id"), resolve: (s) => s.transactionIdSelection ?? null }),
-    proposedColumnMappings: t.field({ ...json("Proposed column mappings"), resolve: (s) => s.proposedColumnMappings ?? null }),
-    proposedVirtualColumns: t.field({ ...json("Proposed virtual columns"), resolve: (s) => s.proposedVirtualColumns ?? null }),
-    proposedAmbiguousColumnResolutions: t.field({ ...json("Proposed ambiguous column resolutions"), resolve: (s) => s.proposedAmbiguousColumnResolutions ?? null }),
-    proposedTransactionIdSelection: t.field({ ...json("Proposed transaction id selection"), resolve: (s) => s.proposedTransactionIdSelection ?? null }),
+    columnMappings: t.field({ type: [ColumnMapping], nullable: true, description: "Applied column mappings", resolve: (s) => stored<ColumnMappingModel[]>(s.columnMappings) }),
+    virtualColumns: t.field({ type: [VirtualColumn], nullable: true, description: "Applied virtual columns", resolve: (s) => stored<VirtualColumnModel[]>(s.virtualColumns) }),
+    ambiguousColumnResolutions: t.field({ type: [AmbiguousColumnResolution], nullable: true, description: "Applied format resolutions", resolve: (s) => stored<AmbiguousColumnResolutionModel[]>(s.ambiguousColumnResolutions) }),
+    transactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, description: "Selected transaction id", resolve: (s) => stored<TransactionIdSelectionModel>(s.transactionIdSelection) }),
+    proposedColumnMappings: t.field({ type: [ProposedColumnMapping], nullable: true, resolve: (s) => stored<ProposedColumnMappingModel[]>(s.proposedColumnMappings) }),
+    proposedVirtualColumns: t.field({ type: [ProposedVirtualColumn], nullable: true, resolve: (s) => stored<VirtualColumnDefinition[]>(s.proposedVirtualColumns) }),
+    proposedAmbiguousColumnResolutions: t.field({ type: [ProposedAmbiguousColumnResolution], nullable: true, resolve: (s) => stored<ProposedAmbiguousColumnResolutionModel[]>(s.proposedAmbiguousColumnResolutions) }),
+    proposedTransactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, resolve: (s) => stored<TransactionIdSelectionModel>(s.proposedTransactionIdSelection) }),
   }),
 });
 

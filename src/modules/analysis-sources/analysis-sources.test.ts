@@ -113,9 +113,12 @@ describe("create, read, query, delete", () => {
     const job = result.body.data.createAnalysisSource;
     expect(job).toMatchObject({ type: "ANALYSIS_SOURCE_INGESTION", entityType: "ANALYSIS_SOURCE", status: "IN_PROGRESS" });
     await awaitJob(server.api, job.id);
-    const read = await server.gql(`query($id: ID!) { analysisSource(id: $id) { workflowState columnMappings fileInfoVersions } analysisSourceEffectiveDateMetrics(id: $id, period: DAY) { periodType entriesInPeriod } }`, { id: job.entityId });
+    const read = await server.gql(`query($id: ID!) { analysisSource(id: $id) { workflowState columnMappings { position field platformField mappingType } transactionIdSelection { type } fileInfoVersions } analysisSourceEffectiveDateMetrics(id: $id, period: DAY) { periodType entriesInPeriod } }`, { id: job.entityId });
     expect(read.body.errors).toBeUndefined();
     expect(read.body.data.analysisSource.workflowState).toBe("EFFECTIVE_DATE_METRICS_ANALYZED");
+    // Mappings are typed objects in GraphQL: the recommendation mapped the account column.
+    expect(read.body.data.analysisSource.columnMappings).toContainEqual({ position: 4, field: "Account", platformField: "account", mappingType: "AUTO" });
+    expect(read.body.data.analysisSource.transactionIdSelection).toBeNull();
     expect(read.body.data.analysisSourceEffectiveDateMetrics).toMatchObject({ periodType: "DAY", entriesInPeriod: { count: 7 } });
     const limited = await clientWithPermissions(server.api, ["api.analyses.read"]);
     expect((await limited.get(`/analysis-sources/${job.entityId}`)).status).toBe(403);
