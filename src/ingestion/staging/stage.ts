@@ -168,6 +168,19 @@ export async function stagedRowCount(pool: pg.Pool, table: string): Promise<numb
   return Number(rows[0].n);
 }
 
+/**
+ * Whether the staging table still holds what was staged. It is written in one transaction and is
+ * UNLOGGED, so after a database crash it exists but is empty: existence plus one row tells as much
+ * as a full count, without reading every staged row before each step.
+ */
+export async function stagingIntact(pool: pg.Pool, table: string, stagedRows: number): Promise<boolean> {
+  const exists = await pool.query<{ t: string | null }>("SELECT to_regclass($1) AS t", [table]);
+  if (!exists.rows[0].t) return false;
+  if (stagedRows === 0) return true;
+  const { rowCount } = await pool.query(`SELECT 1 FROM ${qualifiedTable(table)} LIMIT 1`);
+  return rowCount === 1;
+}
+
 /** Drops the engine's tables of a source (staging and entries). */
 export async function dropTables(pool: pg.Pool, tables: string[]): Promise<void> {
   for (const t of tables) await pool.query(`DROP TABLE IF EXISTS ${qualifiedTable(t)}`);

@@ -16,7 +16,7 @@ import {
   profileVirtualColumns,
   sameSelection,
   selectionProblems,
-  stagedRowCount,
+  stagingIntact,
   stageFile,
   summarizeColumns,
   transactionIdCandidates,
@@ -129,14 +129,11 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
   }
 }
 
-/**
- * The staging table is UNLOGGED: after a database crash it is empty. Steps reading it re-stage
- * when its row count differs from the stored one.
- */
+/** The staging table is UNLOGGED: after a database crash it is empty, and steps reading it re-stage. */
 export async function ensureStaged(env: StepEnv, source: SourceRow): Promise<SourceRow> {
   const stage = source.stage as unknown as StoredStage | null;
   const { staging } = ingestionTables(source.id);
-  if (stage && (await stagedRowCount(env.app.pool, staging)) === stage.rowCount) return source;
+  if (stage && (await stagingIntact(env.app.pool, staging, stage.rowCount))) return source;
   const patch = await stageStep(env, source, source.degrouperApplied);
   return { ...source, stage: patch.stage as never, fileInfo: patch.fileInfo as never };
 }

@@ -187,6 +187,16 @@ describe("layouts from upload to COMPLETED", () => {
     expect(mappings.body.content.map((m: { account: string }) => m.account).sort()).toEqual(["1000", "2000", "4000"]);
   });
 
+  it("stages the file again when its UNLOGGED staging table was emptied (what a database crash does)", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "INTEGRITY_CHECKED" });
+    expect(source.workflowState).toBe("INTEGRITY_CHECKED");
+    await db.query(`TRUNCATE ingest.stg_${source.id}`);
+    const { source: done } = await advance(server, source.id, { targetWorkflowState: "COMPLETED" });
+    expect(done).toMatchObject({ workflowState: "COMPLETED", errors: [] });
+    const entries = await db.query(`SELECT count(*)::int AS n FROM ingest.entries_${source.id}`);
+    expect(entries.rows[0].n).toBe(10);
+  });
+
   it("reads the header row named by presetHeaderRowIndex", async () => {
     const withPreamble = "Exported by FinanceSuite,,,\nAll entities,,,\n" + ERP_GENERAL_LEDGER;
     const { source } = await ingest(server, fixture, withPreamble, { presetHeaderRowIndex: 2 });
