@@ -4,7 +4,6 @@ import { createAudit, findEntity } from "../../core/entity/index.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { App } from "../../app-services.js";
 import { batched, csvLine } from "../../tabular/csv-writer.js";
-import { utf8Lines } from "../../tabular/lines.js";
 import { findDuplicateKey, parseJsonBody } from "../../core/json-body.js";
 import { jsonArrayElements } from "../../core/json-array-stream.js";
 import { takeUpload } from "../../storage/uploads.js";
@@ -171,20 +170,47 @@ export async function appendJsonTableFromBody(ctx: RequestContext, id: string, p
 /**
  * All pages as CSV, streamed: the header is every key in order of first appearance; a row lacking
  * a key gets an empty value. Only the pages appended when the export began are read.
+ *
+ * Each chunk read from a page is converted in one synchronous pass into one output buffer: rows
+ * then die young, whereas handing every line through async generators kept enough of them alive
+ * across scavenges to grow the old generation by ~50 MB over a million rows.
  */
 export function jsonTableCsv(app: App, table: { id: string; headers: string[]; pageCount: number }): Readable {
   const { headers } = table;
-  async function* lines() {
-    yield csvLine(headers);
-    for (let page = 0; page < table.pageCount; page++) {
-      for await (const line of utf8Lines(app.storage.read(jsonTablePageKey(table.id, page)))) {
-        if (line === "") continue;
-        const row = JSON.parse(line) as Record<string, unknown>;
-        yield csvLine(headers.map((key) => row[key]));
+  const convert = (text: string): Buffer => {
+    let out = "";
+    let start = 0;
+    while (start < text.length) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      if (end > start) {
+        const row = JSON.parse(text.slice(start, end)) as Record<string, unknown>;
+        out += csvLine(headers.map((key) => row[key]));
       }
+      start = end + 1;
+    }
+    return Buffer.from(out, "utf8");
+  };
+  async function* chunks() {
+    yield Buffer.from(csvLine(headers), "utf8");
+    for (let page = 0; page < table.pageCount; page++) {
+      const decoder = new TextDecoder("utf-8");
+      let rest = "";
+      for await (const chunk of app.storage.read(jsonTablePageKey(table.id, page))) {
+        const text = rest + decoder.decode(chunk as Buffer, { stream: true });
+        const end = text.lastIndexOf("\n");
+        if (end < 0) {
+          rest = text;
+          continue;
+        }
+        rest = text.slice(end + 1);
+        yield convert(text.slice(0, end));
+      }
+      rest += decoder.decode();
+      if (rest !== "") yield convert(rest);
     }
   }
-  return Readable.from(batched(lines()));
+  return Readable.from(chunks());
 }
 
 /** POST /file-manager/import-from-json-table: the table's rows become a CSV file. */
