@@ -148,6 +148,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
         content: { "multipart/form-data": { schema: { type: "object", required: [...upload.jsonParts, upload.filePart], properties }, encoding } },
       };
     }
+    if (route.def.bodyFile) requestBody = { required: true, content: { "application/json": { schema: route.def.bodyFile.schema } } };
     const success = route.def.download
       ? {
           description: "The file's bytes",
@@ -173,7 +174,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
         "403": errorResponse(`The token lacks ${route.permission}`),
         "404": errorResponse("Unknown id or path"),
         ...(route.method === "PUT" || route.method === "DELETE" ? { "409": errorResponse("Version mismatch or state conflict") } : {}),
-        ...(upload ? { "413": errorResponse("The file is larger than the limit") } : {}),
+        ...(upload ? { "413": errorResponse("The file is larger than the limit") } : route.def.bodyFile ? { "413": errorResponse("The body is larger than the limit") } : {}),
         "429": errorResponse("Rate limit exceeded"),
       },
     };

@@ -14,7 +14,9 @@ export type ArgSource =
   /** A JSON part of a multipart upload (routes with `upload`). */
   | { from: "part"; name: string }
   /** The id of the file part's bytes, staged in storage before the mutation runs (routes with `upload`). */
-  | { from: "file"; name: string };
+  | { from: "file"; name: string }
+  /** The id of the whole request body, staged in storage before the mutation runs (routes with `bodyFile`). */
+  | { from: "bodyFile" };
 
 /**
  * A multipart upload route (design notes 6): the router streams the file part into storage, then
@@ -27,6 +29,18 @@ export interface UploadSpec {
   filePart: string;
   /** Byte limit of the file part; default MAX_UPLOAD_BYTES (8 GiB). */
   maxBytes?: number;
+}
+
+/**
+ * A route whose request body is too large to parse in one piece (e.g. a page of a million rows):
+ * the router streams the raw body into storage, within the JSON body limit, and the mutation reads
+ * it back as a stream. The wire is unchanged: the client sends an ordinary JSON body.
+ */
+export interface BodyFileSpec {
+  /** Name under which the staged body is taken (takeUpload). */
+  name: string;
+  /** JSON schema of the body for the OpenAPI description. */
+  schema: Record<string, unknown>;
 }
 
 /**
@@ -54,6 +68,7 @@ export interface RouteDef {
   tag: string;
   deprecated?: boolean;
   upload?: UploadSpec;
+  bodyFile?: BodyFileSpec;
   download?: DownloadSpec;
 }
 

@@ -9,7 +9,7 @@ import type { RequestIdentity } from "../src/graphql/context-factory.js";
 import type { RequestContext } from "../src/graphql/context.js";
 import type { Permission } from "../src/auth/permissions.js";
 import type { FileStorage } from "../src/storage/storage.js";
-import { receiveMultipart, type ReceivedMultipart } from "./uploads.js";
+import { receiveBody, receiveMultipart, type ReceivedMultipart } from "./uploads.js";
 import type { CompiledRoute } from "./compile.js";
 import { errorBody } from "./error-body.js";
 import { coercionProblems, normalizeInput, throwIfProblems } from "./input-normalize.js";
@@ -138,6 +138,11 @@ export function createRestHandler(options: {
         assertPermission(contextValue, route.permission);
         multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes);
         contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
+      } else if (route.def.bodyFile) {
+        contextValue = (await contextFactory()) as unknown as RequestContext;
+        assertPermission(contextValue, route.permission);
+        multipart = await receiveBody(req, route.def.bodyFile, storage, bodyLimit);
+        contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
       } else if (req.method === "POST" || req.method === "PUT") {
         const text = await readBody(req, bodyLimit);
         body = text.trim() === "" ? undefined : parseJsonBody(text);
@@ -156,6 +161,7 @@ export function createRestHandler(options: {
           else if (source.from === "bodyKey") value = body && typeof body === "object" ? (body as Record<string, unknown>)[source.name] : undefined;
           else if (source.from === "part") value = multipart?.json[source.name];
           else if (source.from === "file") value = multipart?.files.get(source.name)?.id;
+          else if (source.from === "bodyFile") value = route.def.bodyFile && multipart?.files.get(route.def.bodyFile.name)?.id;
           else value = source.value;
           if (value === undefined && (source.from === "body" || source.from === "part") && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
           if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, source.from === "part" ? source.name : "", problems);

@@ -1,11 +1,12 @@
 import type { Request } from "express";
 import busboy from "busboy";
 import { randomBytes } from "node:crypto";
+import { PassThrough } from "node:stream";
 import { PayloadTooLargeError, ValidationError } from "../src/core/errors.js";
 import { parseJsonBody } from "../src/core/json-body.js";
 import type { StagedUpload } from "../src/graphql/context.js";
 import type { FileStorage } from "../src/storage/storage.js";
-import type { UploadSpec } from "./route-helpers.js";
+import type { BodyFileSpec, UploadSpec } from "./route-helpers.js";
 
 const JSON_PART_LIMIT = 1024 * 1024;
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -122,5 +123,34 @@ export async function receiveMultipart(req: Request, spec: UploadSpec, storage: 
     files,
     // Bytes a mutation kept were moved away from their staging key; deleting that key is then a no-op.
     discard,
+  };
+}
+
+/**
+ * Stages the whole request body of a `bodyFile` route in storage as it arrives, whatever its
+ * content type, with the byte limit of JSON bodies (413 as for any body over it). The mutation
+ * then reads the staged bytes as a stream instead of receiving a parsed body.
+ */
+export async function receiveBody(req: Request, spec: BodyFileSpec, storage: FileStorage, limit: number): Promise<ReceivedMultipart> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > limit) throw new PayloadTooLargeError(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes`);
+  const id = randomBytes(12).toString("hex");
+  const key = `uploads/${id}`;
+  // Through a PassThrough, so a failed write does not destroy the request: its 413 must still be sent.
+  const body = new PassThrough();
+  req.pipe(body);
+  req.once("aborted", () => body.destroy(new ValidationError("The upload was interrupted", { identifier: "body" })));
+  let size: number;
+  try {
+    ({ size } = await storage.write(key, body, { maxBytes: limit, tooLarge: () => new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`) }));
+  } catch (error) {
+    req.unpipe(body);
+    throw error;
+  }
+  const file: StagedUpload = { id, key, fileName: "", contentType: req.headers["content-type"] ?? "", size, taken: false };
+  return {
+    json: {},
+    files: new Map([[spec.name, file]]),
+    discard: () => storage.delete(key).catch(() => undefined),
   };
 }

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import pg from "pg";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
@@ -11,7 +11,6 @@ import { OutboxRelay } from "./events/outbox.js";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { JobRuntime } from "./jobs/runtime.js";
 import { Scheduler } from "./jobs/scheduler.js";
-import { BullMqQueue } from "./jobs/runners/bullmq.js";
 import { InProcessQueue } from "./jobs/runners/in-process.js";
 import { LocalFileStorage } from "./storage/local-storage.js";
 import type { FileStorage } from "./storage/storage.js";
@@ -56,6 +55,8 @@ export async function createAppServices(config: Config & { databaseUrl: string }
   let redis: Redis | undefined;
   let redisSubscriber: Redis | undefined;
   if (config.redisUrl) {
+    // Redis clients and BullMQ only when Redis is configured: importing them costs ~25 MB.
+    const { Redis } = await import("ioredis");
     redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
     redisSubscriber = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   }
@@ -94,7 +95,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
       redisSubscriber?.disconnect();
     },
   };
-  const queue = config.redisUrl ? new BullMqQueue(config.redisUrl, jobQueueName(config), config.jobConcurrency, logger) : new InProcessQueue(config.jobConcurrency);
+  const queue = config.redisUrl ? new (await import("./jobs/runners/bullmq.js")).BullMqQueue(config.redisUrl, jobQueueName(config), config.jobConcurrency, logger) : new InProcessQueue(config.jobConcurrency);
   app.jobs = new JobRuntime(app, queue);
   app.scheduler = new Scheduler(app);
   return app;

@@ -6,7 +6,7 @@ import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import { NotFoundError, RateLimitedError } from "./core/errors.js";
 import { migrate } from "./db/migrate.js";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "./db/embedded-postgres.js";
+import type { EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { createAppServices, type App } from "./app-services.js";
 import { clientAddress, createYogaServer, GRAPHQL_PATH } from "./graphql/yoga.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
@@ -51,6 +51,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
+    // Imported only when needed: the embedded-postgres package costs ~10 MB a server on DATABASE_URL does not need.
+    const { startEmbeddedPostgres } = await import("./db/embedded-postgres.js");
     embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger);
     databaseUrl = await ensureDatabase(embedded.url, "ledger");
   }

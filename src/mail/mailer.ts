@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Config } from "../config.js";
 import { AppError } from "../core/errors.js";
 
@@ -30,12 +30,16 @@ export class MailDeliveryError extends AppError {
  * instance without a mail server still lets an operator hand the links out.
  */
 export function createMailer(config: Pick<Config, "smtpUrl" | "dataDir" | "mailFrom">): Mailer {
+  // nodemailer is imported with the first message: most processes never send one (~10 MB saved).
+  let transporter: Promise<Transporter> | undefined;
+  const transport = (options: Parameters<typeof import("nodemailer").createTransport>[0]) =>
+    (transporter ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(options)));
   if (config.smtpUrl) {
-    const transport: Transporter = nodemailer.createTransport(config.smtpUrl);
+    const smtpUrl = config.smtpUrl;
     return {
       async send(message) {
         try {
-          await transport.sendMail({ from: config.mailFrom, ...message });
+          await (await transport(smtpUrl)).sendMail({ from: config.mailFrom, ...message });
         } catch (error) {
           throw new MailDeliveryError(`The email to ${message.to} could not be sent: ${(error as Error).message}`);
         }
@@ -43,10 +47,9 @@ export function createMailer(config: Pick<Config, "smtpUrl" | "dataDir" | "mailF
     };
   }
   const outbox = join(config.dataDir, "outbox");
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
   return {
     async send(message) {
-      const info = await transport.sendMail({ from: config.mailFrom, ...message });
+      const info = await (await transport({ streamTransport: true, buffer: true, newline: "unix" })).sendMail({ from: config.mailFrom, ...message });
       mkdirSync(outbox, { recursive: true, mode: 0o700 });
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       writeFileSync(join(outbox, `${stamp}-${randomBytes(4).toString("hex")}.eml`), info.message as Buffer, { mode: 0o600 });

@@ -1,4 +1,4 @@
-import ExcelJS from "exceljs";
+import { loadExcelJs } from "../../core/lazy-modules.js";
 import { cellText, looksLikeXlsx } from "./cell-text.js";
 import { parseCsv } from "./csv.js";
 import { invalidGroupingFile, type FileProblem } from "./grouping-file-error.js";
@@ -38,7 +38,7 @@ type ColumnName = keyof typeof COLUMNS;
 
 async function table(bytes: Buffer): Promise<string[][]> {
   if (looksLikeXlsx(bytes)) {
-    const workbook = new ExcelJS.Workbook();
+    const workbook = new (await loadExcelJs()).Workbook();
     try {
       await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
     } catch (error) {

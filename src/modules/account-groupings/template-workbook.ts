@@ -1,4 +1,5 @@
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
+import { loadExcelJs } from "../../core/lazy-modules.js";
 import { cellText, looksLikeXlsx } from "./cell-text.js";
 import { invalidGroupingFile, type FileProblem } from "./grouping-file-error.js";
 import { pathsOf, type GroupError, type GroupNode, type PathRow } from "./grouping-tree.js";
@@ -30,7 +31,7 @@ const TAGS = /^account\s*tags?$/i;
 
 async function loadWorkbook(bytes: Buffer): Promise<ExcelJS.Workbook> {
   if (!looksLikeXlsx(bytes)) throw invalidGroupingFile([{ reason: "The file is not an Excel .xlsx workbook" }]);
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadExcelJs()).Workbook();
   try {
     await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
   } catch (error) {
@@ -127,7 +128,7 @@ export interface WorkbookGrouping {
 
 /** Writes a grouping in the template layout (exports): readTemplateWorkbook reads it back unchanged. */
 export async function writeTemplateWorkbook(grouping: WorkbookGrouping): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadExcelJs()).Workbook();
   workbook.creator = "ledger analytics";
   const sheet = workbook.addWorksheet(TEMPLATE_SHEET, { views: [{ state: "frozen", ySplit: 1 }] });
   const depth = Math.max(1, ...grouping.groups.map((g) => g.hierarchy.length));

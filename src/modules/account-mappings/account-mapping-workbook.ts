@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import ExcelJS from "exceljs";
+import { loadExcelJs } from "../../core/lazy-modules.js";
 
 export interface MappingRow {
   account: string;
@@ -21,7 +21,7 @@ const HEADER = ["Account", "Account description", "Fund", "Group code", "Group d
  * through the streaming workbook writer so large charts of accounts never sit in memory whole.
  */
 export async function writeAccountMappingWorkbook(rows: AsyncIterable<MappingRow> | Iterable<MappingRow>, output: Writable): Promise<number> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useSharedStrings: false, useStyles: true });
+  const workbook = new (await loadExcelJs()).stream.xlsx.WorkbookWriter({ stream: output, useSharedStrings: false, useStyles: true });
   const sheet = workbook.addWorksheet(MAPPING_SHEET, { views: [{ state: "frozen", ySplit: 1 }] });
   sheet.columns = HEADER.map((header, index) => ({ header, key: String(index), width: index === 1 || index === 4 ? 40 : 18, style: { numFmt: "@" } }));
   sheet.getRow(1).font = { bold: true };

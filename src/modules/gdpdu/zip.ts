@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import yauzl from "yauzl";
+import type yauzl from "yauzl";
 
 /** Random-access zip reading (the central directory first), entry contents streamed. */
 export interface ZipArchive {
@@ -8,7 +8,9 @@ export interface ZipArchive {
   close(): void;
 }
 
-export function openZip(path: string): Promise<ZipArchive> {
+export async function openZip(path: string): Promise<ZipArchive> {
+  // Imported with the first archive: GDPdU unpacking is rare, the library is not needed before.
+  const { default: yauzl } = await import("yauzl");
   return new Promise((resolve, reject) => {
     yauzl.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false }, (error, zip) => {
       if (error || !zip) return reject(error ?? new Error("cannot open the archive"));

@@ -45,6 +45,14 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), rows: t.arg({ type: "JSON", required: true }) },
     resolve: (_root, { id, rows }, ctx) => service.appendJsonTable(ctx, id, rows),
   }),
+  appendJsonTableFromBody: t.field({
+    type: JsonTable,
+    description:
+      "Appends one page sent as the request body of POST /api/v1/json-tables/{id}/append, which streams it into storage first so that a large page is never parsed whole. GraphQL clients use appendJsonTable.",
+    authScopes: { permission: "api.json-tables.write" },
+    args: { id: t.arg.id({ required: true }), page: t.arg.id({ required: true, description: "The request body staged by the REST route" }) },
+    resolve: (_root, { id, page }, ctx) => service.appendJsonTableFromBody(ctx, id, page),
+  }),
   importFileFromJsonTable: t.field({
     type: FileManagerFile,
     description: "Merges every page into one CSV file (header: keys in order of first appearance)",

@@ -4,7 +4,9 @@ import { createAudit, findEntity } from "../../core/entity/index.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { App } from "../../app-services.js";
 import { batched, csvLine } from "../../tabular/csv-writer.js";
-import { utf8Lines } from "../../tabular/lines.js";
+import { findDuplicateKey, parseJsonBody } from "../../core/json-body.js";
+import { jsonArrayElements } from "../../core/json-array-stream.js";
+import { takeUpload } from "../../storage/uploads.js";
 import { createFileFromStream, type PlacementInput } from "../file-manager/file-manager.service.js";
 
 const ENTITY = "JsonTable";
@@ -37,24 +39,78 @@ export async function createJsonTable(ctx: RequestContext, input: unknown) {
   return ctx.prisma.jsonTable.create({ data: createAudit(actorOf(ctx)) });
 }
 
-function checkRows(rows: unknown): Array<Record<string, unknown>> {
-  if (!Array.isArray(rows)) throw new ValidationError("The body must be a JSON array of row objects", { identifier: "body", problemType: "INCORRECT_DATA_TYPE" });
-  if (rows.length === 0) throw new ValidationError("A page needs at least one row", { identifier: "body" });
+const NOT_ARRAY = "The body must be a JSON array of row objects";
+
+function notArray(): ValidationError {
+  return new ValidationError(NOT_ARRAY, { identifier: "body", problemType: "INCORRECT_DATA_TYPE" });
+}
+
+/** Why a page element is not a row (an object with at least one key), if it is not. */
+function rowProblem(row: unknown, index: number): Problem | undefined {
+  if (typeof row !== "object" || row === null || Array.isArray(row)) return { problemType: "INCORRECT_DATA_TYPE", severity: "ERROR", identifier: `[${index}]`, reason: `[${index}] must be an object of column: value` };
+  for (const _key in row) return undefined;
+  return { problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: `[${index}]`, reason: `[${index}] needs at least one key` };
+}
+
+/** At most this many bad rows are named in one answer. */
+const MAX_PROBLEMS = 20;
+
+/**
+ * Turns a page's rows into its stored NDJSON lines, one row at a time, collecting the headers in
+ * order of first appearance. Bad rows are all named (up to MAX_PROBLEMS) once the page is read;
+ * the write then fails, so nothing of the page is stored.
+ */
+async function* pageLines(rows: AsyncIterable<{ index: number; row: unknown }> | Iterable<{ index: number; row: unknown }>, page: { headers: string[]; rows: number }) {
+  const known = new Set(page.headers);
   const problems: Problem[] = [];
-  rows.forEach((row, index) => {
-    if (typeof row !== "object" || row === null || Array.isArray(row)) problems.push({ problemType: "INCORRECT_DATA_TYPE", severity: "ERROR", identifier: `[${index}]`, reason: `[${index}] must be an object of column: value` });
-    else if (Object.keys(row).length === 0) problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: `[${index}]`, reason: `[${index}] needs at least one key` });
+  for await (const { index, row } of rows) {
+    const problem = rowProblem(row, index);
+    if (problem) {
+      if (problems.length < MAX_PROBLEMS) problems.push(problem);
+      continue;
+    }
+    if (problems.length > 0) continue;
+    for (const key in row as object) if (!known.has(key)) (known.add(key), page.headers.push(key));
+    page.rows++;
+    yield JSON.stringify(row) + "\n";
+  }
+  if (problems.length > 0) throw ValidationError.of(problems);
+  if (page.rows === 0) throw new ValidationError("A page needs at least one row", { identifier: "body" });
+}
+
+/** Rows of a page staged from a request body, parsed one element at a time. */
+async function* stagedRows(source: AsyncIterable<Buffer>): AsyncGenerator<{ index: number; row: unknown }> {
+  const elements = jsonArrayElements(source, (text) => {
+    // Not an array: the whole body is at hand (within the body limit) to say what it is instead.
+    const value = text.trim() === "" ? null : parseJsonBody(text);
+    throw value === null ? new ValidationError(NOT_ARRAY, { identifier: "body", problemType: "INCORRECT_DATA_TYPE", values: ["null"] }) : notArray();
   });
-  if (problems.length > 0) throw ValidationError.of(problems.slice(0, 20));
-  return rows as Array<Record<string, unknown>>;
+  for await (const { index, text } of elements) {
+    let row: unknown;
+    try {
+      row = JSON.parse(text);
+    } catch (error) {
+      throw new ValidationError(`Request body is not valid JSON: array element ${index}: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE" });
+    }
+    if (typeof row === "object" && row !== null) {
+      const duplicate = findDuplicateKey(text);
+      if (duplicate) {
+        throw new ValidationError(`Key "${duplicate.key}" appears more than once in the same object; use $and, $or or a set operator to apply a column twice`, {
+          identifier: `[${index}]${duplicate.path.startsWith("[") ? "" : "."}${duplicate.path}`,
+          values: [duplicate.key],
+        });
+      }
+    }
+    yield { index, row };
+  }
 }
 
 /**
  * Appends one page. Pages are sequential (spec 8): the table row is locked without waiting, so a
- * second append arriving while one is being stored is refused with 409 instead of queueing.
+ * second append arriving while one is being stored is refused with 409 instead of queueing. The
+ * page is written as it is read; a bad row fails the write, and with it the whole page.
  */
-export async function appendJsonTable(ctx: RequestContext, id: string, body: unknown) {
-  const rows = checkRows(body);
+async function appendPage(ctx: RequestContext, id: string, rows: Parameters<typeof pageLines>[0]) {
   const actor = actorOf(ctx);
   const client = await ctx.app.pool.connect();
   try {
@@ -76,15 +132,12 @@ export async function appendJsonTable(ctx: RequestContext, id: string, body: unk
     }
     const table = locked.rows[0];
     if (!table || table.creation_date.getTime() < Date.now() - RETENTION_MS) throw new NotFoundError(ENTITY, id);
-    const headers = [...table.headers];
-    const known = new Set(headers);
-    for (const row of rows) for (const key of Object.keys(row)) if (!known.has(key)) (known.add(key), headers.push(key));
-    const page = table.page_count;
-    const { size } = await ctx.app.storage.write(jsonTablePageKey(id, page), Readable.from(batched(rows.map((row) => JSON.stringify(row) + "\n"))));
+    const page = { headers: [...table.headers], rows: 0 };
+    const { size } = await ctx.app.storage.write(jsonTablePageKey(id, table.page_count), Readable.from(batched(pageLines(rows, page))));
     await client.query(
       `UPDATE json_table SET headers = $2, current_size = current_size + $3, page_count = page_count + 1, row_count = row_count + $4,
          version = version + 1, last_modified_date = now(), last_modified_user_id = $5, last_modified_user_name = $6 WHERE id = $1`,
-      [id, headers, size, rows.length, actor.userId, actor.userName],
+      [id, page.headers, size, page.rows, actor.userId, actor.userName],
     );
     await client.query("COMMIT");
   } catch (error) {
@@ -96,23 +149,68 @@ export async function appendJsonTable(ctx: RequestContext, id: string, body: unk
   return getJsonTable(ctx, id);
 }
 
+/** GraphQL: the page is the `rows` argument, already parsed. */
+export async function appendJsonTable(ctx: RequestContext, id: string, body: unknown) {
+  if (!Array.isArray(body)) throw notArray();
+  const problems = body.flatMap((row, index) => rowProblem(row, index) ?? []);
+  if (problems.length > 0) throw ValidationError.of(problems.slice(0, MAX_PROBLEMS));
+  if (body.length === 0) throw new ValidationError("A page needs at least one row", { identifier: "body" });
+  return appendPage(ctx, id, body.map((row, index) => ({ index, row })));
+}
+
+/**
+ * REST: the page is the request body of POST /json-tables/{id}/append, staged in storage as it
+ * arrived and read back here one row at a time, so a page of any size costs little memory.
+ */
+export async function appendJsonTableFromBody(ctx: RequestContext, id: string, pageId: string) {
+  const staged = takeUpload(ctx, pageId, "page", `/json-tables/${id}/append`);
+  return appendPage(ctx, id, stagedRows(ctx.app.storage.read(staged.key)));
+}
+
 /**
  * All pages as CSV, streamed: the header is every key in order of first appearance; a row lacking
  * a key gets an empty value. Only the pages appended when the export began are read.
+ *
+ * Each chunk read from a page is converted in one synchronous pass into one output buffer: rows
+ * then die young, whereas handing every line through async generators kept enough of them alive
+ * across scavenges to grow the old generation by ~50 MB over a million rows.
  */
 export function jsonTableCsv(app: App, table: { id: string; headers: string[]; pageCount: number }): Readable {
   const { headers } = table;
-  async function* lines() {
-    yield csvLine(headers);
-    for (let page = 0; page < table.pageCount; page++) {
-      for await (const line of utf8Lines(app.storage.read(jsonTablePageKey(table.id, page)))) {
-        if (line === "") continue;
-        const row = JSON.parse(line) as Record<string, unknown>;
-        yield csvLine(headers.map((key) => row[key]));
+  const convert = (text: string): Buffer => {
+    let out = "";
+    let start = 0;
+    while (start < text.length) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      if (end > start) {
+        const row = JSON.parse(text.slice(start, end)) as Record<string, unknown>;
+        out += csvLine(headers.map((key) => row[key]));
       }
+      start = end + 1;
+    }
+    return Buffer.from(out, "utf8");
+  };
+  async function* chunks() {
+    yield Buffer.from(csvLine(headers), "utf8");
+    for (let page = 0; page < table.pageCount; page++) {
+      const decoder = new TextDecoder("utf-8");
+      let rest = "";
+      for await (const chunk of app.storage.read(jsonTablePageKey(table.id, page))) {
+        const text = rest + decoder.decode(chunk as Buffer, { stream: true });
+        const end = text.lastIndexOf("\n");
+        if (end < 0) {
+          rest = text;
+          continue;
+        }
+        rest = text.slice(end + 1);
+        yield convert(text.slice(0, end));
+      }
+      rest += decoder.decode();
+      if (rest !== "") yield convert(rest);
     }
   }
-  return Readable.from(batched(lines()));
+  return Readable.from(chunks());
 }
 
 /** POST /file-manager/import-from-json-table: the table's rows become a CSV file. */

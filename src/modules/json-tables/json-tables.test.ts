@@ -1,16 +1,18 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { createEngagement, waitFor } from "../../../test/helpers/entities.js";
 
+const BODY_LIMIT = 4 * 1024 * 1024;
 let server: TestServer;
 let db: pg.Pool;
 let engagementId: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ cleanupIntervalSeconds: 1, schedulerTickSeconds: 1 });
+  // A small body limit so the 413 of an oversized page is cheap to provoke.
+  server = await startTestServer({ cleanupIntervalSeconds: 1, schedulerTickSeconds: 1, jsonBodyLimit: BODY_LIMIT });
   db = new pg.Pool({ connectionString: server.databaseUrl, max: 3 });
   engagementId = (await createEngagement(server.api, "json tables")).id;
 });
@@ -64,6 +66,76 @@ describe("JSON tables", () => {
     }
     expect((await server.api.get(`/json-tables/${id}`)).body.currentSize).toBe(0);
     expect((await server.api.post("/json-tables/0123456789abcdef01234567/append", [{ a: 1 }])).status).toBe(404);
+  });
+
+  it("streams a large page: every row is stored, headers in order of first appearance", async () => {
+    const id = await newTable();
+    const rows = 60_000;
+    const page = Array.from({ length: rows }, (_, i) => ({ n: i, text: `row ${i}, "quoted"`, ...(i === rows - 1 ? { last: true } : {}) }));
+    const body = JSON.stringify(page, null, "\t"); // whitespace between tokens is allowed anywhere
+    expect(body.length).toBeGreaterThan(2 * 1024 * 1024);
+    const appended = await server.api.request("POST", `/json-tables/${id}/append`, ` \n${body}\n `);
+    expect(appended.status).toBe(200);
+    expect(appended.body.headers).toEqual(["n", "text", "last"]);
+    expect(appended.body.version).toBe(1);
+    const lines = (await csvOf(id, "large")).trimEnd().split("\r\n");
+    expect(lines.length).toBe(1 + rows);
+    expect(lines[1]).toBe('0,"row 0, ""quoted""",');
+    expect(lines[rows]).toBe(`${rows - 1},"row ${rows - 1}, ""quoted""",true`);
+  });
+
+  it("refuses malformed JSON anywhere in the page (400) and stores nothing of it", async () => {
+    const id = await newTable();
+    await server.api.post(`/json-tables/${id}/append`, [{ a: 1 }]);
+    const before = (await server.api.get(`/json-tables/${id}`)).body;
+    const good = Array.from({ length: 30_000 }, (_, i) => JSON.stringify({ a: i, b: "x".repeat(30) })).join(",");
+    const bodies = [`[${good},{"a":`, `[${good},{"a":1} {"a":2}]`, `[${good},{"a":tru}]`, `[${good}]]`, `[${good}] x`, `[${good},]`, "[", "nonsense", `[{"a":1}`];
+    for (const body of bodies) {
+      const response = await server.api.request("POST", `/json-tables/${id}/append`, body);
+      expect(response.status, body.slice(-30)).toBe(400);
+      expect(response.body.title, body.slice(-30)).toMatch(/Request body is not valid JSON/);
+    }
+    expect((await server.api.get(`/json-tables/${id}`)).body).toEqual(before);
+    expect((await csvOf(id, "after malformed")).trimEnd().split("\r\n")).toEqual(["a", "1"]);
+    // Neither the staged bodies nor half-written pages are left behind.
+    for (const dir of ["uploads", ".tmp"]) expect(existsSync(join(server.dataDir, "files", dir)) ? readdirSync(join(server.dataDir, "files", dir)) : [], dir).toEqual([]);
+    expect(readdirSync(join(server.dataDir, "files", "json-tables", id))).toEqual(["000000"]);
+  });
+
+  it("names a row whose key appears twice, and the rows that are not objects, storing nothing", async () => {
+    const id = await newTable();
+    const duplicate = await server.api.request("POST", `/json-tables/${id}/append`, '[{"a":1},{"a":1,"b":{"c":1,"c":2}}]');
+    expect(duplicate.status).toBe(400);
+    expect(duplicate.body.problems[0]).toMatchObject({ identifier: "[1].b.c", values: ["c"] });
+    const mixed = await server.api.post(`/json-tables/${id}/append`, [{ a: 1 }, "x", [1], null, {}, { b: 2 }]);
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.problems.map((p: { identifier: string }) => p.identifier)).toEqual(["[1]", "[2]", "[3]", "[4]"]);
+    for (const body of ["", "  ", "null", '"rows"', "42", '{"a":1,"a":2}']) {
+      const response = await server.api.request("POST", `/json-tables/${id}/append`, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await server.api.get(`/json-tables/${id}`)).body.currentSize).toBe(0);
+  });
+
+  it("appends over GraphQL with the rows as a variable; the REST-only field takes no bytes from GraphQL", async () => {
+    const id = await newTable();
+    const append = `mutation ($id: ID!, $rows: JSON!) { appendJsonTable(id: $id, rows: $rows) { headers currentSize version } }`;
+    const appended = await server.gql(append, { id, rows: [{ x: 1 }, { y: "2" }] });
+    expect(appended.body.errors).toBeUndefined();
+    expect(appended.body.data.appendJsonTable).toMatchObject({ headers: ["x", "y"], version: 1 });
+    const refused = await server.gql(append, { id, rows: [{ x: 1 }, 7] });
+    expect(refused.body.errors[0].extensions.problems[0].identifier).toBe("[1]");
+    const staged = await server.gql(`mutation ($id: ID!) { appendJsonTableFromBody(id: $id, page: "0123456789abcdef01234567") { version } }`, { id });
+    expect(staged.body.errors[0].extensions.problems[0].identifier).toBe("page");
+    expect((await csvOf(id, "graphql")).trimEnd().split("\r\n")).toEqual(["x,y", "1,", ",2"]);
+  });
+
+  it("refuses a page larger than the body limit with 413", async () => {
+    const id = await newTable();
+    const page = Array.from({ length: 1 + BODY_LIMIT / 40 }, (_, i) => ({ a: i, b: "y".repeat(40) }));
+    const response = await server.api.post(`/json-tables/${id}/append`, page);
+    expect(response.status).toBe(413);
+    expect((await server.api.get(`/json-tables/${id}`)).body.currentSize).toBe(0);
   });
 
   it("refuses an append while another page of the same table is being appended (409), then accepts it", async () => {
