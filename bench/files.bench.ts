@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import pg from "pg";
-import { benchDatabase, machine, startProcess, today, writeSection } from "./lib.js";
+import { benchDatabase, machine, rssSampler, startProcess, today, writeSection } from "./lib.js";
 
 const FILE_BYTES = Number(process.env.BENCH_FILE_BYTES ?? 2 * 1024 ** 3);
 const PART_BYTES = 50 * 1024 ** 2;
@@ -38,15 +38,9 @@ const api = async (method: string, path: string, body?: unknown) => {
 };
 
 /** Resident memory of the server process, sampled every 20 ms; `peak()` since the last reset. */
-function rssSampler(pid: number) {
-  const read = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-  let peak = read();
-  const timer = setInterval(() => (peak = Math.max(peak, read())), 20);
-  return { reset: () => (peak = read()), peak: () => Math.max(peak, read()), stop: () => clearInterval(timer) };
-}
 const rss = rssSampler(server.child.pid!);
 await new Promise((resolve) => setTimeout(resolve, 2000));
-const idleMb = rss.peak() / 2 ** 20;
+const idleMb = rss.peakMb();
 
 /**
  * The uploaded bytes are a general-ledger-like CSV (1 MiB of whole lines, repeated; a header
@@ -87,7 +81,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
   const started = process.hrtime.bigint();
   const value = await work();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { value, seconds, peakMb: rss.peak() / 2 ** 20 };
+  return { value, seconds, peakMb: rss.peakMb() };
 }
 
 const mib = (bytes: number) => bytes / 2 ** 20;
