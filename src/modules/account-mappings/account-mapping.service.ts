@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, touchAudit, type Actor, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -121,6 +121,7 @@ export async function recordDiscoveredAccounts(
   const known = new Map(existing.map((m) => [key(m.account, m.fundId), m]));
   const result = { created: 0, updated: 0, unmapped: 0 };
   const fresh: Prisma.AccountMappingCreateManyInput[] = [];
+  const touched: { id: string; description: string | null }[] = [];
   const seen = new Set<string>();
   for (const account of input.accounts) {
     const k = key(account.account, account.fundId);
@@ -128,12 +129,9 @@ export async function recordDiscoveredAccounts(
     seen.add(k);
     const mapping = known.get(k);
     if (mapping) {
-      const sources = input.analysisSourceId && !mapping.usedByAnalysisSources.includes(input.analysisSourceId) ? [...mapping.usedByAnalysisSources, input.analysisSourceId] : mapping.usedByAnalysisSources;
+      const newSource = input.analysisSourceId != null && !mapping.usedByAnalysisSources.includes(input.analysisSourceId);
       const description = mapping.accountDescription ?? account.accountDescription ?? null;
-      if (sources !== mapping.usedByAnalysisSources || description !== mapping.accountDescription) {
-        await saveVersioned(tx.accountMapping, ENTITY, mapping.id, undefined, { usedByAnalysisSources: sources, accountDescription: description }, actor);
-        result.updated++;
-      }
+      if (newSource || description !== mapping.accountDescription) touched.push({ id: mapping.id, description });
       continue;
     }
     const inferred = inferMapping(account, groups, mac);
@@ -151,8 +149,29 @@ export async function recordDiscoveredAccounts(
   }
   if (fresh.length > 0) await tx.accountMapping.createMany({ data: fresh });
   result.created = fresh.length;
+  result.updated = await touchKnownMappings(tx, touched, input.analysisSourceId ?? null, actor);
   if (result.unmapped > 0) emit({ type: "unmapped.accounts", entityType: "ENGAGEMENT", entityId: input.engagementId, userId: actor.userId, payload: { engagementId: input.engagementId, unmappedCount: result.unmapped } });
   return result;
+}
+
+/**
+ * Known accounts met again: the source joins `usedByAnalysisSources` and a missing description is
+ * filled, as one statement (a ledger re-imported into an engagement meets every account again).
+ */
+async function touchKnownMappings(tx: Tx, touched: { id: string; description: string | null }[], analysisSourceId: string | null, actor: Actor): Promise<number> {
+  if (touched.length === 0) return 0;
+  const audit = touchAudit(actor);
+  return tx.$executeRaw`
+    UPDATE account_mapping m
+       SET used_by_analysis_sources = CASE WHEN ${analysisSourceId}::text IS NULL OR ${analysisSourceId}::text = ANY (m.used_by_analysis_sources)
+                                           THEN m.used_by_analysis_sources ELSE array_append(m.used_by_analysis_sources, ${analysisSourceId}::text) END,
+           account_description = coalesce(m.account_description, t.description),
+           version = m.version + 1,
+           last_modified_date = ${audit.lastModifiedDate},
+           last_modified_user_id = ${audit.lastModifiedUserId},
+           last_modified_user_name = ${audit.lastModifiedUserName}
+      FROM unnest(${touched.map((t) => t.id)}::text[], ${touched.map((t) => t.description)}::text[]) AS t(id, description)
+     WHERE m.id = t.id`;
 }
 
 /** Counts for an analysis's readiness (analysis status): mapped, inferred and unmapped accounts of the engagement. */

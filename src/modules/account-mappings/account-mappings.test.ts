@@ -77,6 +77,7 @@ describe("mappings of discovered accounts (the service ingestion calls)", () => 
       ["1000", "F1", undefined, "UNMAPPED", [second]],
     ]);
     expect(stored[0].accountDescription).toBe("Cash");
+    expect(stored[0].version).toBe(mapping.version + 2); // the PUT, then the source joining
   });
 
   it("gives the counts an analysis's readiness needs", async () => {
