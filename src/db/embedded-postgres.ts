@@ -48,7 +48,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
     password,
     persistent: true,
     createPostgresUser: runAsPostgresUser,
-    postgresFlags: ["-c", "max_connections=200", "-c", "shared_buffers=256MB", "-c", "fsync=on"],
+    postgresFlags: ["-c", "max_connections=200", "-c", "shared_buffers=256MB", "-c", "fsync=on", "-c", "wal_level=minimal", "-c", "max_wal_senders=0"],
     onLog: (message) => logger.debug("postgres", { message: String(message).trim() }),
     onError: (message) => logger.debug("postgres", { message: String(message).trim() }),
   });

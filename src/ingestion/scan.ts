@@ -17,6 +17,11 @@ export interface ScanOptions {
   onRow?: (record: RecordView, shadowSet: Uint8Array, shadowValue: Float64Array, clean: boolean) => void;
   /** Awaited after each input chunk (lets a COPY stream apply backpressure). */
   afterChunk?: () => Promise<void>;
+  /**
+   * Compute the typed shadows only: the profile then holds nothing but `rowCount` (the caller
+   * already has a file info of the same bytes).
+   */
+  shadowsOnly?: boolean;
 }
 
 export interface ScanResult {
@@ -134,7 +139,7 @@ export async function readRecords(
  */
 export async function scanFile(path: string, detection: FormatDetection, options: ScanOptions = {}): Promise<ScanResult> {
   const { names, synthetic } = scanColumns(detection, options.degroup);
-  const profiler = new Profiler(names, synthetic, options.shadows);
+  const profiler = new Profiler(names, synthetic, options.shadows, options.shadowsOnly);
   const { shadowSet, shadowValue } = profiler;
   const onRow = options.onRow;
   const router = new RowRouter(detection.headerRowIndex, detection, options.degroup, {

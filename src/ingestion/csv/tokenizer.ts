@@ -37,6 +37,9 @@ export interface TokenizerOptions {
 export class CsvFormatError extends Error {}
 
 const INITIAL_FIELDS = 64;
+const C_DELIMITER = 1;
+const C_END = 2;
+const C_QUOTE = 3;
 
 export class CsvTokenizer {
   private readonly delimiter: number;
@@ -51,10 +54,18 @@ export class CsvTokenizer {
   /** True when the previous chunk ended on \r: a \n at the start of the next chunk belongs to it. */
   private skipLeadingLf = false;
 
+  private readonly view: RecordView = { buf: new Uint8Array(0), starts: this.starts, ends: this.ends, count: 0, index: 0, start: 0, end: 0, rewritten: false };
+  /** Per byte value: 0 ordinary, else one of the C_* classes (one table load per byte in the hot loop). */
+  private readonly classes = new Uint8Array(256);
+
   constructor(options: TokenizerOptions) {
     this.delimiter = options.delimiter;
     this.quote = options.quote;
     this.maxRecordBytes = options.maxRecordBytes ?? 64 * 1024 * 1024;
+    this.classes[LF] = C_END;
+    this.classes[CR] = C_END;
+    if (this.quote >= 0) this.classes[this.quote] = C_QUOTE;
+    this.classes[this.delimiter] = C_DELIMITER;
   }
 
   get recordsSeen(): number {
@@ -124,8 +135,17 @@ export class CsvTokenizer {
     let anyEscaped = false;
     let stray = false;
     let recordEnd = -1;
+    let starts = this.starts;
+    let ends = this.ends;
+    let kinds = this.escaped;
+    const classes = this.classes;
     for (;;) {
-      if (count === this.starts.length) this.grow();
+      if (count === starts.length) {
+        this.grow();
+        starts = this.starts;
+        ends = this.ends;
+        kinds = this.escaped;
+      }
       // One field.
       if (i < length && data[i] === quote) {
         i++;
@@ -133,24 +153,24 @@ export class CsvTokenizer {
         let escaped = 0;
         let closed = false;
         while (i < length) {
-          const b = data[i];
-          if (b === quote) {
-            if (i + 1 < length && data[i + 1] === quote) {
-              escaped = 1;
-              i += 2;
-              continue;
-            }
-            if (i + 1 >= length && !atEof) return -1; // cannot tell a closing quote from a doubled one yet
-            closed = true;
-            break;
+          if (data[i] !== quote) {
+            i++;
+            continue;
           }
-          i++;
+          if (i + 1 < length && data[i + 1] === quote) {
+            escaped = 1;
+            i += 2;
+            continue;
+          }
+          if (i + 1 >= length && !atEof) return -1; // cannot tell a closing quote from a doubled one yet
+          closed = true;
+          break;
         }
         if (!closed) {
           if (!atEof) return -1;
-          this.starts[count] = start;
-          this.ends[count] = i;
-          this.escaped[count] = escaped;
+          starts[count] = start;
+          ends[count] = i;
+          kinds[count] = escaped;
           anyEscaped ||= escaped === 1;
           count++;
           recordEnd = i;
@@ -165,23 +185,27 @@ export class CsvTokenizer {
           trailingEnd = i;
           escaped = 2;
         }
-        this.starts[count] = start;
-        this.ends[count] = trailingEnd === end ? end : trailingEnd;
-        this.escaped[count] = escaped;
+        starts[count] = start;
+        ends[count] = trailingEnd === end ? end : trailingEnd;
+        kinds[count] = escaped;
         anyEscaped ||= escaped !== 0;
         count++;
       } else {
         const start = i;
         while (i < length) {
-          const b = data[i];
-          if (b === delimiter || b === LF || b === CR) break;
+          const c = classes[data[i]];
+          if (c === 0) {
+            i++;
+            continue;
+          }
+          if (c !== C_QUOTE) break;
           // A quote inside an unquoted field is literal here; PostgreSQL's CSV reader would not agree.
-          if (b === quote) stray = true;
+          stray = true;
           i++;
         }
-        this.starts[count] = start;
-        this.ends[count] = i;
-        this.escaped[count] = 0;
+        starts[count] = start;
+        ends[count] = i;
+        kinds[count] = 0;
         count++;
       }
       if (i >= length) {
@@ -194,10 +218,15 @@ export class CsvTokenizer {
         i++;
         if (i >= length && !atEof) return -1;
         if (i >= length) {
-          if (count === this.starts.length) this.grow();
-          this.starts[count] = i;
-          this.ends[count] = i;
-          this.escaped[count] = 0;
+          if (count === starts.length) {
+            this.grow();
+            starts = this.starts;
+            ends = this.ends;
+            kinds = this.escaped;
+          }
+          starts[count] = i;
+          ends[count] = i;
+          kinds[count] = 0;
           count++;
           recordEnd = i;
           break;
@@ -219,7 +248,17 @@ export class CsvTokenizer {
       break;
     }
     if (anyEscaped) this.collapse(data, count);
-    onRecord({ buf: data, starts: this.starts, ends: this.ends, count, index: this.recordIndex++, start: pos, end: recordEnd < 0 ? i : recordEnd, rewritten: anyEscaped || stray });
+    // One view object for every record (valid only during the callback): no allocation per record.
+    const view = this.view;
+    view.buf = data;
+    view.starts = this.starts;
+    view.ends = this.ends;
+    view.count = count;
+    view.index = this.recordIndex++;
+    view.start = pos;
+    view.end = recordEnd < 0 ? i : recordEnd;
+    view.rewritten = anyEscaped || stray;
+    onRecord(view);
     return i;
   }
 

@@ -189,6 +189,7 @@ export class Profiler {
     }
     if (this.shadowsOnly) {
       for (const f of this.shadowFields) this.shadowOnly(record, f);
+      this.rowCount++;
       return true;
     }
     let rowH1 = 0x811c9dc5;

@@ -6,6 +6,19 @@ const LF = 0x0a;
 const CR = 0x0d;
 const OUT_CHUNK = 1 << 20;
 
+/** "00" to "99" as ASCII bytes. */
+const PAIRS = new Uint8Array(200);
+for (let i = 0; i < 100; i++) {
+  PAIRS[2 * i] = 0x30 + Math.floor(i / 10);
+  PAIRS[2 * i + 1] = 0x30 + (i % 10);
+}
+
+/** Decimal digits of 0 <= v < 2^31. */
+function digitCount(v: number): number {
+  if (v < 100000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5;
+  return v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+}
+
 /**
  * Encodes data rows as CSV for `COPY ... (FORMAT csv)` into a staging table
  * (row_no, c0 .. c{width-1}, extra, shadows): a row of the file whose bytes are clean and regular
@@ -55,13 +68,7 @@ export class CopyRowEncoder {
     let p = this.writeDigits(record.index, this.pos);
     out[p++] = this.delimiter;
     if (clean && this.passThrough && !record.rewritten && count === this.width) {
-      // A byte loop beats creating a subarray view for the short spans of ledger rows.
-      if (raw < 512) {
-        for (let k = record.start; k < record.end; k++) out[p++] = buf[k];
-      } else {
-        out.set(buf.subarray(record.start, record.end), p);
-        p += raw;
-      }
+      p += this.sourceBuffer(buf).copy(out, p, record.start, record.end);
       out[p++] = this.delimiter; // extra: NULL
       this.passedThrough++;
     } else {
@@ -79,6 +86,18 @@ export class CopyRowEncoder {
     out[p++] = LF;
     this.pos = p;
     this.rows++;
+  }
+
+  private source: Uint8Array | null = null;
+  private sourceView: Buffer = Buffer.alloc(0);
+
+  /** A Buffer over the record's bytes, made once per input chunk: its native copy needs no view per row. */
+  private sourceBuffer(buf: Uint8Array): Buffer {
+    if (buf !== this.source) {
+      this.source = buf;
+      this.sourceView = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    return this.sourceView;
   }
 
   /** Full buffers, and with `all` the partial one too. */
@@ -107,22 +126,31 @@ export class CopyRowEncoder {
       out[p++] = 0x2d;
       value = -value;
     }
-    if (value < 10) {
-      out[p] = 0x30 + value;
-      return p + 1;
-    }
-    if (value <= 0x7fffffff) {
-      let digits = 1;
-      for (let v = (value / 10) | 0; v > 0; v = (v / 10) | 0) digits++;
+    if (value > 0x7fffffff) {
+      let digits = 0;
+      for (let v = value; v >= 1; v = Math.floor(v / 10)) digits++;
       let at = p + digits - 1;
-      for (let v = value | 0; v > 0; v = (v / 10) | 0) out[at--] = 0x30 + (v % 10);
+      for (let v = value; v >= 1; v = Math.floor(v / 10)) out[at--] = 0x30 + (v % 10);
       return p + digits;
     }
-    let digits = 0;
-    for (let v = value; v >= 1; v = Math.floor(v / 10)) digits++;
-    let at = p + digits - 1;
-    for (let v = value; v >= 1; v = Math.floor(v / 10)) out[at--] = 0x30 + (v % 10);
-    return p + digits;
+    // Two digits per division (row numbers, day numbers and amounts are written for every row).
+    let v = value | 0;
+    const end = p + digitCount(v);
+    let at = end;
+    while (v >= 100) {
+      const q = (v / 100) | 0;
+      const pair = (v - q * 100) << 1;
+      out[--at] = PAIRS[pair + 1];
+      out[--at] = PAIRS[pair];
+      v = q;
+    }
+    if (v >= 10) {
+      out[--at] = PAIRS[(v << 1) + 1];
+      out[--at] = PAIRS[v << 1];
+    } else {
+      out[--at] = 0x30 + v;
+    }
+    return end;
   }
 
   /** One field, trimmed; blank writes nothing (NULL); quoted when it holds the delimiter, a quote or a line break. */
@@ -141,10 +169,7 @@ export class CopyRowEncoder {
         break;
       }
     }
-    if (!special) {
-      out.set(buf.subarray(s, e), p);
-      return p + (e - s);
-    }
+    if (!special) return p + this.sourceBuffer(buf).copy(out, p, s, e);
     out[p++] = quote;
     for (let k = s; k < e; k++) {
       const b = buf[k];

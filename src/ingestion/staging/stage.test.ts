@@ -7,6 +7,7 @@ import { writeGeneralLedgerCsv } from "../../../bench/gl-generator.js";
 import { createTestDatabase } from "../../../test/helpers/database.js";
 import { ERP_GENERAL_LEDGER, FixtureDir, frenchFec, germanLedger, QUICKBOOKS_ONLINE_JOURNAL, UTF8_BOM } from "../../../test/ingestion/fixtures.js";
 import { detectFormat } from "../detect.js";
+import { inspectFile } from "../inspect.js";
 import { daysSince2000 } from "../profile/profiler.js";
 import { dropTables, stagedRowCount, stageFile } from "./stage.js";
 
@@ -154,3 +155,40 @@ describe("parallel staging", () => {
   });
 });
 
+
+describe("staging with a file info computed earlier", () => {
+  it("stages the same rows and returns that file info without profiling again", async () => {
+    const file = dir.write("known.csv", "");
+    await writeGeneralLedgerCsv(file, 4000, 13);
+    const profiled = await stageFile(pool, file, { table: "ingest.stg_profiled", name: "known.csv" });
+    const earlier = await inspectFile(file, { name: "known.csv" });
+    // A marker only the earlier file info has: proves it was returned rather than recomputed.
+    const marked = { ...earlier, rowContentSnippets: [...earlier.rowContentSnippets, "from import"] };
+    const reused = await stageFile(pool, file, { table: "ingest.stg_reused", name: "known.csv", fileInfo: marked });
+    expect(reused.fileInfo).toEqual(marked);
+    expect({ ...reused.fileInfo, rowContentSnippets: earlier.rowContentSnippets }).toEqual(profiled.fileInfo);
+    expect(reused.columns).toEqual(profiled.columns);
+    expect(reused.rowCount).toBe(4000);
+    const difference = await pool.query("SELECT count(*) AS n FROM ((TABLE ingest.stg_profiled EXCEPT ALL TABLE ingest.stg_reused) UNION ALL (TABLE ingest.stg_reused EXCEPT ALL TABLE ingest.stg_profiled)) d");
+    expect(Number(difference.rows[0].n)).toBe(0);
+  });
+
+  it("profiles when the earlier file info does not describe these rows", async () => {
+    const file = dir.write("other.csv", "Account,Amount\n1000,1.00\n2000,2.00\n");
+    const earlier = await inspectFile(file);
+    // Another delimiter: another reading of the file.
+    const otherLayout = await stageFile(pool, file, { table: "ingest.stg_other", fileInfo: { ...earlier, delimiter: ";", rowContentSnippets: ["stale"] } });
+    expect(otherLayout.fileInfo.rowContentSnippets).not.toContain("stale");
+    // Same layout, other row count (another file's info): the pass is redone with profiling.
+    const otherRows = await stageFile(pool, file, { table: "ingest.stg_other", fileInfo: { ...earlier, rowCount: 5, rowContentSnippets: ["stale"] } });
+    expect(otherRows.fileInfo.rowContentSnippets).not.toContain("stale");
+    expect(otherRows.rowCount).toBe(2);
+    expect(await stagedRowCount(pool, "ingest.stg_other")).toBe(2);
+    // A degrouped staging never takes a file info of the file as it is.
+    const grouped = dir.write("qbo-known.csv", QUICKBOOKS_ONLINE_JOURNAL);
+    const asIs = await inspectFile(grouped);
+    const degrouped = await stageFile(pool, grouped, { table: "ingest.stg_qbo_known", degroup: true, fileInfo: asIs });
+    expect(degrouped.fileInfo.degrouped).toBe(true);
+    expect(degrouped.fileInfo.rowCount).toBe(7);
+  });
+});

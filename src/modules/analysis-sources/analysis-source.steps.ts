@@ -35,6 +35,7 @@ import {
 } from "../../ingestion/index.js";
 import { JobError } from "../../jobs/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
+import { tabularReadingOf } from "../file-infos/file-info.service.js";
 import { fileObjectKey } from "../file-manager/file-manager.service.js";
 
 /** The stored row, as the steps read it. */
@@ -119,8 +120,10 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
   }, 250);
   timer.unref();
   try {
+    // The file's own file info (computed on import) spares staging a second profiling pass.
+    const fileInfo = degroup ? null : await tabularReadingOf(env.app, source.fileManagerFileId);
     const staged = await withFile(env.app, source, (path) =>
-      stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name: file?.name, presetHeaderRowIndex: source.presetHeaderRowIndex }),
+      stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name: file?.name, presetHeaderRowIndex: source.presetHeaderRowIndex, fileInfo }),
     ).catch(userFacing);
     const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped };
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };

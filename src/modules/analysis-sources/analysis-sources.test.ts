@@ -187,6 +187,22 @@ describe("layouts from upload to COMPLETED", () => {
     expect(mappings.body.content.map((m: { account: string }) => m.account).sort()).toEqual(["1000", "2000", "4000"]);
   });
 
+  it("describes the file as its own file info does (computed once, on import, and reused by staging)", async () => {
+    const fileId = await uploadFile(server, fixture.engagementId, "ledger.csv", ERP_GENERAL_LEDGER);
+    const file = await server.api.get(`/file-manager/${fileId}`);
+    const info = await waitFor(async () => {
+      const response = await server.api.get(`/file-info/${file.body.fileInfoId}`);
+      return response.body.type === "TABULAR_FILE_INFO" ? response.body : undefined;
+    }, "the file's file info");
+    const { source } = await settle(server, (await createSource(server, fixture, fileId, { targetWorkflowState: "COLUMNS_ANALYZED" })).id);
+    expect(source.workflowState).toBe("COLUMNS_ANALYZED");
+    expect(source.fileInfo.columnData).toEqual(info.columnData);
+    expect(source.fileInfo).toMatchObject({ delimiter: info.delimiter, headerRowIndex: info.headerRowIndex, firstLine: info.firstLine });
+    // The source adds the metrics of the recommended mapping to the file's own.
+    expect(source.fileInfo.tableMetadata).toMatchObject(info.tableMetadata);
+    expect(Object.keys(source.fileInfo.tableMetadata)).toEqual(expect.arrayContaining(["blankRequiredValues", "debitsNotEqualCredits"]));
+  });
+
   it("stages the file again when its UNLOGGED staging table was emptied (what a database crash does)", async () => {
     const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "INTEGRITY_CHECKED" });
     expect(source.workflowState).toBe("INTEGRITY_CHECKED");

@@ -40,6 +40,7 @@ export const computeFileInfoJob = defineJob<{ fileInfoId: string; fileId: string
           rowContentSnippets: (found.rowContentSnippets ?? []) as Prisma.InputJsonValue,
           columnData: (found.columnData ?? []) as Prisma.InputJsonValue,
           tableMetadata: (found.tableMetadata ?? {}) as Prisma.InputJsonValue,
+          tabularReading: (found.tabularReading ?? undefined) as Prisma.InputJsonValue | undefined,
           state: "COMPLETE",
           lastModifiedDate: new Date(),
           version: { increment: 1 },

@@ -1,4 +1,6 @@
+import type { App } from "../../app-services.js";
 import { findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import type { TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
 
@@ -8,4 +10,33 @@ export function getFileInfo(ctx: RequestContext, id: string) {
 
 export function queryFileInfos(ctx: RequestContext, args: PageArgs) {
   return queryEntities(ctx.app, { model: "fileInfo", columns: fileInfoColumns }, args);
+}
+
+/**
+ * The ingestion engine's reading of a file as its import computed it (the file info plus what
+ * the read model lacks), or null while it is being computed or when the file is not tabular.
+ * Ingestion stages such a file without profiling it again.
+ */
+export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFileId: string): Promise<TabularFileInfo | null> {
+  const info = await app.prisma.fileInfo.findFirst({ where: { fileManagerFileId, state: "COMPLETE", type: "TABULAR_FILE_INFO" } });
+  const reading = info?.tabularReading as { bom: boolean; quote: string | null; rowCount: number } | null | undefined;
+  if (!info || !reading) return null;
+  return {
+    type: "TABULAR_FILE_INFO",
+    name: info.name,
+    format: info.format as TabularFileInfo["format"],
+    formatDetected: info.formatDetected,
+    degrouped: false,
+    encoding: info.encoding as TabularFileInfo["encoding"],
+    bom: reading.bom,
+    delimiter: info.delimiter ?? "",
+    quote: reading.quote,
+    firstLine: info.firstLine ?? "",
+    headerRowIndex: info.headerRowIndex,
+    lastNonBlankRowIndex: info.lastNonBlankRowIndex ?? -1,
+    rowContentSnippets: info.rowContentSnippets as string[],
+    rowCount: reading.rowCount,
+    columnData: info.columnData as unknown as TabularFileInfo["columnData"],
+    tableMetadata: info.tableMetadata as unknown as TabularFileInfo["tableMetadata"],
+  };
 }

@@ -14,6 +14,14 @@ export interface FileInspection {
   rowContentSnippets?: unknown[];
   columnData?: unknown[];
   tableMetadata?: Record<string, unknown>;
+  /** Internal: what the read model lacks of the engine's reading, for ingestion to reuse it. */
+  tabularReading?: TabularReading;
+}
+
+export interface TabularReading {
+  bom: boolean;
+  quote: string | null;
+  rowCount: number;
 }
 
 export interface InspectableFile {

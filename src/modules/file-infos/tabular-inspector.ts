@@ -24,6 +24,7 @@ export async function inspectTabularFile(file: InspectableFile): Promise<FileIns
       rowContentSnippets: info.rowContentSnippets,
       columnData: info.columnData,
       tableMetadata: info.tableMetadata,
+      tabularReading: { bom: info.bom, quote: info.quote, rowCount: info.rowCount },
     };
   } catch (error) {
     if (error instanceof NotTabularFileError) return { type: "FILE_INFO" };
