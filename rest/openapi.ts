@@ -124,7 +124,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
     for (const variable of route.variables) {
       const source = variable.source;
       if (source.from === "path") parameters.push({ name: source.name, in: "path", required: true, schema: { type: "string" } });
-      else if (source.from === "query") parameters.push({ name: source.name, in: "query", required: false, schema: wrap(variable.type, true) });
+      else if (source.from === "query") parameters.push({ name: source.name, in: "query", required: isNonNullType(variable.type), schema: wrap(variable.type, true) });
       else if (source.from === "body") {
         const named = getNamedType(variable.type);
         requestBody = {

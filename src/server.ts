@@ -8,7 +8,7 @@ import { NotFoundError, RateLimitedError } from "./core/errors.js";
 import { migrate } from "./db/migrate.js";
 import type { EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { createAppServices, type App } from "./app-services.js";
-import { clientAddress, createYogaServer, GRAPHQL_PATH } from "./graphql/yoga.js";
+import { clientAddress, createYogaServer, GRAPHQL_PATH, requestOrigin } from "./graphql/yoga.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
 import { schema } from "../schema/index.js";
 import { routeTable } from "../rest/routes.js";
@@ -73,6 +73,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const identify = (req: Request) => ({
     authorization: req.headers.authorization,
     clientIp: clientAddress(req, config.trustProxy),
+    origin: requestOrigin(req, config.trustProxy),
     requestId: (req.headers["x-request-id"] as string | undefined) ?? randomUUID(),
   });
 

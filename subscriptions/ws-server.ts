@@ -4,7 +4,7 @@ import { WebSocketServer } from "ws";
 import { useServer } from "graphql-ws/use/ws";
 import type { ExecutionArgs } from "graphql";
 import type { App } from "../src/app-services.js";
-import { clientAddress, GRAPHQL_PATH, type AppYoga } from "../src/graphql/yoga.js";
+import { clientAddress, GRAPHQL_PATH, requestOrigin, type AppYoga } from "../src/graphql/yoga.js";
 import type { RequestIdentity } from "../src/graphql/context-factory.js";
 
 function authorizationFrom(params: Record<string, unknown> | undefined, header: string | undefined): string | undefined {
@@ -21,6 +21,7 @@ export function attachSubscriptions(server: Server, yoga: AppYoga, app: App): { 
   const identity = (ctx: { connectionParams?: Record<string, unknown>; extra: { request: import("node:http").IncomingMessage } }): RequestIdentity => ({
     authorization: authorizationFrom(ctx.connectionParams, ctx.extra.request.headers.authorization),
     clientIp: clientAddress(ctx.extra.request, app.config.trustProxy),
+    origin: requestOrigin(ctx.extra.request, app.config.trustProxy),
     requestId: randomUUID(),
   });
   const disposable = useServer(

@@ -165,11 +165,22 @@ export class LockedError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  /** `resetSeconds` is sent as X-User-Hour-Limit-Remaining for the per-user limit only. */
+  /**
+   * `resetSeconds` is sent as X-User-Hour-Limit-Remaining for the per-user limit only. GraphQL
+   * clients read errors, not headers (and one response may carry several errors), so the same
+   * numbers are also in the error's extensions: `userHourLimitRemaining`, `retryAfterSeconds`.
+   */
   constructor(reason: string, resetSeconds?: number, retryAfterSeconds?: number) {
     super("RATE_LIMITED", 429, reason, [problem("UNKNOWN", reason)]);
-    if (resetSeconds !== undefined) this.headers["X-User-Hour-Limit-Remaining"] = String(resetSeconds);
-    if (retryAfterSeconds !== undefined) this.headers["Retry-After"] = String(retryAfterSeconds);
+    const extensions = this.extensions as Record<string, unknown>;
+    if (resetSeconds !== undefined) {
+      this.headers["X-User-Hour-Limit-Remaining"] = String(resetSeconds);
+      extensions.userHourLimitRemaining = resetSeconds;
+    }
+    if (retryAfterSeconds !== undefined) {
+      this.headers["Retry-After"] = String(retryAfterSeconds);
+      extensions.retryAfterSeconds = retryAfterSeconds;
+    }
   }
 }
 

@@ -5,6 +5,8 @@ import { noteLogin } from "../modules/users/recent-logins.js";
 export interface RequestIdentity {
   authorization: string | null | undefined;
   clientIp: string;
+  /** Scheme and host the request was addressed to (see requestOrigin); undefined when unusable. */
+  origin?: string;
   requestId: string;
 }
 
@@ -12,5 +14,5 @@ export interface RequestIdentity {
 export async function buildRequestContext(app: App, identity: RequestIdentity): Promise<RequestContext> {
   const auth = await app.tokens.authenticate(identity.authorization, identity.clientIp);
   noteLogin(app, auth.userId, identity.clientIp);
-  return { app, prisma: app.prisma, auth, requestId: identity.requestId, clientIp: identity.clientIp };
+  return { app, prisma: app.prisma, auth, requestId: identity.requestId, clientIp: identity.clientIp, origin: identity.origin };
 }

@@ -10,6 +10,8 @@ export interface RequestContext {
   auth: AuthInfo | null;
   requestId: string;
   clientIp: string;
+  /** Scheme and host the request was addressed to, honouring TRUST_PROXY: the base of emailed links without PUBLIC_URL. */
+  origin?: string;
   /** Files a REST upload route streamed into storage for this request (see src/storage/uploads.ts). */
   uploads?: Map<string, StagedUpload>;
 }

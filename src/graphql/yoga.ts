@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import type { TLSSocket } from "node:tls";
 import { randomUUID } from "node:crypto";
 import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from "graphql";
 import { createYoga } from "graphql-yoga";
@@ -22,6 +23,34 @@ export function clientAddress(req: IncomingMessage | undefined, trustProxy: bool
     if (first) return normaliseAddress(first);
   }
   return normaliseAddress(req?.socket.remoteAddress ?? "0.0.0.0");
+}
+
+/** A bare host with an optional port: a DNS name, IPv4 address or bracketed IPv6 address. */
+const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+function firstValue(header: string | string[] | undefined): string | undefined {
+  return (Array.isArray(header) ? header[0] : header)?.split(",")[0]?.trim() || undefined;
+}
+
+/**
+ * The scheme and host the caller addressed (`https://api.example.com`), the base of links sent by
+ * email when PUBLIC_URL is unset. X-Forwarded-Proto/-Host count only with TRUST_PROXY, exactly as
+ * X-Forwarded-For does for `clientAddress`: without a proxy that sets them, any caller could.
+ * The Host header is the caller's to choose, so only a bare host[:port] is accepted (undefined
+ * otherwise): nothing else of it can reach an email. PUBLIC_URL pins the address for production.
+ */
+export function requestOrigin(req: IncomingMessage | undefined, trustProxy: boolean): string | undefined {
+  if (!req) return undefined;
+  let scheme = (req.socket as TLSSocket | undefined)?.encrypted ? "https" : "http";
+  let host = firstValue(req.headers.host);
+  if (trustProxy) {
+    const forwardedScheme = firstValue(req.headers["x-forwarded-proto"])?.toLowerCase();
+    if (forwardedScheme === "http" || forwardedScheme === "https") scheme = forwardedScheme;
+    host = firstValue(req.headers["x-forwarded-host"]) ?? host;
+  }
+  host = host?.toLowerCase();
+  if (!host || host.length > 260 || !HOST.test(host)) return undefined;
+  return `${scheme}://${host}`;
 }
 
 /**
@@ -62,6 +91,7 @@ export function createYogaServer(app: App, schema: GraphQLSchema) {
       return buildRequestContext(app, {
         authorization: initial.request.headers.get("authorization"),
         clientIp: clientAddress(req, app.config.trustProxy),
+        origin: requestOrigin(req, app.config.trustProxy),
         requestId: initial.request.headers.get("x-request-id") ?? randomUUID(),
       });
     },

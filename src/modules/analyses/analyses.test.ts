@@ -402,3 +402,102 @@ describe("analyses over GraphQL", () => {
     expect(fundStatus.body.data.analysisStatus.availableFeatures.REVIEW_FUNDS).toBe(true);
   });
 });
+
+describe("analyses over GraphQL: run refusal, results, archive and delete", () => {
+  const createAnalysis = `mutation($input: CreateAnalysisInput!) { createAnalysis(input: $input) { id version archived } }`;
+  const updateAnalysis = `mutation($id: ID!, $input: UpdateAnalysisInput!) { updateAnalysis(id: $id, input: $input) { id name archived version } }`;
+
+  async function createOverGraphql(name: string) {
+    const created = await server.gql(createAnalysis, { input: body({ name }) });
+    expect(created.body.errors).toBeUndefined();
+    return created.body.data.createAnalysis as { id: string; version: number; archived: boolean };
+  }
+
+  it("refuses runAnalysis while not ready: 409 INVALID_STATE naming the preflight errors in the extensions", async () => {
+    const analysis = await createOverGraphql("Graph not ready");
+    const run = await server.gql(`mutation($id: ID!) { runAnalysis(id: $id) { id type status } }`, { id: analysis.id });
+    expect(run.body.data).toBeNull();
+    expect(run.body.errors).toHaveLength(1);
+    expect(run.body.errors[0].extensions).toMatchObject({
+      code: "CONFLICT",
+      status: 409,
+      entityId: analysis.id,
+      problems: [{ problemType: "INVALID_STATE", identifier: "preflightErrors", values: ["REQUIRED_FILES_MISSING"] }],
+    });
+    const unknown = await server.gql(`mutation { runAnalysis(id: "5cc9076887f13cb8a7a1aaaa") { id } }`);
+    expect(unknown.body.errors[0].extensions).toMatchObject({ code: "NOT_FOUND", status: 404 });
+    // No async result was started for the refused run.
+    const started = await server.gql(`query($f: JSON) { asyncResults(filter: $f) { totalElements } }`, { f: { entityId: analysis.id, type: "ANALYSIS_RUN" } });
+    expect(started.body.errors).toBeUndefined();
+    expect(started.body.data.asyncResults.totalElements).toBe(0);
+    // The permission is checked before readiness.
+    const writer = await server.api.post("/api-tokens", { name: "graph no run", permissions: ["api.analyses.write", "api.analyses.read"] });
+    const refused = await server.gql(`mutation($id: ID!) { runAnalysis(id: $id) { id } }`, { id: analysis.id }, writer.body.token);
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403, problems: [{ values: ["api.analyses.run"] }] });
+  });
+
+  it("reads analysisResult and queries analysisResults", async () => {
+    const analysis = (await server.gql(`mutation($input: CreateAnalysisInput!) { createAnalysis(input: $input) { id analysisPeriods { id startDate endDate interimAsAtDate } } }`, { input: body({ name: "Graph results" }) })).body.data.createAnalysis;
+    const pg = await import("pg");
+    const client = new pg.default.Client({ connectionString: server.databaseUrl });
+    await client.connect();
+    const ids = ["5cc9076887f13cb8a7a1cccc", "5cc9076887f13cb8a7a1dddd"];
+    try {
+      // Runs write results (the engine comes later); stand in for two runs, both kept (spec 2.12).
+      for (const id of ids) {
+        await client.query(
+          `INSERT INTO analysis_result (id, engagement_id, analysis_id, analysis_type_id, analysis_periods, interim, created_user_name, last_modified_user_name)
+           VALUES ($1, $2, $3, $4, $5, false, 'engine', 'engine')`,
+          [id, engagementId, analysis.id, GL, JSON.stringify(analysis.analysisPeriods)],
+        );
+      }
+    } finally {
+      await client.end();
+    }
+    const read = await server.gql(`query($id: ID!) { analysisResult(id: $id) { id engagementId analysisId analysisTypeId interim version analysisPeriods { id startDate endDate } } }`, { id: ids[0] });
+    expect(read.body.errors).toBeUndefined();
+    expect(read.body.data.analysisResult).toEqual({
+      id: ids[0],
+      engagementId,
+      analysisId: analysis.id,
+      analysisTypeId: GL,
+      interim: false,
+      version: 0,
+      analysisPeriods: analysis.analysisPeriods.map(({ id, startDate, endDate }: { id: string; startDate: string; endDate: string }) => ({ id, startDate, endDate })),
+    });
+    const page = await server.gql(`query($f: JSON) { analysisResults(filter: $f, sort: "id,desc") { totalElements content { id } } }`, { f: { analysisId: analysis.id } });
+    expect(page.body.errors).toBeUndefined();
+    expect(page.body.data.analysisResults).toEqual({ totalElements: 2, content: [{ id: ids[1] }, { id: ids[0] }] });
+    const missing = await server.gql(`{ analysisResult(id: "5cc9076887f13cb8a7a1aaaa") { id } }`);
+    expect(missing.body.errors[0].extensions).toMatchObject({ code: "NOT_FOUND", status: 404 });
+    const badFilter = await server.gql(`query($f: JSON) { analysisResults(filter: $f) { totalElements } }`, { f: { analysisId: { $iprefix: "5cc" } } });
+    expect(badFilter.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+  });
+
+  it("archives and unarchives through updateAnalysis; an archived analysis only accepts being unarchived", async () => {
+    const analysis = await createOverGraphql("Graph archive");
+    const archived = await server.gql(updateAnalysis, { id: analysis.id, input: { archived: true, version: 0 } });
+    expect(archived.body.errors).toBeUndefined();
+    expect(archived.body.data.updateAnalysis).toMatchObject({ archived: true, version: 1 });
+    const status = await server.gql(`query($id: ID!) { analysisStatus(id: $id) { preflightErrors } }`, { id: analysis.id });
+    expect(status.body.data.analysisStatus.preflightErrors).toContain("ARCHIVED");
+    const refused = await server.gql(updateAnalysis, { id: analysis.id, input: { name: "While archived", version: 1 } });
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: "CONFLICT", status: 409, problems: [{ identifier: "archived" }] });
+    const unarchived = await server.gql(updateAnalysis, { id: analysis.id, input: { archived: false, name: "Back", version: 1 } });
+    expect(unarchived.body.errors).toBeUndefined();
+    expect(unarchived.body.data.updateAnalysis).toEqual({ id: analysis.id, name: "Back", archived: false, version: 2 });
+    const listed = await server.gql(`query($f: JSON) { analyses(filter: $f) { content { id } } }`, { f: { id: analysis.id, archived: false } });
+    expect(listed.body.data.analyses.content).toEqual([{ id: analysis.id }]);
+  });
+
+  it("deletes through deleteAnalysis, then answers NOT_FOUND", async () => {
+    const analysis = await createOverGraphql("Graph delete");
+    const deleted = await server.gql(`mutation($id: ID!) { deleteAnalysis(id: $id) { id } }`, { id: analysis.id });
+    expect(deleted.body.errors).toBeUndefined();
+    expect(deleted.body.data.deleteAnalysis).toEqual({ id: analysis.id });
+    const read = await server.gql(`query($id: ID!) { analysis(id: $id) { id } }`, { id: analysis.id });
+    expect(read.body.errors[0].extensions).toMatchObject({ code: "NOT_FOUND", status: 404 });
+    const again = await server.gql(`mutation($id: ID!) { deleteAnalysis(id: $id) { id } }`, { id: analysis.id });
+    expect(again.body.errors[0].extensions).toMatchObject({ code: "NOT_FOUND", status: 404 });
+  });
+});

@@ -56,19 +56,23 @@ const EmailSubscriptionInput = builder.inputType("EmailSubscriptionInput", {
   }),
 });
 
+// Spec 2.12; the rule itself lives in engagement.service.ts (periodChoiceProblems).
+const PERIOD_DESCRIPTION = "Required unless a reportingPeriodConfigurationId is given or kept; a configuration replaces it (not stored then)";
+const CONFIGURATION_DESCRIPTION = "Replaces accountingPeriod when set (takes precedence when both are sent); on update, null clears it and accountingPeriod must then be sent";
+
 const CreateEngagementInput = builder.inputType("CreateEngagementInput", {
   fields: (t) => ({
     organizationId: t.id({ required: true }),
     name: t.string({ required: true }),
     libraryId: t.id({ description: "Defaults to the PLATFORM_FOR_PROFIT system library" }),
     accountingPackage: t.string(),
-    accountingPeriod: t.field({ type: AccountingPeriodInput }),
+    accountingPeriod: t.field({ type: AccountingPeriodInput, description: PERIOD_DESCRIPTION }),
     auditPeriodEndDate: t.field({ type: "Date" }),
     industry: t.string(),
     auditorIds: t.idList(),
     engagementLeadId: t.id(),
     billingCode: t.string(),
-    reportingPeriodConfigurationId: t.id(),
+    reportingPeriodConfigurationId: t.id({ description: CONFIGURATION_DESCRIPTION }),
     settingsBasedOnEngagementId: t.id(),
   }),
 });
@@ -77,13 +81,13 @@ const UpdateEngagementInput = builder.inputType("UpdateEngagementInput", {
   fields: (t) => ({
     name: t.string(),
     accountingPackage: t.string(),
-    accountingPeriod: t.field({ type: AccountingPeriodInput }),
+    accountingPeriod: t.field({ type: AccountingPeriodInput, description: PERIOD_DESCRIPTION }),
     auditPeriodEndDate: t.field({ type: "Date" }),
     industry: t.string(),
     auditorIds: t.idList(),
     engagementLeadId: t.id(),
     billingCode: t.string(),
-    reportingPeriodConfigurationId: t.id(),
+    reportingPeriodConfigurationId: t.id({ description: CONFIGURATION_DESCRIPTION }),
     emailSubscriptions: t.field({ type: [EmailSubscriptionInput], required: true }),
     version: t.int({ required: true }),
   }),

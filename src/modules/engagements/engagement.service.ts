@@ -71,19 +71,17 @@ function accountingPeriodProblems(period: AccountingPeriodInput | null | undefin
   return problems;
 }
 
-/** Spec 2.12: an engagement uses either an accounting period or a reporting period configuration. */
-function periodChoiceProblems(accountingPeriod: unknown, reportingPeriodConfigurationId: unknown): Problem[] {
-  const hasPeriod = accountingPeriod != null;
-  const hasConfig = reportingPeriodConfigurationId != null;
-  if (hasPeriod === hasConfig) {
-    return [{
-      problemType: "ILLEGAL_ARGUMENT",
-      severity: "ERROR",
-      identifier: hasPeriod ? "reportingPeriodConfigurationId" : "accountingPeriod",
-      reason: hasPeriod ? "Give either accountingPeriod or reportingPeriodConfigurationId, not both" : "One of accountingPeriod or reportingPeriodConfigurationId is required",
-    }];
-  }
-  return [];
+/**
+ * Spec 2.12: a reporting period configuration "may replace `accountingPeriod`, and one of the two is
+ * required". Callers send read bodies back (spec 2.1 rule 2) and omit null keys (wire reference 1),
+ * so a body carrying both is ordinary: the configuration takes precedence and replaces the
+ * accounting period, which is then not stored (the read model shows only the one in effect, and the
+ * `frequency` filter keeps meaning "engagements on this accounting period"). Only a write that
+ * leaves neither is refused.
+ */
+function periodChoiceProblems(hasPeriod: boolean, hasConfig: boolean): Problem[] {
+  if (hasPeriod || hasConfig) return [];
+  return [{ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: "accountingPeriod", reason: "One of accountingPeriod or reportingPeriodConfigurationId is required" }];
 }
 
 async function checkReferences(ctx: RequestContext, input: EngagementFields & { emailSubscriptions?: EmailSubscriptionInput[] | null }) {
@@ -101,7 +99,8 @@ function periodColumns(period: AccountingPeriodInput | null | undefined) {
 
 export async function createEngagement(ctx: RequestContext, input: CreateEngagementInput) {
   assertContent(input);
-  const problems = [...periodChoiceProblems(input.accountingPeriod, input.reportingPeriodConfigurationId), ...accountingPeriodProblems(input.accountingPeriod)];
+  const usesConfiguration = input.reportingPeriodConfigurationId != null;
+  const problems = [...periodChoiceProblems(input.accountingPeriod != null, usesConfiguration), ...accountingPeriodProblems(input.accountingPeriod)];
   if (problems.length > 0) throw ValidationError.of(problems);
   const organization = await ctx.prisma.organization.findUnique({ where: { id: input.organizationId }, select: { id: true } });
   if (!organization) throw new ValidationError(`organizationId ${input.organizationId} refers to no organization`, { identifier: "organizationId", values: [input.organizationId] });
@@ -119,7 +118,7 @@ export async function createEngagement(ctx: RequestContext, input: CreateEngagem
         name: input.name,
         libraryId: input.libraryId ?? DEFAULT_LIBRARY_ID,
         accountingPackage: input.accountingPackage ?? null,
-        ...periodColumns(input.accountingPeriod),
+        ...periodColumns(usesConfiguration ? null : input.accountingPeriod),
         auditPeriodEndDate: input.auditPeriodEndDate ? new Date(`${input.auditPeriodEndDate}T00:00:00Z`) : null,
         industry: input.industry ?? null,
         auditorIds: input.auditorIds ?? [],
@@ -140,10 +139,12 @@ export async function createEngagement(ctx: RequestContext, input: CreateEngagem
 export async function updateEngagement(ctx: RequestContext, id: string, input: UpdateEngagementInput) {
   assertContent(input);
   const current = await getEngagement(ctx, id);
-  // Absent keys keep their stored value, so the period rule is checked on the result.
-  const nextPeriod = input.accountingPeriod !== undefined ? input.accountingPeriod : current.frequency ? {} : null;
+  // Absent keys keep their stored value, so the period rule is checked on the result: a configuration
+  // sent or kept wins, and an explicit null for it falls back to the accounting period (sent or stored).
   const nextConfig = input.reportingPeriodConfigurationId !== undefined ? input.reportingPeriodConfigurationId : current.reportingPeriodConfigurationId;
-  const problems = [...periodChoiceProblems(nextPeriod, nextConfig), ...accountingPeriodProblems(input.accountingPeriod)];
+  const storedPeriod = current.frequency != null || current.fiscalStartMonth != null;
+  const nextHasPeriod = input.accountingPeriod !== undefined ? input.accountingPeriod != null : storedPeriod;
+  const problems = [...periodChoiceProblems(nextHasPeriod, nextConfig != null), ...accountingPeriodProblems(input.accountingPeriod)];
   if (problems.length > 0) throw ValidationError.of(problems);
   await checkReferences(ctx, input);
   const actor = actorOf(ctx);
@@ -153,7 +154,9 @@ export async function updateEngagement(ctx: RequestContext, id: string, input: U
     };
     if (input.name != null) data.name = input.name;
     if (input.accountingPackage !== undefined) data.accountingPackage = input.accountingPackage;
-    if (input.accountingPeriod !== undefined) Object.assign(data, periodColumns(input.accountingPeriod));
+    if (nextConfig != null) {
+      if (storedPeriod) Object.assign(data, periodColumns(null));
+    } else if (input.accountingPeriod !== undefined) Object.assign(data, periodColumns(input.accountingPeriod));
     if (input.auditPeriodEndDate !== undefined) data.auditPeriodEndDate = input.auditPeriodEndDate ? new Date(`${input.auditPeriodEndDate}T00:00:00Z`) : null;
     if (input.industry !== undefined) data.industry = input.industry;
     if (input.auditorIds != null) data.auditorIds = input.auditorIds;

@@ -44,6 +44,14 @@ describe("reporting period configurations REST", () => {
     expect(created.body.monthlyEntries[2]).toEqual({ period: 3, quarter: 1, year: 2025, startDate: "2025-03-02", endDate: "2025-04-05" });
     expect(created.body.weeklyEntries).toHaveLength(13);
     expect((await server.api.get(`/reporting-period-config/${created.body.id}`)).body).toEqual(created.body);
+    // Spec 4.4 writes the read as "GET /reporting-period-config (by id)": the id in the query string works too.
+    const byQuery = await server.api.get(`/reporting-period-config?id=${created.body.id}`);
+    expect(byQuery.status).toBe(200);
+    expect(byQuery.body).toEqual(created.body);
+    const withoutId = await server.api.get("/reporting-period-config");
+    expect(withoutId.status).toBe(400);
+    expect(withoutId.body.problems[0].identifier).toBe("id");
+    expect((await server.api.get("/reporting-period-config?id=5cc9076887f13cb8a7a1aaaa")).status).toBe(404);
 
     const monthly = await create({ weeklyEntries: undefined, originalName: "calendar.xlsx" });
     expect(monthly.status).toBe(200);
@@ -185,5 +193,57 @@ describe("reporting period configurations over GraphQL", () => {
     expect(listed.body.data.reportingPeriodConfigurations.content[0].weeklyEntries).toHaveLength(13);
     const deleted = await server.gql(`mutation($id: ID!) { deleteReportingPeriodConfiguration(id: $id) { id } }`, { id: created.body.data.createReportingPeriodConfiguration.id });
     expect(deleted.body.data.deleteReportingPeriodConfiguration.id).toBe(created.body.data.createReportingPeriodConfiguration.id);
+  });
+
+  it("refuses monthly and weekly entries that describe different ranges, naming the mismatch in the error extensions", async () => {
+    const quarter = retailQuarter();
+    const midWeek = quarter.monthlyEntries.map((m, i) => (i === 0 ? { ...m, endDate: "2025-01-31" } : i === 1 ? { ...m, startDate: "2025-02-01" } : m));
+    const refused = await server.gql(`mutation($input: CreateReportingPeriodConfigurationInput!) { createReportingPeriodConfiguration(input: $input) { id } }`, {
+      input: { name: "Graph mismatch", monthlyEntries: midWeek, weeklyEntries: quarter.weeklyEntries },
+    });
+    expect(refused.body.data).toBeNull();
+    expect(refused.body.errors).toHaveLength(1);
+    const { extensions, message } = refused.body.errors[0];
+    expect(extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(extensions.problems[0]).toMatchObject({ identifier: "monthlyEntries[0].endDate", problemType: "ILLEGAL_ARGUMENT", values: ["2025-01-31"] });
+    expect(extensions.problems[0].reason).toMatch(/week 4 of 2025 runs 2025-01-26..2025-02-01/);
+    expect(message).toMatch(/week 4 of 2025/);
+    const listed = await server.gql(`{ reportingPeriodConfigurations(filter: { name: "graph mismatch" }) { totalElements } }`);
+    expect(listed.body.data.reportingPeriodConfigurations.totalElements).toBe(0);
+  });
+
+  it("reports the engagement's configuration on an analysis without its own, and the analysis's own otherwise", async () => {
+    const create = `mutation($input: CreateReportingPeriodConfigurationInput!) { createReportingPeriodConfiguration(input: $input) { id } }`;
+    const first = (await server.gql(create, { input: { name: "Graph inherited", ...retailQuarter() } })).body.data.createReportingPeriodConfiguration.id;
+    const second = (await server.gql(create, { input: { name: "Graph own", ...retailQuarter() } })).body.data.createReportingPeriodConfiguration.id;
+    const third = (await server.gql(create, { input: { name: "Graph switched", ...retailQuarter() } })).body.data.createReportingPeriodConfiguration.id;
+    const engagement = await server.gql(`mutation($input: CreateEngagementInput!) { createEngagement(input: $input) { id version reportingPeriodConfigurationId accountingPeriod { frequency } } }`, {
+      input: { organizationId, name: "Graph inherits", reportingPeriodConfigurationId: first },
+    });
+    expect(engagement.body.errors).toBeUndefined();
+    expect(engagement.body.data.createEngagement).toMatchObject({ reportingPeriodConfigurationId: first, accountingPeriod: null });
+    const engagementId = engagement.body.data.createEngagement.id;
+    const createAnalysis = `mutation($input: CreateAnalysisInput!) { createAnalysis(input: $input) { id reportingPeriodConfigurationId } }`;
+    const input = { engagementId, analysisTypeId: ANALYSIS_TYPE_IDS.GENERAL_LEDGER, name: "Graph inheriting", analysisPeriods: [{ startDate: "2025-01-05", endDate: "2025-04-05" }] };
+    const inheriting = (await server.gql(createAnalysis, { input })).body.data.createAnalysis;
+    expect(inheriting.reportingPeriodConfigurationId).toBe(first);
+    const own = (await server.gql(createAnalysis, { input: { ...input, name: "Graph own", reportingPeriodConfigurationId: second } })).body.data.createAnalysis;
+    expect(own.reportingPeriodConfigurationId).toBe(second);
+
+    // The engagement switches to a third configuration: the inheriting analysis follows, the other keeps its own.
+    const switched = await server.gql(`mutation($id: ID!, $input: UpdateEngagementInput!) { updateEngagement(id: $id, input: $input) { reportingPeriodConfigurationId } }`, {
+      id: engagementId,
+      input: { reportingPeriodConfigurationId: third, emailSubscriptions: [], version: engagement.body.data.createEngagement.version },
+    });
+    expect(switched.body.errors).toBeUndefined();
+    const read = await server.gql(`query($f: JSON) { analyses(filter: $f, sort: "name") { content { name reportingPeriodConfigurationId } } }`, { f: { engagementId } });
+    expect(read.body.errors).toBeUndefined();
+    expect(read.body.data.analyses.content).toEqual([
+      { name: "Graph inheriting", reportingPeriodConfigurationId: third },
+      { name: "Graph own", reportingPeriodConfigurationId: second },
+    ]);
+    // Nothing refers to the first configuration any more (the inheriting analysis never stored it).
+    const deleted = await server.gql(`mutation($id: ID!) { deleteReportingPeriodConfiguration(id: $id) { id } }`, { id: first });
+    expect(deleted.body.errors).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import express, { type Router } from "express";
 import type { App } from "../../app-services.js";
+import type { RequestContext } from "../../graphql/context.js";
 import { mailerFor } from "../../mail/mailer.js";
 
 /** Spec 8: an activation link is valid for 7 days. */
@@ -27,8 +28,13 @@ export function pendingActivationColumns(activation: Activation) {
   return { validated: false, activationTokenHash: activation.hash, activationExpiresAt: activation.expiresAt };
 }
 
-export function activationLink(app: App, token: string): string {
-  const base = app.config.publicUrl ?? `http://localhost:${app.config.port}`;
+/**
+ * Links point at PUBLIC_URL when set, else at the scheme and host the request that issued the link
+ * was sent to (README: "(from the request)"; with TRUST_PROXY, the proxy's X-Forwarded-Proto/-Host).
+ * `http://localhost:PORT` remains only for a request without a usable host.
+ */
+export function activationLink(app: App, origin: string | undefined, token: string): string {
+  const base = app.config.publicUrl ?? origin ?? `http://localhost:${app.config.port}`;
   return `${base.replace(/\/+$/, "")}${ACTIVATION_PATH}?token=${token}`;
 }
 
@@ -41,8 +47,9 @@ const INTRO: Record<ActivationReason, string> = {
 };
 
 /** Sends the activation email; throws MailDeliveryError when the mail server refuses. */
-export async function sendActivationEmail(app: App, to: string, activation: Activation, reason: ActivationReason): Promise<void> {
-  const link = activationLink(app, activation.token);
+export async function sendActivationEmail(ctx: Pick<RequestContext, "app" | "origin">, to: string, activation: Activation, reason: ActivationReason): Promise<void> {
+  const { app } = ctx;
+  const link = activationLink(app, ctx.origin, activation.token);
   const until = activation.expiresAt.toISOString();
   await mailerFor(app).send({
     to,

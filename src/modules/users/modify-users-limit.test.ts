@@ -25,6 +25,28 @@ function expectLimited(response: { status: number; headers: Headers; body: any }
   expect(response.body.status).toBe(429);
 }
 
+/** Over GraphQL the limit shows in the error: status 429 and the seconds until the reset in the extensions. */
+async function expectGraphqlLimited(server: TestServer, userId?: string) {
+  const mutations: Array<[string, Record<string, unknown>]> = [[`mutation($e: String!) { createUser(input: { email: $e, role: ROLE_USER }) { id } }`, { e: email() }]];
+  if (userId) {
+    mutations.push([`mutation($id: ID!) { updateUser(id: $id, input: { enabled: false, version: 0 }) { id } }`, { id: userId }]);
+    mutations.push([`mutation($id: ID!) { resendUserActivationLink(id: $id) { id } }`, { id: userId }]);
+  }
+  for (const [query, variables] of mutations) {
+    const response = await server.gql(query, variables);
+    expect(response.body.data).toBeNull();
+    const { extensions } = response.body.errors[0];
+    expect(extensions).toMatchObject({ code: "RATE_LIMITED", status: 429, problems: [{ problemType: "UNKNOWN" }] });
+    expect(Number.isInteger(extensions.userHourLimitRemaining)).toBe(true);
+    expect(extensions.userHourLimitRemaining).toBeGreaterThan(3000);
+    expect(extensions.userHourLimitRemaining).toBeLessThanOrEqual(3600);
+    expect(response.body.errors[0].message).toContain(`${extensions.userHourLimitRemaining} seconds`);
+    // GraphQL over HTTP answers with the error's status and header too, as REST does.
+    expect(response.status).toBe(429);
+    expect(response.headers.get("x-user-hour-limit-remaining")).toBe(String(extensions.userHourLimitRemaining));
+  }
+}
+
 describe("modify-users limit (100 calls per hour, tenant-wide)", () => {
   it("lets 100 create/update/resend calls through, from any token, and answers the 101st with 429 and X-User-Hour-Limit-Remaining", async () => {
     const server = await start();
@@ -51,11 +73,26 @@ describe("modify-users limit (100 calls per hour, tenant-wide)", () => {
     expectLimited(await other.post("/users", { email: email(), role: "ROLE_USER" }));
     expectLimited(await server.api.put(`/users/${user.id}`, { enabled: false, version }));
     expectLimited(await server.api.post(`/users/${user.id}/resend-activation-link`, {}));
+    await expectGraphqlLimited(server, user.id);
     // Delete is not one of the limited calls.
     expect((await server.api.delete(`/users/${user.id}`)).status).toBe(204);
+  });
 
-    const graphql = await server.gql(`mutation { createUser(input: { email: "${email()}", role: ROLE_USER }) { id } }`);
-    expect(graphql.body.errors?.[0].extensions).toMatchObject({ code: "RATE_LIMITED", status: 429 });
+  it("counts GraphQL mutations in the same budget and refuses the call past it over GraphQL", async () => {
+    const server = await start({ modifyUsersHourlyLimit: 3 });
+    const created = await server.gql(`mutation($e: String!) { createUser(input: { email: $e, role: ROLE_USER }) { id version } }`, { e: email() });
+    expect(created.body.errors).toBeUndefined();
+    const { id } = created.body.data.createUser;
+    const updated = await server.gql(`mutation($id: ID!) { updateUser(id: $id, input: { role: ROLE_USER_ADMIN, version: 0 }) { version } }`, { id });
+    expect(updated.body.errors).toBeUndefined();
+    const resent = await server.gql(`mutation($id: ID!) { resendUserActivationLink(id: $id) { id } }`, { id });
+    expect(resent.body.errors).toBeUndefined();
+    await expectGraphqlLimited(server, id);
+    // REST shares the budget: the same tenant is limited there too.
+    expectLimited(await server.api.post("/users", { email: email(), role: "ROLE_USER" }));
+    // Reads and deletes are not counted.
+    expect((await server.gql(`query($id: ID!) { user(id: $id) { id } }`, { id })).body.errors).toBeUndefined();
+    expect((await server.gql(`mutation($id: ID!) { deleteUser(id: $id) { id } }`, { id })).body.errors).toBeUndefined();
   });
 
   it("is shared by several processes on one database without Redis (PostgreSQL counter)", async () => {

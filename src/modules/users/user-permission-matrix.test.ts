@@ -59,84 +59,149 @@ async function target(kind: Kind): Promise<{ id: string; version: number; role: 
 
 const otherRole = (role: string) => (role === "ROLE_USER" ? "ROLE_USER_ADMIN" : "ROLE_USER");
 
-/** Each cell: perform the action on a fresh target and report whether it was allowed. */
-const CELL: Record<Column, (kind: Kind) => Promise<boolean>> = {
-  async read(kind) {
+/**
+ * One way of calling the user-management operations. Each answers `{ status, body }`: the HTTP
+ * status and body over REST; over GraphQL the error's `extensions.status` and its extensions (which
+ * carry `problems` like the REST error body), or 200 and the field's data.
+ */
+interface Outcome {
+  status: number;
+  body: any;
+}
+interface Transport {
+  read(id: string): Promise<Outcome>;
+  query(filter: Record<string, unknown>): Promise<Outcome>;
+  /** A create body; keys that are not part of the operation's input are read-only (ignored). */
+  create(body: { email: string; role: string; serviceAccount?: boolean }): Promise<Outcome>;
+  update(id: string, body: { enabled?: boolean; role?: string; version: number; serviceAccount?: boolean }): Promise<Outcome>;
+  delete(id: string): Promise<Outcome>;
+  resend(id: string): Promise<Outcome>;
+}
+
+const rest: Transport = {
+  read: (id) => server.api.get(`/users/${id}`),
+  query: (filter) => server.api.post("/users/query", filter),
+  create: (body) => server.api.post("/users", body),
+  update: (id, body) => server.api.put(`/users/${id}`, body),
+  delete: (id) => server.api.delete(`/users/${id}`),
+  resend: (id) => server.api.post(`/users/${id}/resend-activation-link`, {}),
+};
+
+const USER_FIELDS = "id email role enabled validated serviceAccount version";
+async function graphqlCall(field: string, query: string, variables: Record<string, unknown>): Promise<Outcome> {
+  const response = await server.gql(query, variables);
+  const error = response.body.errors?.[0];
+  if (error) return { status: error.extensions.status, body: error.extensions };
+  return { status: 200, body: response.body.data[field] };
+}
+
+/**
+ * GraphQL inputs have no read-only keys: an unknown input field is a schema error there, not
+ * something ignored. So `serviceAccount` is left out, which is what REST does with it too.
+ */
+const graphql: Transport = {
+  read: (id) => graphqlCall("user", `query($id: ID!) { user(id: $id) { ${USER_FIELDS} } }`, { id }),
+  query: (filter) => graphqlCall("users", `query($f: JSON) { users(filter: $f) { totalElements content { ${USER_FIELDS} } } }`, { f: filter }),
+  create: ({ email, role }) => graphqlCall("createUser", `mutation($input: CreateUserInput!) { createUser(input: $input) { ${USER_FIELDS} } }`, { input: { email, role } }),
+  update: (id, { enabled, role, version }) =>
+    graphqlCall("updateUser", `mutation($id: ID!, $input: UpdateUserInput!) { updateUser(id: $id, input: $input) { ${USER_FIELDS} } }`, { id, input: { enabled, role, version } }),
+  delete: (id) => graphqlCall("deleteUser", `mutation($id: ID!) { deleteUser(id: $id) { id } }`, { id }),
+  resend: (id) => graphqlCall("resendUserActivationLink", `mutation($id: ID!) { resendUserActivationLink(id: $id) { ${USER_FIELDS} } }`, { id }),
+};
+
+const succeeded = (outcome: Outcome) => outcome.status >= 200 && outcome.status < 300;
+/** Every cell answers success or 403; a refusal names the rule as INSUFFICIENT_PERMISSION. */
+function expectAllowedOrForbidden(outcome: Outcome): boolean {
+  if (!succeeded(outcome)) {
+    expect(outcome.status, JSON.stringify(outcome.body)).toBe(403);
+    expect(outcome.body.problems[0].problemType).toBe("INSUFFICIENT_PERMISSION");
+  }
+  return succeeded(outcome);
+}
+
+/** Each cell: perform the action on a fresh target through `api` and report whether it was allowed. */
+const CELL: Record<Column, (kind: Kind, api: Transport) => Promise<boolean>> = {
+  async read(kind, api) {
     const user = await target(kind);
-    const response = await server.api.get(`/users/${user.id}`);
-    expect([200, 403]).toContain(response.status);
-    return response.status === 200 && response.body.id === user.id;
+    const response = await api.read(user.id);
+    return expectAllowedOrForbidden(response) && response.body.id === user.id;
   },
-  async query(kind) {
+  async query(kind, api) {
     const user = await target(kind);
-    const response = await server.api.post("/users/query", { id: user.id });
+    const response = await api.query({ id: user.id });
     expect(response.status).toBe(200);
     return response.body.content.length === 1;
   },
-  async create(kind) {
+  async create(kind, api) {
     if (kind === "API Token") {
       // No role makes an API Token user; serviceAccount is read-only, so asking for one is ignored.
-      const response = await server.api.post("/users", { email: email(), role: "ROLE_ADMIN", serviceAccount: true });
+      const response = await api.create({ email: email(), role: "ROLE_ADMIN", serviceAccount: true });
       expect(response.status).toBe(200);
       return response.body.serviceAccount === true;
     }
-    const response = await server.api.post("/users", { email: email(), role: ROLE[kind] });
-    expect([200, 403]).toContain(response.status);
-    if (response.status === 403) expect(response.body.problems[0]).toMatchObject({ problemType: "INSUFFICIENT_PERMISSION", identifier: "role" });
-    return response.status === 200;
+    const response = await api.create({ email: email(), role: ROLE[kind] });
+    const allowed = expectAllowedOrForbidden(response);
+    if (!allowed) expect(response.body.problems[0]).toMatchObject({ problemType: "INSUFFICIENT_PERMISSION", identifier: "role" });
+    return allowed;
   },
-  async updateEnabled(kind) {
+  async updateEnabled(kind, api) {
     const user = await target(kind);
-    const response = await server.api.put(`/users/${user.id}`, { enabled: false, role: user.role, version: user.version });
-    expect([200, 403]).toContain(response.status);
-    const stored = (await server.api.get(`/users/${user.id}`)).body;
-    expect(stored.enabled).toBe(response.status !== 200 ? true : false);
-    return response.status === 200;
+    const response = await api.update(user.id, { enabled: false, role: user.role, version: user.version });
+    const allowed = expectAllowedOrForbidden(response);
+    const stored = (await rest.read(user.id)).body;
+    expect(stored.enabled).toBe(!allowed);
+    return allowed;
   },
-  async updateRole(kind) {
+  async updateRole(kind, api) {
     const user = await target(kind);
     const role = otherRole(user.role);
-    const response = await server.api.put(`/users/${user.id}`, { enabled: true, role, version: user.version });
-    expect([200, 403]).toContain(response.status);
-    const stored = (await server.api.get(`/users/${user.id}`)).body;
-    expect(stored.role).toBe(response.status === 200 ? role : user.role);
-    return response.status === 200;
+    const response = await api.update(user.id, { enabled: true, role, version: user.version });
+    const allowed = expectAllowedOrForbidden(response);
+    const stored = (await rest.read(user.id)).body;
+    expect(stored.role).toBe(allowed ? role : user.role);
+    return allowed;
   },
-  async roleTarget(kind) {
+  async roleTarget(kind, api) {
     const user = await target("User");
     if (kind === "API Token") {
-      const response = await server.api.put(`/users/${user.id}`, { role: "ROLE_ADMIN", serviceAccount: true, version: user.version });
+      const response = await api.update(user.id, { role: "ROLE_ADMIN", serviceAccount: true, version: user.version });
       expect(response.status).toBe(200);
       return response.body.serviceAccount === true;
     }
-    const response = await server.api.put(`/users/${user.id}`, { role: ROLE[kind], version: user.version });
-    expect([200, 403]).toContain(response.status);
-    const stored = (await server.api.get(`/users/${user.id}`)).body;
-    expect(stored.role).toBe(response.status === 200 ? ROLE[kind] : "ROLE_USER");
-    return response.status === 200;
+    const response = await api.update(user.id, { role: ROLE[kind], version: user.version });
+    const allowed = expectAllowedOrForbidden(response);
+    const stored = (await rest.read(user.id)).body;
+    expect(stored.role).toBe(allowed ? ROLE[kind] : "ROLE_USER");
+    return allowed;
   },
-  async delete(kind) {
+  async delete(kind, api) {
     const user = await target(kind);
-    const response = await server.api.delete(`/users/${user.id}`);
-    expect([204, 403]).toContain(response.status);
-    expect((await server.api.get(`/users/${user.id}`)).status).toBe(response.status === 204 ? 404 : 200);
-    return response.status === 204;
+    const response = await api.delete(user.id);
+    const allowed = expectAllowedOrForbidden(response);
+    expect((await rest.read(user.id)).status).toBe(allowed ? 404 : 200);
+    return allowed;
   },
-  async activationEmail(kind) {
+  async activationEmail(kind, api) {
     const user = await target(kind);
     const before = readOutbox(server.dataDir).length;
-    const response = await server.api.post(`/users/${user.id}/resend-activation-link`, {});
-    expect([200, 403]).toContain(response.status);
+    const response = await api.resend(user.id);
+    const allowed = expectAllowedOrForbidden(response);
     const sent = readOutbox(server.dataDir).slice(before);
-    expect(sent.length).toBe(response.status === 200 ? 1 : 0);
-    if (response.status === 200) expect(sent[0].to).toBe(user.email);
-    return response.status === 200;
+    expect(sent.length).toBe(allowed ? 1 : 0);
+    if (allowed) expect(sent[0].to).toBe(user.email);
+    return allowed;
   },
 };
 
-describe.each(Object.keys(MATRIX) as Kind[])("user-management matrix, row %s", (kind) => {
-  it.each(COLUMNS.map((column, index) => [column, MATRIX[kind][index]] as const))(`%s: allowed = %s`, async (column, allowed) => {
-    expect(await CELL[column](kind)).toBe(allowed);
+// The same table of cells, once through REST and once through the GraphQL mutations and queries.
+describe.each([
+  ["REST", rest],
+  ["GraphQL", graphql],
+] as const)("user-management matrix over %s", (_name, api) => {
+  describe.each(Object.keys(MATRIX) as Kind[])("row %s", (kind) => {
+    it.each(COLUMNS.map((column, index) => [column, MATRIX[kind][index]] as const))(`%s: allowed = %s`, async (column, allowed) => {
+      expect(await CELL[column](kind, api)).toBe(allowed);
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
-import { inTransaction, type Tx } from "../../events/outbox.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, touchAudit, type PageArgs } from "../../core/entity/index.js";
+import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { newActivation, pendingActivationColumns, sendActivationEmail } from "./activation.js";
 import { consumeModifyUsersCall } from "./modify-users-limit.js";
@@ -58,8 +58,33 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Invites a user: stores it (not validated) with a pending activation and emails the link, all or
- * nothing: when the email cannot be sent the invitation is not stored either, so it can be retried.
+ * Activation emails go out after the transaction that issues their link has committed. SMTP cannot
+ * take part in a database transaction: sent inside it, a commit failing after the mail server had
+ * accepted the message left a link to a user (or a token) that was never stored. Sent after the
+ * commit, a link always names stored data. When sending fails, `undo` reverts the change in a
+ * compensating transaction, so a 503 DELIVERY_FAILURE still means "nothing changed, try again"
+ * (docs/users.md). The undo applies only while the row is exactly as committed (same version): it
+ * never overwrites what someone changed meanwhile. It emits the events of the reversal, because the
+ * events of the change may already have been published. Not covered: the process stopping between
+ * the commit and the send leaves the change without its email (resend-activation-link sends one).
+ */
+async function sendOrUndo(ctx: RequestContext, userId: string, send: () => Promise<void>, undo: (tx: Tx, emit: Emit) => Promise<boolean>): Promise<void> {
+  try {
+    await send();
+  } catch (error) {
+    try {
+      const undone = await inTransaction(ctx.app, undo);
+      if (!undone) ctx.app.logger.warn("activation email failed; the user changed meanwhile, so the change was kept", { userId, requestId: ctx.requestId });
+    } catch (undoError) {
+      ctx.app.logger.error("activation email failed and undoing the change failed too", { error: undoError, userId, requestId: ctx.requestId });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Invites a user: stores it (not validated) with a pending activation, then emails the link; when
+ * the email cannot be sent the invitation is removed again (see sendOrUndo), so it can be retried.
  */
 export async function inviteUser(ctx: RequestContext, input: InviteUserInput) {
   await consumeModifyUsersCall(ctx.app);
@@ -67,21 +92,29 @@ export async function inviteUser(ctx: RequestContext, input: InviteUserInput) {
   assertAllowed(userKind({ role: input.role }), "create", { id: "", field: "role", value: input.role });
   const email = normaliseEmail(input.email);
   const actor = actorOf(ctx);
-  try {
-    return await inTransaction(ctx.app, async (tx, emit) => {
-      if (await tx.user.findUnique({ where: { email }, select: { id: true } })) throw emailTaken(email);
-      const activation = newActivation();
-      const user = await tx.user.create({
-        data: { ...createAudit(actor), email, role: input.role, enabled: true, serviceAccount: false, ...pendingActivationColumns(activation) },
-      });
-      emit({ type: "user.invited", entityType: "USER", entityId: user.id, userId: actor.userId, payload: { targetUserId: user.id, role: user.role } });
-      await sendActivationEmail(ctx.app, email, activation, "invited");
-      return user;
+  const activation = newActivation();
+  const user = await inTransaction(ctx.app, async (tx, emit) => {
+    if (await tx.user.findUnique({ where: { email }, select: { id: true } })) throw emailTaken(email);
+    const created = await tx.user.create({
+      data: { ...createAudit(actor), email, role: input.role, enabled: true, serviceAccount: false, ...pendingActivationColumns(activation) },
     });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw emailTaken(email);
-    throw error;
-  }
+    emit({ type: "user.invited", entityType: "USER", entityId: created.id, userId: actor.userId, payload: { targetUserId: created.id, role: created.role } });
+    return created;
+  }).catch((error: unknown) => {
+    throw isUniqueViolation(error) ? emailTaken(email) : error;
+  });
+  await sendOrUndo(
+    ctx,
+    user.id,
+    () => sendActivationEmail(ctx, email, activation, "invited"),
+    async (tx, emit) => {
+      const removed = await tx.user.deleteMany({ where: { id: user.id, version: user.version, activationTokenHash: activation.hash } });
+      if (removed.count === 0) return false;
+      emit({ type: "user.deleted", entityType: "USER", entityId: user.id, userId: actor.userId, payload: { targetUserId: user.id } });
+      return true;
+    },
+  );
+  return user;
 }
 
 async function loadForChange(tx: Tx, id: string) {
@@ -93,13 +126,14 @@ async function loadForChange(tx: Tx, id: string) {
 /**
  * PUT /users/{id}: enable/disable and role changes, each checked against the matrix row of the
  * user being changed (and, for a role change, of the role it becomes). Values equal to the stored
- * ones are not changes. Re-enabling un-validates the user and sends a new activation link.
+ * ones are not changes. Re-enabling un-validates the user and sends a new activation link; when
+ * that email cannot be sent the whole change is reverted (see sendOrUndo).
  */
 export async function updateUser(ctx: RequestContext, id: string, input: UpdateUserInput) {
   await consumeModifyUsersCall(ctx.app);
   assertContent(input);
   const actor = actorOf(ctx);
-  return inTransaction(ctx.app, async (tx, emit) => {
+  const change = await inTransaction(ctx.app, async (tx, emit) => {
     const current = await loadForChange(tx, id);
     const kind = userKind(current);
     assertManagedThroughApi(kind, id);
@@ -121,25 +155,66 @@ export async function updateUser(ctx: RequestContext, id: string, input: UpdateU
     const user = await saveVersioned(tx.user, ENTITY, id, input.version, data, actor);
     if (roleChange) emit({ type: "user.role", entityType: "USER", entityId: id, userId: actor.userId, payload: { targetUserId: id, role: user.role } });
     if (enabledChange) emit({ type: "user.status", entityType: "USER", entityId: id, userId: actor.userId, payload: { targetUserId: id, status: user.enabled ? "ENABLED" : "DISABLED" } });
-    if (activation && user.email) await sendActivationEmail(ctx.app, user.email, activation, "re-enabled");
-    return user;
+    return { user, current, roleChange, enabledChange, activation };
   });
+  const { user, current, roleChange, enabledChange, activation } = change;
+  if (activation && user.email) {
+    const email = user.email;
+    await sendOrUndo(
+      ctx,
+      id,
+      () => sendActivationEmail(ctx, email, activation, "re-enabled"),
+      async (tx, emit) => {
+        // Back to the row as it was before this PUT; the reversal is a save of its own (version + 1).
+        const restored = await tx.user.updateMany({
+          where: { id, version: user.version },
+          data: {
+            role: current.role,
+            enabled: current.enabled,
+            validated: current.validated,
+            activationTokenHash: current.activationTokenHash,
+            activationExpiresAt: current.activationExpiresAt,
+            ...touchAudit(actor),
+            version: { increment: 1 },
+          },
+        });
+        if (restored.count === 0) return false;
+        if (roleChange) emit({ type: "user.role", entityType: "USER", entityId: id, userId: actor.userId, payload: { targetUserId: id, role: current.role } });
+        if (enabledChange) emit({ type: "user.status", entityType: "USER", entityId: id, userId: actor.userId, payload: { targetUserId: id, status: current.enabled ? "ENABLED" : "DISABLED" } });
+        return true;
+      },
+    );
+  }
+  return user;
 }
 
+/** Replaces the pending link and emails it; when the email cannot be sent the previous link is restored. */
 export async function resendActivationLink(ctx: RequestContext, id: string) {
   await consumeModifyUsersCall(ctx.app);
   const actor = actorOf(ctx);
-  return inTransaction(ctx.app, async (tx) => {
+  const activation = newActivation();
+  const { user, current } = await inTransaction(ctx.app, async (tx) => {
     const current = await loadForChange(tx, id);
     assertAllowed(userKind(current), "activationEmail", { id });
     if (!current.enabled) throw new ConflictError(`User ${id} is disabled; enabling it sends a new activation link`, { entityId: id, entityType: ENTITY, identifier: "enabled" });
     if (current.validated) throw new ConflictError(`User ${id} has already activated the account`, { entityId: id, entityType: ENTITY, identifier: "validated" });
     if (!current.email) throw new ConflictError(`User ${id} has no email address`, { entityId: id, entityType: ENTITY, identifier: "email" });
-    const activation = newActivation();
     const user = await saveVersioned(tx.user, ENTITY, id, undefined, pendingActivationColumns(activation), actor);
-    await sendActivationEmail(ctx.app, current.email, activation, "resent");
-    return user;
+    return { user, current };
   });
+  await sendOrUndo(
+    ctx,
+    id,
+    () => sendActivationEmail(ctx, current.email!, activation, "resent"),
+    async (tx) => {
+      const restored = await tx.user.updateMany({
+        where: { id, version: user.version, activationTokenHash: activation.hash },
+        data: { activationTokenHash: current.activationTokenHash, activationExpiresAt: current.activationExpiresAt, ...touchAudit(actor), version: { increment: 1 } },
+      });
+      return restored.count > 0;
+    },
+  );
+  return user;
 }
 
 export async function deleteUser(ctx: RequestContext, id: string) {

@@ -1,7 +1,8 @@
+import { request as httpRequest } from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
-import { readOutbox, startFakeSmtpServer, type FakeSmtpServer } from "../../../test/helpers/mail.js";
+import { parseMail, readOutbox, startFakeSmtpServer, type FakeSmtpServer } from "../../../test/helpers/mail.js";
 import { newId } from "../../core/ids.js";
 
 let server: TestServer;
@@ -319,11 +320,14 @@ describe("users over GraphQL", () => {
 describe("activation email over SMTP (SMTP_URL set)", () => {
   let smtp: FakeSmtpServer;
   let smtpServer: TestServer;
+  let smtpDb: pg.Pool;
   beforeAll(async () => {
     smtp = await startFakeSmtpServer();
-    smtpServer = await startTestServer({ smtpUrl: smtp.url, mailFrom: "platform@ledger.example.com", publicUrl: "https://ledger.example.com" });
+    smtpServer = await startTestServer({ smtpUrl: smtp.url, mailFrom: "platform@ledger.example.com", publicUrl: "https://ledger.example.com", modifyUsersHourlyLimit: 100_000 });
+    smtpDb = new pg.Pool({ connectionString: smtpServer.databaseUrl, max: 1 });
   });
   afterAll(async () => {
+    await smtpDb?.end();
     await smtpServer?.close();
     await smtp?.close();
   });
@@ -346,5 +350,175 @@ describe("activation email over SMTP (SMTP_URL set)", () => {
     expect(response.body.problems[0].problemType).toBe("DELIVERY_FAILURE");
     const query = await smtpServer.api.post("/users/query", { email });
     expect(query.body.totalElements).toBe(0);
+    // The email is sent after the invitation committed; its removal is announced like any deletion.
+    // (No other user of this server was deleted, so the deletion found is this one's.)
+    const { rows } = await smtpDb.query("SELECT type FROM outbox_event WHERE entity_id IN (SELECT entity_id FROM outbox_event WHERE type = 'user.deleted') ORDER BY id");
+    expect(rows.map((r) => r.type)).toEqual(["user.invited", "user.deleted"]);
+    // Nothing is left in the way of a retry.
+    smtp.reject.delete(email);
+    expect((await smtpServer.api.post("/users", { email, role: "ROLE_USER" })).status).toBe(200);
+  });
+
+  it("re-enabling: when the email is refused the user stays disabled with its role (503), and a retry with the current version works", async () => {
+    const email = uniqueEmail("reenable");
+    const user = (await smtpServer.api.post("/users", { email, role: "ROLE_USER" })).body;
+    const disabled = (await smtpServer.api.put(`/users/${user.id}`, { enabled: false, version: user.version })).body;
+    smtp.reject.add(email);
+    const refused = await smtpServer.api.put(`/users/${user.id}`, { enabled: true, role: "ROLE_USER_ADMIN", version: disabled.version });
+    expect(refused.status).toBe(503);
+    expect(refused.body.problems[0].problemType).toBe("DELIVERY_FAILURE");
+    const after = (await smtpServer.api.get(`/users/${user.id}`)).body;
+    // The reversal is a save of its own: the version moved on by two.
+    expect(after).toMatchObject({ enabled: false, role: "ROLE_USER", validated: false, version: disabled.version + 2 });
+    const { rows } = await smtpDb.query("SELECT type, payload FROM outbox_event WHERE entity_id = $1 AND type IN ('user.status', 'user.role') ORDER BY id", [user.id]);
+    expect(rows.map((r) => [r.type, r.payload.status ?? r.payload.role])).toEqual([
+      ["user.status", "DISABLED"],
+      ["user.role", "ROLE_USER_ADMIN"],
+      ["user.status", "ENABLED"],
+      ["user.role", "ROLE_USER"],
+      ["user.status", "DISABLED"],
+    ]);
+    smtp.reject.delete(email);
+    const retried = await smtpServer.api.put(`/users/${user.id}`, { enabled: true, role: "ROLE_USER_ADMIN", version: after.version });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ enabled: true, role: "ROLE_USER_ADMIN", validated: false });
+    expect(smtp.received.filter((m) => m.to.includes(email))).toHaveLength(2);
+  });
+
+  it("resending: when the email is refused the previous link keeps working (503)", async () => {
+    const email = uniqueEmail("resend-refused");
+    const user = (await smtpServer.api.post("/users", { email, role: "ROLE_USER" })).body;
+    const first = parseMail(smtp.received.find((m) => m.to.includes(email))!.data);
+    smtp.reject.add(email);
+    const refused = await smtpServer.api.post(`/users/${user.id}/resend-activation-link`, {});
+    expect(refused.status).toBe(503);
+    const activated = await fetch(`${smtpServer.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: first.token! }) });
+    expect(activated.status).toBe(200);
+    expect((await smtpServer.api.get(`/users/${user.id}`)).body.validated).toBe(true);
+  });
+});
+
+describe("activation emails are sent only after the change committed", () => {
+  // A deferred constraint trigger makes COMMIT itself fail for the listed emails: the case where an
+  // email sent inside the transaction would have carried a link to a user that was never stored.
+  beforeAll(async () => {
+    await db.query(`
+      CREATE TABLE test_refused_commit (email text PRIMARY KEY);
+      CREATE FUNCTION test_refuse_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM test_refused_commit WHERE email = NEW.email) THEN RAISE EXCEPTION 'commit refused for %', NEW.email; END IF;
+        RETURN NULL;
+      END $$;
+      CREATE CONSTRAINT TRIGGER test_refuse_commit AFTER INSERT OR UPDATE ON app_user DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_refuse_commit();
+    `);
+  });
+  afterAll(async () => {
+    await db.query("DROP TRIGGER test_refuse_commit ON app_user; DROP FUNCTION test_refuse_commit(); DROP TABLE test_refused_commit;");
+  });
+
+  it("an invitation whose commit fails sends no email", async () => {
+    const email = uniqueEmail("commit-fails");
+    await db.query("INSERT INTO test_refused_commit VALUES ($1)", [email]);
+    const response = await server.api.post("/users", { email, role: "ROLE_USER" });
+    expect(response.status).toBe(500);
+    expect((await server.api.post("/users/query", { email })).body.totalElements).toBe(0);
+    expect(readOutbox(server.dataDir).filter((m) => m.to === email)).toEqual([]);
+  });
+
+  it("a resend or re-enable whose commit fails sends no email and the previous link keeps working", async () => {
+    const user = await invite("ROLE_USER");
+    const { token } = readOutbox(server.dataDir).find((m) => m.to === user.email)!;
+    await db.query("INSERT INTO test_refused_commit VALUES ($1)", [user.email]);
+    expect((await server.api.post(`/users/${user.id}/resend-activation-link`, {})).status).toBe(500);
+    expect(readOutbox(server.dataDir).filter((m) => m.to === user.email)).toHaveLength(1);
+    await db.query("DELETE FROM test_refused_commit WHERE email = $1", [user.email]);
+
+    const other = await invite("ROLE_USER");
+    const disabled = (await server.api.put(`/users/${other.id}`, { enabled: false, version: other.version })).body;
+    await db.query("INSERT INTO test_refused_commit VALUES ($1)", [other.email]);
+    expect((await server.api.put(`/users/${other.id}`, { enabled: true, version: disabled.version })).status).toBe(500);
+    expect(readOutbox(server.dataDir).filter((m) => m.to === other.email)).toHaveLength(1);
+    expect((await server.api.get(`/users/${other.id}`)).body).toMatchObject({ enabled: false, version: disabled.version });
+
+    const activated = await fetch(`${server.url}/api/activate`, { method: "POST", body: new URLSearchParams({ token: token! }) });
+    expect(activated.status).toBe(200);
+  });
+});
+
+/** A request with headers fetch will not set (Host), the way a client behind a proxy or DNS name sends it. */
+function rawRequest(url: string, method: string, path: string, token: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any }> {
+  const target = new URL(url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, method, path, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      },
+    );
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+describe("activation links without PUBLIC_URL use the address the request came to", () => {
+  let plain: TestServer;
+  let proxied: TestServer;
+  beforeAll(async () => {
+    [plain, proxied] = await Promise.all([
+      startTestServer({ modifyUsersHourlyLimit: 100_000 }),
+      startTestServer({ modifyUsersHourlyLimit: 100_000, trustProxy: true }),
+    ]);
+  });
+  afterAll(async () => {
+    await plain?.close();
+    await proxied?.close();
+  });
+
+  const linkTo = (s: TestServer, email: string) => readOutbox(s.dataDir).filter((m) => m.to === email).map((m) => m.link);
+
+  it("invite, resend and re-enable links carry the request's host, not localhost", async () => {
+    const email = uniqueEmail("origin");
+    const invited = await plain.api.post("/users", { email, role: "ROLE_USER" });
+    expect(invited.status).toBe(200);
+    expect(linkTo(plain, email)[0]).toMatch(new RegExp(`^${plain.url.replace(/[.]/g, "\\.")}/api/activate\\?token=`));
+    expect(plain.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const host = { host: "ledger.internal.example:8443" };
+    const resent = await rawRequest(plain.url, "POST", `/api/v1/users/${invited.body.id}/resend-activation-link`, plain.token, {}, host);
+    expect(resent.status).toBe(200);
+    const disabled = await rawRequest(plain.url, "PUT", `/api/v1/users/${invited.body.id}`, plain.token, { enabled: false, version: resent.body.version }, host);
+    const reEnabled = await rawRequest(plain.url, "POST", "/api/graphql", plain.token, { query: `mutation($id: ID!, $v: Int!) { updateUser(id: $id, input: { enabled: true, version: $v }) { enabled } }`, variables: { id: invited.body.id, v: disabled.body.version } }, host);
+    expect(reEnabled.body.data.updateUser.enabled).toBe(true);
+    const links = linkTo(plain, email);
+    expect(links).toHaveLength(3);
+    expect(links[1]).toMatch(/^http:\/\/ledger\.internal\.example:8443\/api\/activate\?token=/);
+    expect(links[2]).toMatch(/^http:\/\/ledger\.internal\.example:8443\/api\/activate\?token=/);
+  });
+
+  it("ignores X-Forwarded-Proto/-Host without TRUST_PROXY and a Host that is not a bare host[:port]", async () => {
+    const email = uniqueEmail("forged");
+    const forged = await rawRequest(plain.url, "POST", "/api/v1/users", plain.token, { email, role: "ROLE_USER" }, { host: "ledger.internal.example", "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" });
+    expect(forged.status).toBe(200);
+    expect(linkTo(plain, email)[0]).toMatch(/^http:\/\/ledger\.internal\.example\/api\/activate\?token=/);
+
+    const odd = uniqueEmail("odd-host");
+    const response = await rawRequest(plain.url, "POST", "/api/v1/users", plain.token, { email: odd, role: "ROLE_USER" }, { host: "evil.example@attacker" });
+    expect(response.status).toBe(200);
+    expect(linkTo(plain, odd)[0]).not.toContain("evil");
+  });
+
+  it("follows X-Forwarded-Proto and X-Forwarded-Host with TRUST_PROXY, like the client address does", async () => {
+    const email = uniqueEmail("proxied");
+    const response = await rawRequest(proxied.url, "POST", "/api/v1/users", proxied.token, { email, role: "ROLE_USER" }, { "x-forwarded-proto": "https", "x-forwarded-host": "ledger.example.org", "x-forwarded-for": "203.0.113.9" });
+    expect(response.status).toBe(200);
+    expect(linkTo(proxied, email)[0]).toMatch(/^https:\/\/ledger\.example\.org\/api\/activate\?token=/);
+    // Only the scheme from the proxy: the host is then the one the request carried.
+    const schemeOnly = uniqueEmail("scheme-only");
+    await rawRequest(proxied.url, "POST", "/api/v1/users", proxied.token, { email: schemeOnly, role: "ROLE_USER" }, { "x-forwarded-proto": "https", host: "api.example.org" });
+    expect(linkTo(proxied, schemeOnly)[0]).toMatch(/^https:\/\/api\.example\.org\/api\/activate\?token=/);
   });
 });
