@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { DiscoveredAccount } from "../parse/parse.js";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
-import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
+import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
 import type { EffectiveDateSummary } from "./effective-dates.js";
 import { aggregates, exampleRows, preview, previewTransactionIds, toStats, type TransactionIdPreview } from "./transaction-ids.js";
 import { combinationKey, needsWindow, type TransactionIdSelection } from "./transaction-keys.js";
@@ -63,7 +63,7 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
     try {
       await client.query("BEGIN");
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
-      await client.query("SET LOCAL work_mem = '128MB'");
+      await client.query(SERIAL_PASS_SETTINGS);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
       const d = date && date.storage === "DATE" ? typedExpression(date, plan, guarded) : "NULL::date";
       const sets: string[][] = [];

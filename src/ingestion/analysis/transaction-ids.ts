@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { ColumnSummary } from "../mapping/columns.js";
 import { FIELDS, fence, field, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { qualifiedTable } from "../sql/identifiers.js";
-import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
+import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
 import { combinationKey, needsWindow, normalizeSelection, sameSelection, windowedKeys, type TransactionIdSelection } from "./transaction-keys.js";
 
 export type Rating = "BLOCK" | "FAIL" | "POOR" | "NEUTRAL" | "GOOD";
@@ -106,7 +106,7 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
     try {
       await client.query("BEGIN");
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
-      await client.query("SET LOCAL work_mem = '128MB'");
+      await client.query(SERIAL_PASS_SETTINGS);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
       const d = date ? typedExpression(date, plan, guarded) : "NULL::date";
       const table = qualifiedTable(staging);

