@@ -14,6 +14,7 @@ import {
 } from "graphql";
 import type { ArgSource, HttpMethod, RouteDef } from "./route-helpers.js";
 import { selectionFor } from "./selection.js";
+import { acceptedPermissions, type PermissionScope } from "../src/auth/permissions.js";
 
 export interface CompiledVariable {
   name: string;
@@ -33,6 +34,8 @@ export interface CompiledRoute {
   field: GraphQLField<unknown, unknown>;
   /** Permission the root field declares (or "authenticated"), for the docs and OpenAPI. */
   permission: string;
+  /** Permissions any one of which lets a token in: `permission` and older names still honoured. */
+  acceptedPermissions: string[];
   variables: CompiledVariable[];
   status: number;
 }
@@ -55,10 +58,13 @@ function readModelOf(schema: GraphQLSchema, type: GraphQLNamedType): GraphQLName
   return merged;
 }
 
-function permissionOf(field: GraphQLField<unknown, unknown>): string {
+function permissionOf(field: GraphQLField<unknown, unknown>): { permission: string; acceptedPermissions: string[] } {
   const scopes = (field.extensions?.pothosOptions as { authScopes?: Record<string, unknown> } | undefined)?.authScopes;
-  if (scopes && typeof scopes.permission === "string") return scopes.permission;
-  if (scopes?.authenticated) return "authenticated";
+  if (scopes && (typeof scopes.permission === "string" || Array.isArray(scopes.permission))) {
+    const accepted = [...acceptedPermissions(scopes.permission as PermissionScope)];
+    return { permission: accepted[0], acceptedPermissions: accepted };
+  }
+  if (scopes?.authenticated) return { permission: "authenticated", acceptedPermissions: ["authenticated"] };
   throw new Error(`Root field ${field.name} declares no permission; every REST route needs one`);
 }
 
@@ -95,7 +101,7 @@ export function compileRoute(schema: GraphQLSchema, def: RouteDef): CompiledRout
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`Route ${def.method} ${def.path}: generated document is invalid: ${errors.map((e) => e.message).join("; ")}`);
   const pattern = new RegExp(`^${def.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\\{(\w+)\\\}/g, "([^/]+)")}/?$`);
-  return { def, method: def.method, path: def.path, pattern, pathParams, document, field, permission: permissionOf(field), variables, status: def.status ?? 200 };
+  return { def, method: def.method, path: def.path, pattern, pathParams, document, field, ...permissionOf(field), variables, status: def.status ?? 200 };
 }
 
 /** Routes ordered so literal segments win over parameters (/users/current before /users/{userId}). */

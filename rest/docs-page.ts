@@ -14,7 +14,7 @@ export function renderDocsPage(routes: CompiledRoute[]): string {
       ([tag, list]) => `<h2>${escape(tag)}</h2><table><tr><th>Method</th><th>Path</th><th>Permission</th><th>GraphQL</th><th>What it does</th></tr>${list
         .map(
           (r) =>
-            `<tr${r.def.deprecated ? ' class="deprecated"' : ""}><td><code>${r.method}</code></td><td><code>/api/v1${escape(r.path)}</code></td><td><code>${escape(r.permission)}</code></td><td><code>${r.def.operation}.${escape(r.def.field)}</code></td><td>${escape(r.def.summary)}${r.def.deprecated ? " (deprecated)" : ""}</td></tr>`,
+            `<tr${r.def.deprecated ? ' class="deprecated"' : ""}><td><code>${r.method}</code></td><td><code>/api/v1${escape(r.path)}</code></td><td><code>${escape(r.permission)}</code>${r.acceptedPermissions.length > 1 ? ` (or the older ${r.acceptedPermissions.slice(1).map((p) => `<code>${escape(p)}</code>`).join(", ")})` : ""}</td><td><code>${r.def.operation}.${escape(r.def.field)}</code></td><td>${escape(r.def.summary)}${r.def.deprecated ? " (deprecated)" : ""}</td></tr>`,
         )
         .join("")}</table>`,
     )

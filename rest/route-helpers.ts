@@ -1,3 +1,5 @@
+import type { RequestContext } from "../src/graphql/context.js";
+
 /**
  * The REST layer is a table of these entries. Each names the GraphQL root field it runs and where
  * every argument comes from; documents, permissions and the OpenAPI description are derived from
@@ -29,6 +31,20 @@ export interface UploadSpec {
   filePart: string;
   /** Byte limit of the file part; default MAX_UPLOAD_BYTES (8 GiB). */
   maxBytes?: number;
+  /**
+   * A tighter limit known only from the target entity (a chunked file's part cannot be larger than
+   * what is left of the declared size), so that bytes that will be refused anyway are not staged
+   * first. Called once the permission is checked and before the body is read (it may refuse the
+   * request, e.g. 404 for an unknown id), with the path parameters; the function it returns gets the
+   * JSON parts that arrived before the file part (possibly none) when the file part starts.
+   */
+  limit?: (ctx: RequestContext, params: Record<string, string>) => Promise<(json: Record<string, unknown>) => UploadLimit>;
+}
+
+export interface UploadLimit {
+  maxBytes: number;
+  /** The error (a 413) for a file part above `maxBytes`. */
+  tooLarge: () => Error;
 }
 
 /**

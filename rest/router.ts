@@ -48,9 +48,12 @@ export function contentDisposition(fileName: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
-function assertPermission(ctx: RequestContext, permission: string): void {
-  if (permission === "authenticated") return;
-  if (!ctx.auth?.permissions.has(permission as Permission)) throw new ForbiddenError(`The token lacks the permission ${permission}`, { values: [permission] });
+/** The same check as the root field's scope, made before an upload's bytes are read. */
+function assertPermission(ctx: RequestContext, accepted: string[]): void {
+  if (accepted.includes("authenticated")) return;
+  if (!accepted.some((permission) => ctx.auth?.permissions.has(permission as Permission))) {
+    throw new ForbiddenError(`The token lacks the permission ${accepted.join(" or ")}`, { values: accepted });
+  }
 }
 
 function queryValue(raw: unknown, type: GraphQLInputType, name: string): unknown {
@@ -135,12 +138,14 @@ export function createRestHandler(options: {
       if (route.def.upload) {
         // Who is asking is settled before a single byte of a possibly huge upload is stored.
         contextValue = (await contextFactory()) as unknown as RequestContext;
-        assertPermission(contextValue, route.permission);
-        multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes);
+        assertPermission(contextValue, route.acceptedPermissions);
+        const params = Object.fromEntries(route.pathParams.map((name, i) => [name, decodeURIComponent(match![i + 1])]));
+        const limitFor = await route.def.upload.limit?.(contextValue, params);
+        multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor);
         contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
       } else if (route.def.bodyFile) {
         contextValue = (await contextFactory()) as unknown as RequestContext;
-        assertPermission(contextValue, route.permission);
+        assertPermission(contextValue, route.acceptedPermissions);
         multipart = await receiveBody(req, route.def.bodyFile, storage, bodyLimit);
         contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
       } else if (req.method === "POST" || req.method === "PUT") {
@@ -208,7 +213,8 @@ export function createRestHandler(options: {
         res.destroy();
         return;
       }
-      if (error instanceof PayloadTooLargeError) res.set("Connection", "close");
+      // A body left unread (refused before or while reading it) is not drained: the connection ends.
+      if (error instanceof PayloadTooLargeError || !req.complete) res.set("Connection", "close");
       if (error && typeof error === "object" && "extensions" in error && (error as AppError).extensions?.code) {
         send(res, info, error as AppError);
       } else {

@@ -6,7 +6,7 @@ import { PayloadTooLargeError, ValidationError } from "../src/core/errors.js";
 import { parseJsonBody } from "../src/core/json-body.js";
 import type { StagedUpload } from "../src/graphql/context.js";
 import type { FileStorage } from "../src/storage/storage.js";
-import type { BodyFileSpec, UploadSpec } from "./route-helpers.js";
+import type { BodyFileSpec, UploadLimit, UploadSpec } from "./route-helpers.js";
 
 const JSON_PART_LIMIT = 1024 * 1024;
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -28,7 +28,13 @@ function tooLarge(limit: number) {
  * Reads a multipart/form-data request for an upload route: JSON parts are parsed (they are small),
  * the file part is streamed straight into storage. On any failure nothing stays behind.
  */
-export async function receiveMultipart(req: Request, spec: UploadSpec, storage: FileStorage, maxBytes: number): Promise<ReceivedMultipart> {
+export async function receiveMultipart(
+  req: Request,
+  spec: UploadSpec,
+  storage: FileStorage,
+  maxBytes: number,
+  limitFor?: (json: Record<string, unknown>) => UploadLimit,
+): Promise<ReceivedMultipart> {
   const contentType = req.headers["content-type"] ?? "";
   if (!/^multipart\/form-data/i.test(contentType)) {
     throw new ValidationError(`This endpoint expects multipart/form-data with the parts ${[...spec.jsonParts, spec.filePart].join(", ")}`, {
@@ -39,6 +45,10 @@ export async function receiveMultipart(req: Request, spec: UploadSpec, storage: 
   }
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > maxBytes + MULTIPART_OVERHEAD) throw tooLarge(maxBytes);
+  // The entity's own bound, whatever JSON parts come first: the whole request can exceed it by no
+  // more than the JSON parts and the multipart framing.
+  const bound = limitFor?.({});
+  if (bound && declared > bound.maxBytes + MULTIPART_OVERHEAD + JSON_PART_LIMIT * spec.jsonParts.length) throw bound.tooLarge();
 
   const json: Record<string, unknown> = {};
   const files = new Map<string, StagedUpload>();
@@ -87,8 +97,11 @@ export async function receiveMultipart(req: Request, spec: UploadSpec, storage: 
       const id = randomBytes(12).toString("hex");
       const key = `uploads/${id}`;
       staged.push(key);
+      // JSON parts sent before the file part may tighten the entity's bound (a chunk's offset).
+      const entityLimit = limitFor?.(json);
+      const limit = entityLimit && entityLimit.maxBytes < maxBytes ? { maxBytes: entityLimit.maxBytes, tooLarge: entityLimit.tooLarge } : { maxBytes, tooLarge };
       writes.push(
-        storage.write(key, stream, { maxBytes, tooLarge }).then(
+        storage.write(key, stream, limit).then(
           ({ size }) => {
             files.set(name, { id, key, fileName: info.filename ?? "", contentType: info.mimeType, size, taken: false });
           },

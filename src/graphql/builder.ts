@@ -4,7 +4,7 @@ import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
 import type PrismaTypes from "../generated/pothos-types.js";
 import { getDatamodel } from "../generated/pothos-types.js";
 import { ForbiddenError, UnauthenticatedError } from "../core/errors.js";
-import type { Permission } from "../auth/permissions.js";
+import { acceptedPermissions, hasAnyPermission, type PermissionScope } from "../auth/permissions.js";
 import type { RequestContext } from "./context.js";
 
 /**
@@ -15,7 +15,7 @@ import type { RequestContext } from "./context.js";
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { permission: Permission; authenticated: boolean };
+  AuthScopes: { permission: PermissionScope; authenticated: boolean };
   DefaultFieldNullability: false;
   Scalars: {
     // graphql-js always hands ID inputs to resolvers as strings.
@@ -33,7 +33,7 @@ export const builder = new SchemaBuilder<{
     authorizeOnSubscribe: true,
     authScopes: (ctx) => ({
       authenticated: ctx.auth !== null,
-      permission: (permission: Permission) => ctx.auth?.permissions.has(permission) ?? false,
+      permission: (scope: PermissionScope) => hasAnyPermission(ctx.auth?.permissions, scope),
     }),
     unauthorizedError: (_parent, context, _info, result) => {
       if (!context.auth) return new UnauthenticatedError();
@@ -57,7 +57,7 @@ type Failure = { kind: string; scope?: string; parameter?: unknown; failures?: F
 function collectPermissions(failure: Failure): Set<string> {
   const found = new Set<string>();
   const walk = (f: Failure) => {
-    if (f.scope === "permission" && typeof f.parameter === "string") found.add(f.parameter);
+    if (f.scope === "permission" && f.parameter) for (const permission of acceptedPermissions(f.parameter as PermissionScope)) found.add(permission);
     f.failures?.forEach(walk);
   };
   walk(failure);

@@ -431,8 +431,9 @@ describe("account mapping export", () => {
 });
 
 describe("permissions and ownership", () => {
-  it("needs write to import/append and read of the area to export", async () => {
-    const reader = await clientWithPermissions(server.api, ["api.account-groupings.read", "api.engagement-account-groupings.read", "api.account-mappings.read", "api.file-results.read"], "readers");
+  it("needs write to import/append and read of the area to export; the export's file needs nothing more", async () => {
+    // Wire reference permissions only: the export's async result, file result and bytes belong to the starting token.
+    const reader = await clientWithPermissions(server.api, ["api.account-groupings.read", "api.engagement-account-groupings.read", "api.analyses.read"], "readers");
     const writer = await clientWithPermissions(server.api, ["api.account-groupings.write"], "grouping writer");
     const chunkedFileId = await chunked(await templateFile(), "chart.xlsx");
     const grouping = await importTemplate("Permissions");
@@ -451,10 +452,15 @@ describe("permissions and ownership", () => {
     expect(started.status).toBe(200);
     const done = await awaitJob(reader, started.body.id);
     expect(done.status).toBe("COMPLETE");
+    expect((await reader.get(`/file-results/${done.entityId}`)).status).toBe(200);
     expect((await download(reader, done.entityId)).status).toBe(200);
+    const mappingsExport = await reader.post("/account-mappings/export", { engagementId: engagement.id });
+    expect(mappingsExport.status).toBe(200);
+    expect((await awaitJob(reader, mappingsExport.body.id)).status).toBe("COMPLETE");
   });
 
   it("only the token that started an export sees its async result and file result (404 for others)", async () => {
+    // Even with the older api.file-results.read another token does not see it.
     const other = await clientWithPermissions(server.api, ["api.account-groupings.read", "api.file-results.read"], "other");
     const grouping = await importTemplate("Owned");
     const started = await server.api.post("/account-groupings/export", { accountGroupingId: grouping.id });

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
+import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.js";
 import { inTransaction } from "../../events/outbox.js";
 import { newId } from "../../core/ids.js";
 import { accountMappingCounts, recordDiscoveredAccounts } from "./account-mapping.service.js";
@@ -161,13 +162,56 @@ describe("account mappings REST", () => {
     expect((await server.api.post("/account-mappings/verify", { engagementId: "5cc9076887f13cb8a7a19999" })).status).toBe(404);
     expect((await server.api.post("/account-mappings/verify", {})).status).toBe(400);
     expect((await server.api.post("/account-mappings/verify", { engagementId, extra: 1 })).status).toBe(400);
-    const token = (await server.api.post("/api-tokens", { name: "mapper", permissions: ["api.account-mappings.read", "api.account-mappings.write"] })).body.token;
-    const limited = server.api.withToken(token);
-    const refused = await limited.post("/account-mappings/verify", { engagementId });
+    // A token issued with the older account-mappings names reads and edits, but verifying is api.analyses.write (spec 4.3).
+    const older = await clientWithPermissions(server.api, ["api.account-mappings.read", "api.account-mappings.write"], "older mapper");
+    const refused = await older.post("/account-mappings/verify", { engagementId });
     expect(refused.status).toBe(403);
     expect(refused.body.problems[0].values).toEqual(["api.analyses.write"]);
-    expect((await limited.post("/account-mappings/query", {})).status).toBe(200);
-    expect((await limited.post("/account-mappings/delete-unused", { engagementId })).status).toBe(403);
+    expect((await older.post("/account-mappings/query", {})).status).toBe(200);
+    const [mapping] = await mappings(engagementId, { account: "8888" });
+    expect((await older.put(`/account-mappings/${mapping.id}`, { accountTags: ["older"], version: mapping.version })).status).toBe(200);
+    expect((await older.post("/account-mappings/delete-unused", { engagementId })).status).toBe(403);
+  });
+
+  it("works with the wire reference's analyses permissions alone: read, query, update, verify, delete-unused, export and its file", async () => {
+    const engagement = await createEngagement();
+    await discover(engagement, [{ account: "1000", code: "1.1.1.1" }]);
+    await discover(engagement, [{ account: "unused" }], null);
+    const reader = await clientWithPermissions(server.api, ["api.analyses.read"], "analyses reader");
+    const writer = await clientWithPermissions(server.api, ["api.analyses.read", "api.analyses.write"], "analyses writer");
+    const [mapping] = await mappings(engagement, { account: "1000" });
+    expect((await reader.get(`/account-mappings/${mapping.id}`)).body).toEqual(mapping);
+    expect((await reader.post("/account-mappings/query", { engagementId: engagement })).body.totalElements).toBe(2);
+    const readOnly = await reader.put(`/account-mappings/${mapping.id}`, { accountTags: ["x"], version: mapping.version });
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.body.problems[0].values).toEqual(["api.analyses.write", "api.account-mappings.write"]);
+
+    const updated = await writer.put(`/account-mappings/${mapping.id}`, { code: "1.1.1.2", accountTags: ["checked"], version: mapping.version });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ code: "1.1.1.2", accountTags: ["checked"], status: "MODIFIED_MAC" });
+    expect((await writer.post("/account-mappings/verify", { engagementId: engagement })).body.verifiedCount).toBe(1);
+    expect((await writer.post("/account-mappings/delete-unused", { engagementId: engagement })).body.deletedCount).toBe(1);
+
+    // The export's async result, file result and bytes need nothing beyond the token that started it.
+    const started = await reader.post("/account-mappings/export", { engagementId: engagement });
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ type: "ACCOUNT_MAPPING_EXPORT", entityType: "FILE_RESULT" });
+    const done = await awaitJob(reader, started.body.id);
+    expect(done.status).toBe("COMPLETE");
+    const fileResult = await reader.get(`/file-results/${done.entityId}`);
+    expect(fileResult.status).toBe(200);
+    expect(fileResult.body.size).toBeGreaterThan(0);
+    const bytes = await fetch(`${server.url}/api/v1/file-results/${done.entityId}/export`, { headers: { authorization: `Bearer ${reader.token}` } });
+    expect(bytes.status).toBe(200);
+    expect((await bytes.arrayBuffer()).byteLength).toBe(fileResult.body.size);
+    expect((await writer.get(`/file-results/${done.entityId}`)).status).toBe(404);
+
+    const neither = await clientWithPermissions(server.api, ["api.engagements.read"], "no mappings");
+    const denied = await neither.get(`/account-mappings/${mapping.id}`);
+    expect(denied.status).toBe(403);
+    expect(denied.body.problems[0].values).toEqual(["api.analyses.read", "api.account-mappings.read"]);
+    const gql = await server.gql(`query($id: ID!) { accountMapping(id: $id) { account } }`, { id: mapping.id }, reader.token);
+    expect(gql.body.data.accountMapping.account).toBe("1000");
   });
 
   it("deletes the mappings no analysis source uses", async () => {

@@ -3,7 +3,7 @@ import { queryEntities, rowReader, type PageArgs } from "../../core/entity/index
 import type { RequestContext } from "../../graphql/context.js";
 import type { SqlParams } from "../../query-language/index.js";
 import { asyncResultColumns } from "./async-result.columns.js";
-import { asyncResultReadPermission, readableTargetTypes, TOKEN_OWNED_TARGETS } from "./async-result.permissions.js";
+import { asyncResultReadPermissions, readableTargetTypes, TOKEN_OWNED_TARGETS } from "./async-result.permissions.js";
 
 const ENTITY = "AsyncResult";
 
@@ -16,10 +16,10 @@ export async function getAsyncResult(ctx: RequestContext, id: string) {
     if (row.tokenId !== ctx.auth?.tokenId) throw new NotFoundError(ENTITY, id);
     return row;
   }
-  const permission = asyncResultReadPermission(entityType);
-  if (!permission || !ctx.auth?.permissions.has(permission)) {
-    throw new ForbiddenError(`Reading this async result needs ${permission ?? "a permission on its target"}, the read permission of its target ${entityType}`, {
-      values: permission ? [permission] : [],
+  const permissions = asyncResultReadPermissions(entityType) ?? [];
+  if (!permissions.some((permission) => ctx.auth?.permissions.has(permission))) {
+    throw new ForbiddenError(`Reading this async result needs ${permissions.length ? permissions.join(" or ") : "a permission on its target"}, the read permission of its target ${entityType}`, {
+      values: [...permissions],
       entityId: id,
       entityType: ENTITY,
     });

@@ -1,4 +1,5 @@
 import { route, type RouteDef } from "../../../rest/route-helpers.js";
+import { chunkedPartByteLimit } from "./chunked-file.service.js";
 
 const tag = "Chunked files";
 const id = { from: "path", name: "chunkedFileId" } as const;
@@ -12,7 +13,15 @@ export const chunkedFileRoutes: RouteDef[] = [
     operation: "mutation",
     field: "uploadChunkedFilePart",
     args: { id, part: { from: "part", name: "chunkedFilePart" }, chunk: { from: "file", name: "fileChunk" } },
-    upload: { jsonParts: ["chunkedFilePart"], filePart: "fileChunk" },
+    upload: {
+      jsonParts: ["chunkedFilePart"],
+      filePart: "fileChunk",
+      // Stage no more than the chunked file can still take (413 past it): bytes beyond would be refused anyway.
+      limit: async (ctx, params) => {
+        const limitFor = await chunkedPartByteLimit(ctx, params.chunkedFileId);
+        return (json) => limitFor(json.chunkedFilePart);
+      },
+    },
     summary: "Upload one part (any order; resending an offset replaces it): parts chunkedFilePart {offset, size} and fileChunk",
     tag,
   }),

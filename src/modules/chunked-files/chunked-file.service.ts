@@ -32,9 +32,51 @@ export async function createChunkedFile(ctx: RequestContext, input: { name: stri
   return { ...row, parts: [] };
 }
 
+function beyondDeclaredSize(id: string, total: number, offset: number, end: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`The part [${offset}, ${end}) goes beyond the chunked file's declared size of ${total} bytes`, {
+    identifier: "chunkedFilePart",
+    values: [offset, end - offset],
+    entityId: id,
+    entityType: ENTITY,
+  });
+}
+
+/**
+ * How many bytes the REST part route may stage for a part of this chunked file before refusing it
+ * (413), so that a part running past the declared size is cut off instead of being stored whole
+ * first: what is left after the part's offset when its JSON part came first, else the declared
+ * size. 404 for an unknown or expired chunked file, before any byte is read.
+ */
+export async function chunkedPartByteLimit(ctx: RequestContext, id: string): Promise<(part: unknown) => { maxBytes: number; tooLarge: () => Error }> {
+  const file = await getChunkedFile(ctx, id);
+  const total = Number(file.size);
+  return (part) => {
+    const offset = part && typeof part === "object" ? (part as { offset?: unknown }).offset : undefined;
+    if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) {
+      // No usable offset yet (the JSON part comes later, or is wrong and will be refused): no part can exceed the total.
+      return {
+        maxBytes: total,
+        tooLarge: () => new PayloadTooLargeError(`fileChunk carries more than the chunked file's declared size of ${total} bytes`, { identifier: "fileChunk", entityId: id, entityType: ENTITY }),
+      };
+    }
+    const left = Math.max(0, total - offset);
+    return {
+      maxBytes: left,
+      tooLarge: () =>
+        new PayloadTooLargeError(`The part at offset ${offset} carries more than the ${left} bytes left: it goes beyond the chunked file's declared size of ${total} bytes`, {
+          identifier: "fileChunk",
+          values: [offset],
+          entityId: id,
+          entityType: ENTITY,
+        }),
+    };
+  };
+}
+
 /**
  * Stores one part. Parts may come in any order and be resent: the same offset replaces the earlier
- * bytes. A part must fit inside the declared size (413 otherwise) and must not overlap another part.
+ * bytes. A part must fit inside the declared size, by its declared size and by the bytes it carried
+ * (413 otherwise), and must not overlap another part.
  */
 export async function uploadChunkedFilePart(ctx: RequestContext, id: string, part: { offset: number; size: number }, chunkId: string) {
   const chunk = takeUpload(ctx, chunkId, "fileChunk", `/chunked-files/${id}/part`);
@@ -42,9 +84,9 @@ export async function uploadChunkedFilePart(ctx: RequestContext, id: string, par
   const total = Number(file.size);
   if (!Number.isSafeInteger(part.offset) || part.offset < 0) throw new ValidationError("chunkedFilePart.offset must be a whole number of at least 0", { identifier: "chunkedFilePart.offset", values: [part.offset], problemType: "GREATER_VALUE_REQUIRED" });
   if (!Number.isSafeInteger(part.size) || part.size < 1) throw new ValidationError("chunkedFilePart.size must be at least 1", { identifier: "chunkedFilePart.size", values: [part.size], problemType: "GREATER_VALUE_REQUIRED" });
-  if (part.offset + part.size > total) {
-    throw new PayloadTooLargeError(`The part [${part.offset}, ${part.offset + part.size}) goes beyond the chunked file's declared size of ${total} bytes`, { identifier: "chunkedFilePart", values: [part.offset, part.size], entityId: id, entityType: ENTITY });
-  }
+  // The bytes carried count as much as the size declared: either running past the end is a 413 (wire reference 3).
+  const end = part.offset + Math.max(part.size, chunk.size);
+  if (end > total) throw beyondDeclaredSize(id, total, part.offset, end);
   if (chunk.size !== part.size) {
     throw new ValidationError(`chunkedFilePart.size says ${part.size} bytes but fileChunk carried ${chunk.size}`, { identifier: "chunkedFilePart.size", values: [part.size, chunk.size] });
   }

@@ -1,9 +1,11 @@
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
-import { createEngagement, waitFor } from "../../../test/helpers/entities.js";
+import { clientWithPermissions, createEngagement, waitFor } from "../../../test/helpers/entities.js";
 import { postMultipart } from "../../../test/helpers/multipart.js";
 
 let server: TestServer;
@@ -27,6 +29,64 @@ function sendPart(id: string, offset: number, bytes: Buffer, declaredSize = byte
     { name: "chunkedFilePart", json: { offset, size: declaredSize } },
     { name: "fileChunk", filename: name, data: bytes },
   ]);
+}
+
+/**
+ * Sends the JSON part, then up to `offered` bytes of fileChunk as fast as the server reads them,
+ * stopping as soon as an answer comes; `sent` says how many file bytes had gone out by then.
+ */
+function streamPart(id: string, part: { offset: number; size: number }, offered: number): Promise<{ status: number; body: any; sent: number }> {
+  const boundary = `----fap${randomBytes(8).toString("hex")}`;
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const req = httpRequest(`${server.url}/api/v1/chunked-files/${id}/part`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.token}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
+    req.on("response", (res) => {
+      answered = true;
+      const sentWhenAnswered = sent;
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => {
+        resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, sent: sentWhenAnswered });
+        req.destroy();
+      });
+    });
+    req.on("error", (error) => {
+      if (!answered) reject(error);
+    });
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="chunkedFilePart"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(part)}\r\n`);
+    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="fileChunk"; filename="ledger.csv"\r\nContent-Type: text/csv\r\n\r\n`);
+    const piece = Buffer.alloc(1024 * 1024, 0x41);
+    const pump = () => {
+      while (!answered && sent < offered) {
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once("drain", pump);
+      }
+      if (!answered) req.end(`\r\n--${boundary}--\r\n`);
+    };
+    pump();
+  });
+}
+
+/** The status answered to a part request that declares `length` bytes but sends almost none. */
+function declaredOnly(path: string, length: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${server.url}/api/v1${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.token}`, "content-type": "multipart/form-data; boundary=x", "content-length": String(length) },
+    });
+    req.on("response", (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on("error", reject);
+    req.write("--x\r\n");
+  });
 }
 
 async function download(id: string): Promise<Buffer> {
@@ -122,6 +182,81 @@ describe("chunked files", () => {
     expect((await server.api.get(`/chunked-files/${file.id}`)).body.chunkedFileParts).toEqual([{ offset: 100, size: 100 }]);
     const unknown = await sendPart("0123456789abcdef01234567", 0, Buffer.alloc(1));
     expect(unknown.status).toBe(404);
+  });
+
+  it("answers 413 for a part whose bytes run past the declared size, whatever its JSON part says", async () => {
+    const file = await newChunkedFile(1000);
+    // The JSON part claims 100 bytes (which would fit) but 200 arrive: [900, 1100) runs past 1000.
+    const longer = await sendPart(file.id, 900, Buffer.alloc(200), 100);
+    expect(longer.status).toBe(413);
+    expect(longer.body.problems[0]).toMatchObject({ problemType: "ILLEGAL_ARGUMENT" });
+    expect(longer.body.title).toMatch(/beyond the chunked file's declared size of 1000 bytes/);
+    // JSON part after the bytes: the offset is not known while staging, the declared total bounds it, the service the rest.
+    const late = await postMultipart(server.url, server.token, `/chunked-files/${file.id}/part`, [
+      { name: "fileChunk", filename: "ledger.csv", data: Buffer.alloc(150) },
+      { name: "chunkedFilePart", json: { offset: 900, size: 150 } },
+    ]);
+    expect(late.status).toBe(413);
+    const overTotal = await postMultipart(server.url, server.token, `/chunked-files/${file.id}/part`, [
+      { name: "fileChunk", filename: "ledger.csv", data: Buffer.alloc(1001) },
+      { name: "chunkedFilePart", json: { offset: 0, size: 1001 } },
+    ]);
+    expect(overTotal.status).toBe(413);
+    expect(overTotal.body.title).toMatch(/more than the chunked file's declared size of 1000 bytes/);
+    // Shorter than declared but inside the total stays a 400 naming the mismatch; an exact fit is stored.
+    expect((await sendPart(file.id, 900, Buffer.alloc(50), 100)).status).toBe(400);
+    expect((await sendPart(file.id, 900, Buffer.alloc(100))).status).toBe(200);
+    expect((await server.api.get(`/chunked-files/${file.id}`)).body.chunkedFileParts).toEqual([{ offset: 900, size: 100 }]);
+    expect(readdirSync(join(server.dataDir, "files", "uploads"))).toEqual([]);
+  });
+
+  it("stops reading a part at what is left of the declared size instead of staging all of it", async () => {
+    const file = await newChunkedFile(1024 * 1024);
+    const offered = 512 * 1024 * 1024;
+    const answer = await streamPart(file.id, { offset: 1024 * 1024 - 10, size: 10 }, offered);
+    expect(answer.status).toBe(413);
+    expect(answer.body.title).toMatch(/more than the 10 bytes left: it goes beyond the chunked file's declared size of 1048576 bytes/);
+    // The refusal came while the client was still sending: a small part of what it offered went out.
+    expect(answer.sent).toBeLessThan(64 * 1024 * 1024);
+    expect(readdirSync(join(server.dataDir, "files", "uploads"))).toEqual([]);
+    expect((await server.api.get(`/chunked-files/${file.id}`)).body.chunkedFileParts).toEqual([]);
+  });
+
+  it("refuses at once a request declaring far more bytes than the chunked file can take, and 404s an unknown one before reading", async () => {
+    const file = await newChunkedFile(1000);
+    expect(await declaredOnly(`/chunked-files/${file.id}/part`, 50 * 1024 * 1024)).toBe(413);
+    expect(await declaredOnly("/chunked-files/0123456789abcdef01234567/part", 50 * 1024 * 1024 * 1024)).toBe(404);
+  });
+
+  it("needs api.file-manager.read/write (the older api.chunked-files.* names still work)", async () => {
+    const fileManager = await clientWithPermissions(server.api, ["api.file-manager.read", "api.file-manager.write"], "file manager");
+    const created = await fileManager.post("/chunked-files", { name: "wire.csv", size: content.length });
+    expect(created.status).toBe(200);
+    const part = await postMultipart(server.url, fileManager.token, `/chunked-files/${created.body.id}/part`, [
+      { name: "chunkedFilePart", json: { offset: 0, size: content.length } },
+      { name: "fileChunk", filename: "wire.csv", data: content },
+    ]);
+    expect(part.status).toBe(200);
+    expect((await fileManager.get(`/chunked-files/${created.body.id}`)).body.chunkedFileParts).toEqual([{ offset: 0, size: content.length }]);
+    const assembled = await fileManager.post("/file-manager/create-from-chunked-file", { chunkedFileId: created.body.id, engagementId, name: "wire" });
+    expect(assembled.status).toBe(200);
+
+    const older = await clientWithPermissions(server.api, ["api.chunked-files.read", "api.chunked-files.write"], "older chunked");
+    const olderFile = await older.post("/chunked-files", { name: "old.csv", size: 3 });
+    expect(olderFile.status).toBe(200);
+    expect((await older.get(`/chunked-files/${olderFile.body.id}`)).status).toBe(200);
+
+    const neither = await clientWithPermissions(server.api, ["api.engagements.read"], "no files");
+    const refused = await neither.post("/chunked-files", { name: "x.csv", size: 3 });
+    expect(refused.status).toBe(403);
+    expect(refused.body.problems[0].values).toEqual(["api.file-manager.write", "api.chunked-files.write"]);
+    const refusedPart = await postMultipart(server.url, neither.token, `/chunked-files/${created.body.id}/part`, [
+      { name: "chunkedFilePart", json: { offset: 0, size: 1 } },
+      { name: "fileChunk", filename: "x.csv", data: "x" },
+    ]);
+    expect(refusedPart.status).toBe(403);
+    expect(refusedPart.body.problems[0].values).toEqual(["api.file-manager.write", "api.chunked-files.write"]);
+    expect((await neither.get(`/chunked-files/${created.body.id}`)).status).toBe(403);
   });
 
   it("treats a chunked file older than 7 days as gone, and the scheduled cleanup removes it with its bytes", async () => {

@@ -311,7 +311,7 @@ describe("CSV export", () => {
   });
 
   it("keeps the file result to the starting token and needs api.data-tables.read", async () => {
-    const reader = await clientWithPermissions(server.api, ["api.data-tables.read", "api.file-results.read"], "exporter");
+    const reader = await clientWithPermissions(server.api, ["api.data-tables.read"], "exporter");
     const started = await reader.post(`/data-tables/${dataTableId}/export`, { fields: ["rowid"] });
     const done = await awaitJob(reader, started.body.id);
     expect(done.status).toBe("COMPLETE");

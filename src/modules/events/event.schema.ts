@@ -31,7 +31,7 @@ builder.subscriptionField("entityChanged", (t) =>
         ctx.app.pubsub.subscribe("domain-event"),
         filter(
           (event: DomainEvent) =>
-            canSeeEvent(ctx.auth!.permissions, event.entityType) &&
+            canSeeEvent(ctx.auth!, event) &&
             (!args.entityType || event.entityType === args.entityType) &&
             (!args.entityId || event.entityId === args.entityId) &&
             (!args.types || args.types.includes(event.type)),

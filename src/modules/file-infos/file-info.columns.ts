@@ -7,4 +7,6 @@ export const fileInfoColumns = defineColumns("file info", {
   type: ENUM,
   format: ENUM,
   fileManagerFileId: ID,
+  /** PENDING / COMPLETE / FAILED, stored as `state`. */
+  status: { ...ENUM, sql: "state" },
 });

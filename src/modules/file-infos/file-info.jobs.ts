@@ -4,6 +4,9 @@ import type { Tx } from "../../events/outbox.js";
 import { defineJob, startJob, type JobStarter } from "../../jobs/index.js";
 import { inspectFile } from "./file-inspector.js";
 
+/** A failure is a change clients polling the file info must see, like completion: a new version. */
+const failed = (): Prisma.FileInfoUpdateManyMutationInput => ({ state: "FAILED", lastModifiedDate: new Date(), version: { increment: 1 } });
+
 /** Internal job: inspect a newly stored file and fill its file info. Idempotent (overwrites). */
 export const computeFileInfoJob = defineJob<{ fileInfoId: string; fileId: string; storageKey: string }>({
   name: "file-info.compute",
@@ -14,7 +17,7 @@ export const computeFileInfoJob = defineJob<{ fileInfoId: string; fileId: string
     const size = await ctx.app.storage.size(payload.storageKey);
     if (!file || size === undefined) {
       // The file was deleted before its info was computed: nothing left to describe.
-      await ctx.finish((tx) => tx.fileInfo.updateMany({ where: { id: payload.fileInfoId }, data: { state: "FAILED" } }));
+      await ctx.finish((tx) => tx.fileInfo.updateMany({ where: { id: payload.fileInfoId }, data: failed() }));
       return;
     }
     const found = await inspectFile({
@@ -49,7 +52,7 @@ export const computeFileInfoJob = defineJob<{ fileInfoId: string; fileId: string
     );
   },
   async onFailure(ctx, payload) {
-    await ctx.app.prisma.fileInfo.updateMany({ where: { id: payload.fileInfoId }, data: { state: "FAILED" } });
+    await ctx.app.prisma.fileInfo.updateMany({ where: { id: payload.fileInfoId }, data: failed() });
   },
 });
 

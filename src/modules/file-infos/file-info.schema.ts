@@ -8,6 +8,14 @@ import "./file-info.jobs.js";
 registerEventPermission("FILE_INFO", "api.file-infos.read");
 
 export const FileInfoType = builder.enumType("FileInfoType", { values: ["FILE_INFO", "TABULAR_FILE_INFO"] as const });
+export const FileInfoStatus = builder.enumType("FileInfoStatus", {
+  description: "Where the file info's computation stands; until COMPLETE its other fields say nothing about the file",
+  values: {
+    PENDING: { description: "Being computed (a background job inspects the file after import): poll until COMPLETE or FAILED" },
+    COMPLETE: { description: "Computed: type, format and (for TABULAR_FILE_INFO) the columns describe the file" },
+    FAILED: { description: "Could not be computed (the file was unreadable or went away); the info stays a bare FILE_INFO" },
+  } as const,
+});
 export const GroupedFormat = builder.enumType("GroupedFormat", {
   values: ["QUICKBOOKS_JOURNAL", "QUICKBOOKS_JOURNAL_2024", "QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT", "SAGE50_LEDGER", "SAGE50_TRANSACTIONS", "CCH_ACCOUNT_LIST", "MS_DYNAMICS_JOURNAL", "SAGE50_UK"] as const,
 });
@@ -19,6 +27,7 @@ interface FileInfoRow extends AuditShape {
   formatDetected: boolean;
   fileManagerFileId: string | null;
   encoding: string | null;
+  state: string;
 }
 
 export const FileInfoNode = builder.interfaceRef<FileInfoRow>("FileInfoNode").implement({
@@ -32,6 +41,9 @@ export const FileInfoNode = builder.interfaceRef<FileInfoRow>("FileInfoNode").im
     formatDetected: t.exposeBoolean("formatDetected"),
     fileManagerFileId: t.exposeID("fileManagerFileId", { nullable: true }),
     encoding: t.exposeString("encoding", { nullable: true }),
+    // Not in the wire reference's read keys (callers tolerate extra keys): without it a file info
+    // still being computed looks exactly like a finished non-tabular FILE_INFO.
+    status: t.field({ type: FileInfoStatus, description: "PENDING while being computed, then COMPLETE or FAILED", resolve: (i) => i.state as "PENDING" | "COMPLETE" | "FAILED" }),
   }),
 });
 

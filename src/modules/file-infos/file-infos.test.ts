@@ -1,13 +1,19 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
-import { clientWithPermissions, createEngagement, waitFor } from "../../../test/helpers/entities.js";
+import { awaitJob, clientWithPermissions, createEngagement, waitFor } from "../../../test/helpers/entities.js";
 import { postMultipart } from "../../../test/helpers/multipart.js";
+import { holdJob } from "../../../test/fixtures/test-jobs.js";
+import { inTransaction } from "../../events/outbox.js";
+import { startJob } from "../../jobs/index.js";
 
 let server: TestServer;
 let engagementId: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // One job at a time, so a test can keep file info jobs waiting behind another job.
+  server = await startTestServer({ jobConcurrency: 1 });
   engagementId = (await createEngagement(server.api, "file infos")).id;
 });
 afterAll(async () => server?.close());
@@ -24,8 +30,19 @@ async function importFile(filename: string, data: string) {
 async function settledInfo(id: string) {
   return waitFor(async () => {
     const response = await server.api.get(`/file-info/${id}`);
-    return response.body.type === "TABULAR_FILE_INFO" || response.body.version > 0 ? response.body : undefined;
+    return response.body.status === "PENDING" ? undefined : response.body;
   }, `file info ${id}`);
+}
+
+/** Occupies the only job slot for `ms`, so file info jobs queued meanwhile stay PENDING. Returns its async result id. */
+async function occupyJobSlot(ms: number): Promise<string> {
+  const app = server.running.app;
+  const user = (await server.api.get("/users/current")).body;
+  const started = await inTransaction(app, (tx) =>
+    startJob(tx, { job: holdJob, payload: { engagementId, holdFirstAttemptMs: ms }, entityType: "ENGAGEMENT", entityId: engagementId, startedBy: { userId: user.id, userName: user.userName } }),
+  );
+  await waitFor(async () => ((await app.prisma.asyncResult.findUnique({ where: { id: started.id } }))!.attempts > 0 ? true : undefined), "the holding job to start");
+  return started.id;
 }
 
 describe("file infos", () => {
@@ -66,13 +83,39 @@ describe("file infos", () => {
     const binary = await importFile("scan.pdf", "%PDF-1.4");
     const tabular = await importFile("more.csv", "a,b\n1,2\n");
     const plain = await settledInfo(binary.fileInfoId);
-    expect(plain).toMatchObject({ type: "FILE_INFO", name: "scan.pdf" });
+    expect(plain).toMatchObject({ type: "FILE_INFO", name: "scan.pdf", status: "COMPLETE" });
     expect(plain).not.toHaveProperty("columnData");
     await settledInfo(tabular.fileInfoId);
     const both = await server.api.post("/file-info/query", { id: { $in: [binary.fileInfoId, tabular.fileInfoId] } });
     expect(both.body.content.map((i: { type: string }) => i.type).sort()).toEqual(["FILE_INFO", "TABULAR_FILE_INFO"]);
     const onlyTabular = await server.api.post("/file-info/query", { $and: [{ type: "TABULAR_FILE_INFO" }, { fileManagerFileId: tabular.id }] });
     expect(onlyTabular.body.content.map((i: { id: string }) => i.id)).toEqual([tabular.fileInfoId]);
+  });
+
+  it("says PENDING while being computed, then COMPLETE (or FAILED), so clients can poll; queries filter on it", async () => {
+    const hold = await occupyJobSlot(4000);
+    const tabular = await importFile("pending.csv", "a;b\n1;2\n");
+    const vanished = await importFile("vanished.csv", "a;b\n1;2\n");
+    // The bytes go away before the job reads them: the info can never be computed.
+    rmSync(join(server.dataDir, "files", "files", vanished.id));
+
+    const pending = await server.api.get(`/file-info/${tabular.fileInfoId}`);
+    expect(pending.body).toMatchObject({ status: "PENDING", type: "FILE_INFO", version: 0 });
+    const graphql = await server.gql(`query ($id: ID!) { fileInfo(id: $id) { status type } }`, { id: tabular.fileInfoId });
+    expect(graphql.body.data.fileInfo).toEqual({ status: "PENDING", type: "FILE_INFO" });
+    const waiting = await server.api.post("/file-info/query", { $and: [{ status: "PENDING" }, { id: { $in: [tabular.fileInfoId, vanished.fileInfoId] } }] });
+    expect(waiting.body.content.map((i: { id: string }) => i.id).sort()).toEqual([tabular.fileInfoId, vanished.fileInfoId].sort());
+
+    expect((await awaitJob(server.api, hold)).status).toBe("COMPLETE");
+    const done = await settledInfo(tabular.fileInfoId);
+    expect(done).toMatchObject({ status: "COMPLETE", type: "TABULAR_FILE_INFO", delimiter: ";" });
+    expect(done.version).toBeGreaterThan(0);
+    const failed = await settledInfo(vanished.fileInfoId);
+    expect(failed).toMatchObject({ status: "FAILED", type: "FILE_INFO" });
+    expect(failed.version).toBeGreaterThan(0);
+    expect(failed).not.toHaveProperty("columnData");
+    const byStatus = await server.api.post("/file-info/query", { $and: [{ status: "FAILED" }, { fileManagerFileId: { $in: [tabular.id, vanished.id] } }] });
+    expect(byStatus.body.content.map((i: { id: string }) => i.id)).toEqual([vanished.fileInfoId]);
   });
 
   it("needs api.file-infos.read, and its internal jobs never show as async results", async () => {

@@ -1,10 +1,11 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { FileDownload } from "./file-download.js";
-import { registerEventPermission } from "../events/event-permissions.js";
+import { registerOwnedEventType } from "../events/event-permissions.js";
 import * as service from "./file-result.service.js";
 
-registerEventPermission("FILE_RESULT", "api.file-results.read");
+// Like the file result itself: events about it (export.ready, its job's) reach only the starting token.
+registerOwnedEventType("FILE_RESULT");
 
 export const FileResult = builder.prismaObject("FileResult", {
   description: "Output of a file-producing job; visible only to the API token that started it",
@@ -16,16 +17,18 @@ export const FileResult = builder.prismaObject("FileResult", {
 });
 
 builder.queryFields((t) => ({
+  // Any authenticated token: whoever started an export may fetch its file whatever area the export
+  // belongs to; the service answers 404 for another token's file result (wire reference 4).
   fileResult: t.field({
     type: FileResult,
-    authScopes: { permission: "api.file-results.read" },
+    authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.getFileResult(ctx, id),
   }),
   fileResultDownload: t.field({
     type: FileDownload,
     description: "The file result's bytes are served by GET /api/v1/file-results/{id}/export",
-    authScopes: { permission: "api.file-results.read" },
+    authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.getFileResultDownload(ctx, id),
   }),

@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.js";
+import { subscribe } from "../../../test/helpers/ws-client.js";
 import type { RestClient } from "../../../test/helpers/client.js";
 import { inTransaction } from "../../events/outbox.js";
 import { defineJob } from "../../jobs/index.js";
@@ -24,7 +25,8 @@ let other: RestClient & { tokenId: string };
 
 beforeAll(async () => {
   server = await startTestServer();
-  other = await clientWithPermissions(server.api, ["api.file-results.read", "api.data-tables.read"], "other token");
+  // No file-results permission: a file result belongs to the token that started its job, whatever it holds.
+  other = await clientWithPermissions(server.api, ["api.data-tables.read"], "other token");
 });
 afterAll(async () => server?.close());
 
@@ -73,6 +75,22 @@ describe("file results", () => {
     expect((await other.get(`/file-results/${ownDone.entityId}`)).status).toBe(200);
     expect((await rawExport(other.token!, ownDone.entityId)).text).toBe("id;value\n0;0\n1;2\n");
     expect((await server.api.get(`/file-results/${ownDone.entityId}`)).status).toBe(404);
+  });
+
+  it("tells only the starting token about its file result (export.ready, job events), whatever the permissions", async () => {
+    const query = `subscription { entityChanged(entityType: "FILE_RESULT") { type entityId } }`;
+    const mine = subscribe<{ entityChanged: { type: string; entityId: string } }>(server.url, server.token, query);
+    const theirs = subscribe<{ entityChanged: { type: string; entityId: string } }>(server.url, other.token!, query);
+    await Promise.all([mine.ready, theirs.ready]);
+    await new Promise((r) => setTimeout(r, 100));
+    const first = await awaitJob(server.api, (await startExport(server.api, 1)).id);
+    await mine.next((e) => e.entityChanged.type === "export.ready" && e.entityChanged.entityId === first.entityId);
+    // Events reach every subscriber in order: once `other` hears of its own export, it has been passed the first one.
+    const second = await awaitJob(other, (await startExport(other, 1)).id);
+    await theirs.next((e) => e.entityChanged.type === "export.ready" && e.entityChanged.entityId === second.entityId);
+    expect(theirs.events.map((e) => e.entityChanged.entityId)).not.toContain(first.entityId);
+    expect(mine.events.map((e) => e.entityChanged.entityId)).not.toContain(second.entityId);
+    await Promise.all([mine.close(), theirs.close()]);
   });
 
   it("is readable over GraphQL by its owner only", async () => {

@@ -25,7 +25,7 @@ const ImportFromJsonTableInput = builder.inputType("ImportFileFromJsonTableInput
 builder.queryFields((t) => ({
   jsonTable: t.field({
     type: JsonTable,
-    authScopes: { permission: "api.json-tables.read" },
+    authScopes: { permission: ["api.file-manager.read", "api.json-tables.read"] },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.getJsonTable(ctx, id),
   }),
@@ -34,22 +34,31 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createJsonTable: t.field({
     type: JsonTable,
-    authScopes: { permission: "api.json-tables.write" },
+    authScopes: { permission: ["api.file-manager.write", "api.json-tables.write"] },
     args: { input: t.arg({ type: "JSON", description: "{} (a read body is accepted too)" }) },
     resolve: (_root, { input }, ctx) => service.createJsonTable(ctx, input),
   }),
   appendJsonTable: t.field({
     type: JsonTable,
-    description: "Appends one page: an array of row objects (keys are column headers). 409 while another page is being appended.",
-    authScopes: { permission: "api.json-tables.write" },
-    args: { id: t.arg.id({ required: true }), rows: t.arg({ type: "JSON", required: true }) },
-    resolve: (_root, { id, rows }, ctx) => service.appendJsonTable(ctx, id, rows),
+    description:
+      "Appends one page: an array of row objects (keys are column headers), as exactly one of rows or rowsText. 409 while another page is being appended.",
+    authScopes: { permission: ["api.file-manager.write", "api.json-tables.write"] },
+    args: {
+      id: t.arg.id({ required: true }),
+      rows: t.arg({
+        type: "JSON",
+        description:
+          "The page as a JSON value. It reaches the server already parsed by the transport, so integer-like keys (\"2023\") come before the others and numbers are doubles; use rowsText to keep the key order and the numbers as written.",
+      }),
+      rowsText: t.arg.string({ description: "The page as JSON text, read like the REST body of POST /api/v1/json-tables/{id}/append: key order and numbers exactly as written" }),
+    },
+    resolve: (_root, { id, rows, rowsText }, ctx) => service.appendJsonTable(ctx, id, { rows, rowsText }),
   }),
   appendJsonTableFromBody: t.field({
     type: JsonTable,
     description:
       "Appends one page sent as the request body of POST /api/v1/json-tables/{id}/append, which streams it into storage first so that a large page is never parsed whole. GraphQL clients use appendJsonTable.",
-    authScopes: { permission: "api.json-tables.write" },
+    authScopes: { permission: ["api.file-manager.write", "api.json-tables.write"] },
     args: { id: t.arg.id({ required: true }), page: t.arg.id({ required: true, description: "The request body staged by the REST route" }) },
     resolve: (_root, { id, page }, ctx) => service.appendJsonTableFromBody(ctx, id, page),
   }),

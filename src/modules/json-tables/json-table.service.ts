@@ -6,6 +6,7 @@ import type { App } from "../../app-services.js";
 import { batched, csvLine } from "../../tabular/csv-writer.js";
 import { findDuplicateKey, parseJsonBody } from "../../core/json-body.js";
 import { jsonArrayElements } from "../../core/json-array-stream.js";
+import { compactJson, decodeJsonString, forEachMember, JsonKind } from "../../core/json-text.js";
 import { takeUpload } from "../../storage/uploads.js";
 import { createFileFromStream, type PlacementInput } from "../file-manager/file-manager.service.js";
 
@@ -55,36 +56,27 @@ function rowProblem(row: unknown, index: number): Problem | undefined {
 /** At most this many bad rows are named in one answer. */
 const MAX_PROBLEMS = 20;
 
-/**
- * Turns a page's rows into its stored NDJSON lines, one row at a time, collecting the headers in
- * order of first appearance. Bad rows are all named (up to MAX_PROBLEMS) once the page is read;
- * the write then fails, so nothing of the page is stored.
- */
-async function* pageLines(rows: AsyncIterable<{ index: number; row: unknown }> | Iterable<{ index: number; row: unknown }>, page: { headers: string[]; rows: number }) {
-  const known = new Set(page.headers);
-  const problems: Problem[] = [];
-  for await (const { index, row } of rows) {
-    const problem = rowProblem(row, index);
-    if (problem) {
-      if (problems.length < MAX_PROBLEMS) problems.push(problem);
-      continue;
-    }
-    if (problems.length > 0) continue;
-    for (const key in row as object) if (!known.has(key)) (known.add(key), page.headers.push(key));
-    page.rows++;
-    yield JSON.stringify(row) + "\n";
-  }
-  if (problems.length > 0) throw ValidationError.of(problems);
-  if (page.rows === 0) throw new ValidationError("A page needs at least one row", { identifier: "body" });
+/** One element of a page: its JSON source text and its index in the page. */
+interface PageElement {
+  index: number;
+  text: string;
 }
 
-/** Rows of a page staged from a request body, parsed one element at a time. */
-async function* stagedRows(source: AsyncIterable<Buffer>): AsyncGenerator<{ index: number; row: unknown }> {
-  const elements = jsonArrayElements(source, (text) => {
-    // Not an array: the whole body is at hand (within the body limit) to say what it is instead.
-    const value = text.trim() === "" ? null : parseJsonBody(text);
-    throw value === null ? new ValidationError(NOT_ARRAY, { identifier: "body", problemType: "INCORRECT_DATA_TYPE", values: ["null"] }) : notArray();
-  });
+/**
+ * Turns a page's elements into its stored NDJSON lines, one row at a time, collecting the headers
+ * in order of first appearance. A row is stored as the sender's own text (only the whitespace
+ * between tokens removed), never as JSON.stringify(JSON.parse(text)): parsing would move
+ * integer-like keys ("2023") to the front of the object and turn numbers into doubles
+ * (12345678901234567890 -> 12345678901234567000, 1.10 -> 1.1), and both the header order and the
+ * values of the merged CSV must be what was sent. JSON.parse only vouches for the syntax here.
+ *
+ * A syntax error or a repeated key fails at once; rows that are not objects with a key are all
+ * named (up to MAX_PROBLEMS) once the page is read. The write then fails, so nothing of the page
+ * is stored.
+ */
+async function* pageLines(elements: AsyncIterable<PageElement> | Iterable<PageElement>, page: { headers: string[]; rows: number }) {
+  const known = new Set(page.headers);
+  const problems: Problem[] = [];
   for await (const { index, text } of elements) {
     let row: unknown;
     try {
@@ -92,17 +84,37 @@ async function* stagedRows(source: AsyncIterable<Buffer>): AsyncGenerator<{ inde
     } catch (error) {
       throw new ValidationError(`Request body is not valid JSON: array element ${index}: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE" });
     }
-    if (typeof row === "object" && row !== null) {
-      const duplicate = findDuplicateKey(text);
-      if (duplicate) {
-        throw new ValidationError(`Key "${duplicate.key}" appears more than once in the same object; use $and, $or or a set operator to apply a column twice`, {
-          identifier: `[${index}]${duplicate.path.startsWith("[") ? "" : "."}${duplicate.path}`,
-          values: [duplicate.key],
-        });
-      }
+    const problem = rowProblem(row, index);
+    if (problem) {
+      if (problems.length < MAX_PROBLEMS) problems.push(problem);
+      continue;
     }
-    yield { index, row };
+    const duplicate = findDuplicateKey(text);
+    if (duplicate) {
+      throw new ValidationError(`Key "${duplicate.key}" appears more than once in the same object; use $and, $or or a set operator to apply a column twice`, {
+        identifier: `[${index}]${duplicate.path.startsWith("[") ? "" : "."}${duplicate.path}`,
+        values: [duplicate.key],
+      });
+    }
+    if (problems.length > 0) continue;
+    const line = compactJson(text);
+    forEachMember(line, (key) => {
+      if (!known.has(key)) (known.add(key), page.headers.push(key));
+    });
+    page.rows++;
+    yield line + "\n";
   }
+  if (problems.length > 0) throw ValidationError.of(problems);
+  if (page.rows === 0) throw new ValidationError("A page needs at least one row", { identifier: "body" });
+}
+
+/** Elements of a page given as JSON text (a staged request body), split one element at a time. */
+function pageElements(source: AsyncIterable<Buffer | Uint8Array>): AsyncIterable<PageElement> {
+  return jsonArrayElements(source, (text) => {
+    // Not an array: the whole body is at hand (within the body limit) to say what it is instead.
+    const value = text.trim() === "" ? null : parseJsonBody(text);
+    throw value === null ? new ValidationError(NOT_ARRAY, { identifier: "body", problemType: "INCORRECT_DATA_TYPE", values: ["null"] }) : notArray();
+  });
 }
 
 /**
@@ -110,7 +122,7 @@ async function* stagedRows(source: AsyncIterable<Buffer>): AsyncGenerator<{ inde
  * second append arriving while one is being stored is refused with 409 instead of queueing. The
  * page is written as it is read; a bad row fails the write, and with it the whole page.
  */
-async function appendPage(ctx: RequestContext, id: string, rows: Parameters<typeof pageLines>[0]) {
+async function appendPage(ctx: RequestContext, id: string, elements: Parameters<typeof pageLines>[0]) {
   const actor = actorOf(ctx);
   const client = await ctx.app.pool.connect();
   try {
@@ -133,7 +145,7 @@ async function appendPage(ctx: RequestContext, id: string, rows: Parameters<type
     const table = locked.rows[0];
     if (!table || table.creation_date.getTime() < Date.now() - RETENTION_MS) throw new NotFoundError(ENTITY, id);
     const page = { headers: [...table.headers], rows: 0 };
-    const { size } = await ctx.app.storage.write(jsonTablePageKey(id, table.page_count), Readable.from(batched(pageLines(rows, page))));
+    const { size } = await ctx.app.storage.write(jsonTablePageKey(id, table.page_count), Readable.from(batched(pageLines(elements, page))));
     await client.query(
       `UPDATE json_table SET headers = $2, current_size = current_size + $3, page_count = page_count + 1, row_count = row_count + $4,
          version = version + 1, last_modified_date = now(), last_modified_user_id = $5, last_modified_user_name = $6 WHERE id = $1`,
@@ -149,13 +161,23 @@ async function appendPage(ctx: RequestContext, id: string, rows: Parameters<type
   return getJsonTable(ctx, id);
 }
 
-/** GraphQL: the page is the `rows` argument, already parsed. */
-export async function appendJsonTable(ctx: RequestContext, id: string, body: unknown) {
+/**
+ * GraphQL: the page is either `rowsText`, the page's JSON text, read exactly like a REST body (key
+ * order and number tokens as written), or `rows`, a JSON value the GraphQL transport has already
+ * parsed: its key order is JavaScript's (integer-like keys first) and its numbers are doubles, which
+ * nothing here can undo.
+ */
+export async function appendJsonTable(ctx: RequestContext, id: string, page: { rows?: unknown; rowsText?: string | null }) {
+  const hasRows = page.rows !== undefined && page.rows !== null;
+  const hasText = page.rowsText !== undefined && page.rowsText !== null;
+  if (hasRows === hasText) {
+    throw new ValidationError("Send the page as exactly one of rows (a JSON array) and rowsText (the array as JSON text)", { identifier: "rows", suggestedValues: ["rows", "rowsText"] });
+  }
+  if (hasText) return appendPage(ctx, id, pageElements(Readable.from([Buffer.from(page.rowsText!, "utf8")])));
+  const body = page.rows;
   if (!Array.isArray(body)) throw notArray();
-  const problems = body.flatMap((row, index) => rowProblem(row, index) ?? []);
-  if (problems.length > 0) throw ValidationError.of(problems.slice(0, MAX_PROBLEMS));
   if (body.length === 0) throw new ValidationError("A page needs at least one row", { identifier: "body" });
-  return appendPage(ctx, id, body.map((row, index) => ({ index, row })));
+  return appendPage(ctx, id, body.map((row, index) => ({ index, text: JSON.stringify(row) })));
 }
 
 /**
@@ -164,12 +186,16 @@ export async function appendJsonTable(ctx: RequestContext, id: string, body: unk
  */
 export async function appendJsonTableFromBody(ctx: RequestContext, id: string, pageId: string) {
   const staged = takeUpload(ctx, pageId, "page", `/json-tables/${id}/append`);
-  return appendPage(ctx, id, stagedRows(ctx.app.storage.read(staged.key)));
+  return appendPage(ctx, id, pageElements(ctx.app.storage.read(staged.key)));
 }
 
 /**
  * All pages as CSV, streamed: the header is every key in order of first appearance; a row lacking
  * a key gets an empty value. Only the pages appended when the export began are read.
+ *
+ * Lines are read as text, not parsed: a number goes into the CSV as the token that was sent
+ * (12345678901234567890 stays that, 1.10 stays 1.10), `true`/`false` as written, a string as its
+ * content, null as an empty value, and a nested object or array as its JSON text.
  *
  * Each chunk read from a page is converted in one synchronous pass into one output buffer: rows
  * then die young, whereas handing every line through async generators kept enough of them alive
@@ -177,6 +203,12 @@ export async function appendJsonTableFromBody(ctx: RequestContext, id: string, p
  */
 export function jsonTableCsv(app: App, table: { id: string; headers: string[]; pageCount: number }): Readable {
   const { headers } = table;
+  const position = new Map(headers.map((key, i) => [key, i]));
+  const values: Array<string | undefined> = new Array(headers.length);
+  const take = (key: string, raw: string, kind: JsonKind) => {
+    const at = position.get(key);
+    if (at !== undefined) values[at] = kind === JsonKind.String ? decodeJsonString(raw) : kind === JsonKind.Null ? undefined : raw;
+  };
   const convert = (text: string): Buffer => {
     let out = "";
     let start = 0;
@@ -184,8 +216,9 @@ export function jsonTableCsv(app: App, table: { id: string; headers: string[]; p
       let end = text.indexOf("\n", start);
       if (end < 0) end = text.length;
       if (end > start) {
-        const row = JSON.parse(text.slice(start, end)) as Record<string, unknown>;
-        out += csvLine(headers.map((key) => row[key]));
+        values.fill(undefined);
+        forEachMember(text.slice(start, end), take);
+        out += csvLine(values);
       }
       start = end + 1;
     }

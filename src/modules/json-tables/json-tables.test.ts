@@ -3,7 +3,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
-import { createEngagement, waitFor } from "../../../test/helpers/entities.js";
+import { clientWithPermissions, createEngagement, waitFor } from "../../../test/helpers/entities.js";
 
 const BODY_LIMIT = 4 * 1024 * 1024;
 let server: TestServer;
@@ -184,6 +184,76 @@ describe("JSON tables", () => {
     );
     const file = await server.api.post("/file-manager/import-from-json-table", { engagementId, jsonTableId: id, name: "ledger rows" });
     expect(file.body).toMatchObject({ type: "FILE", name: "ledger rows", extension: "csv", originalName: "ledger rows.csv" });
+  });
+
+  it("orders headers by first appearance in the text, integer-like keys included", async () => {
+    const id = await newTable();
+    // JSON.parse would hand these keys back as 2022, 2023, 10, name, ...: integer-like keys first.
+    const first = await server.api.request("POST", `/json-tables/${id}/append`, '[{"name":"cash","2023":1,"2022":2,"b":3},{"10":"x","name":"bank"}]');
+    expect(first.status).toBe(200);
+    expect(first.body.headers).toEqual(["name", "2023", "2022", "b", "10"]);
+    const second = await server.api.request("POST", `/json-tables/${id}/append`, '[{"7":"seven","\\u0041":"escaped key","name":"fees"}]');
+    expect(second.body.headers).toEqual(["name", "2023", "2022", "b", "10", "7", "A"]);
+    expect((await server.api.get(`/json-tables/${id}`)).body.headers).toEqual(second.body.headers);
+    expect((await csvOf(id, "year columns")).split("\r\n")).toEqual(["name,2023,2022,b,10,7,A", "cash,1,2,3,,,", "bank,,,,x,,", "fees,,,,,seven,escaped key", ""]);
+  });
+
+  it("writes number tokens into the CSV exactly as they were sent", async () => {
+    const id = await newTable();
+    const page = `[
+      {"id": 12345678901234567890, "amount": 1.10, "rate": 1E+2, "zero": -0.0, "small": 0.000001000, "flag": false, "none": null,
+       "nested": {"x": 1.50, "2": 0, "big": 98765432109876543210}, "list": [1.0, 2.50]},
+      {"id": 9007199254740993, "amount": -0.10, "text": "1.10 as text"}
+    ]`;
+    const appended = await server.api.request("POST", `/json-tables/${id}/append`, page);
+    expect(appended.status).toBe(200);
+    expect(appended.body.headers).toEqual(["id", "amount", "rate", "zero", "small", "flag", "none", "nested", "list", "text"]);
+    expect((await csvOf(id, "exact numbers")).split("\r\n")).toEqual([
+      "id,amount,rate,zero,small,flag,none,nested,list,text",
+      '12345678901234567890,1.10,1E+2,-0.0,0.000001000,false,,"{""x"":1.50,""2"":0,""big"":98765432109876543210}","[1.0,2.50]",',
+      "9007199254740993,-0.10,,,,,,,,1.10 as text",
+      "",
+    ]);
+  });
+
+  it("reads a GraphQL page sent as rowsText exactly like a REST body; rows and rowsText exclude each other", async () => {
+    const id = await newTable();
+    const append = `mutation ($id: ID!, $rows: JSON, $rowsText: String) { appendJsonTable(id: $id, rows: $rows, rowsText: $rowsText) { headers version } }`;
+    const appended = await server.gql(append, { id, rowsText: '[{"account":"1000","2024":12345678901234567890,"2023":1.10}]' });
+    expect(appended.body.errors).toBeUndefined();
+    expect(appended.body.data.appendJsonTable).toEqual({ headers: ["account", "2024", "2023"], version: 1 });
+    expect((await csvOf(id, "graphql text")).split("\r\n")).toEqual(["account,2024,2023", "1000,12345678901234567890,1.10", ""]);
+    for (const variables of [{ id }, { id, rows: [{ a: 1 }], rowsText: '[{"a":1}]' }]) {
+      const refused = await server.gql(append, variables);
+      expect(refused.body.errors[0].extensions).toMatchObject({ status: 400, problems: [{ identifier: "rows" }] });
+    }
+    const malformed = await server.gql(append, { id, rowsText: '[{"a":1},{"a":1,"a":2}]' });
+    expect(malformed.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "[1].a" });
+    const notArray = await server.gql(append, { id, rowsText: '{"a":1}' });
+    expect(notArray.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "body" });
+    expect((await server.api.get(`/json-tables/${id}`)).body.version).toBe(1);
+  });
+
+  it("needs api.file-manager.read/write (the older api.json-tables.* names still work)", async () => {
+    const fileManager = await clientWithPermissions(server.api, ["api.file-manager.read", "api.file-manager.write"], "file manager");
+    const created = await fileManager.post("/json-tables", {});
+    expect(created.status).toBe(200);
+    expect((await fileManager.post(`/json-tables/${created.body.id}/append`, [{ a: 1 }])).status).toBe(200);
+    expect((await fileManager.get(`/json-tables/${created.body.id}`)).body.headers).toEqual(["a"]);
+    expect((await fileManager.post("/file-manager/import-from-json-table", { engagementId, jsonTableId: created.body.id, name: "wire" })).status).toBe(200);
+
+    const older = await clientWithPermissions(server.api, ["api.json-tables.read", "api.json-tables.write"], "older json tables");
+    const olderTable = await older.post("/json-tables", {});
+    expect(olderTable.status).toBe(200);
+    expect((await older.post(`/json-tables/${olderTable.body.id}/append`, [{ b: 2 }])).status).toBe(200);
+    expect((await older.get(`/json-tables/${olderTable.body.id}`)).status).toBe(200);
+
+    const neither = await clientWithPermissions(server.api, ["api.engagements.read"], "no tables");
+    const refused = await neither.post(`/json-tables/${created.body.id}/append`, [{ a: 2 }]);
+    expect(refused.status).toBe(403);
+    expect(refused.body.problems[0].values).toEqual(["api.file-manager.write", "api.json-tables.write"]);
+    expect((await neither.get(`/json-tables/${created.body.id}`)).status).toBe(403);
+    expect((await server.api.get(`/json-tables/${created.body.id}`)).body.version).toBe(1);
   });
 
   it("refuses to import an unknown or empty table", async () => {
