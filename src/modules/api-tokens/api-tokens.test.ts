@@ -41,8 +41,15 @@ describe("API tokens", () => {
     const me = await asWriter.get("/users/current");
     expect(me.body).toMatchObject({ id: created.userId, role: "ROLE_ADMIN", serviceAccount: true, enabled: true });
     expect(me.body.firstName + " " + me.body.lastName).toMatch(/^\(API\) Writer$/);
+    // Wire reference 5: the calling token's user has a userName starting "(API) ".
+    expect(me.body.userName).toBe("(API) Writer");
+    const viaGraphql = await server.gql(`{ currentUser { userName serviceAccount } }`, undefined, created.token);
+    expect(viaGraphql.body.data.currentUser).toEqual({ userName: "(API) Writer", serviceAccount: true });
     const organization = await asWriter.post("/organizations", { name: "Made by a robot" });
     expect(organization.body.createdUserInfo).toEqual({ userId: created.userId, userName: "(API) Writer" });
+    // Renaming the token renames its user.
+    await server.api.put(`/api-tokens/${created.id}`, { name: "Scribe", version: 0 });
+    expect((await asWriter.get("/users/current")).body.userName).toBe("(API) Scribe");
   });
 
   it("renames with optimistic concurrency", async () => {
