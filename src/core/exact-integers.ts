@@ -6,8 +6,9 @@
  * free-form settings), so parsed values stay ordinary numbers and the exact text is kept beside
  * them, keyed by the containing object or array and the key or index. Only the query language
  * asks (`exactIntegerText`), for INT64 and MONEY_100 comparisons. Values reach it as the very
- * objects the parser built (REST bodies, GraphQL JSON-scalar variables and literals keep object
- * identity), and entries disappear with those objects.
+ * objects the parser built (REST bodies and GraphQL JSON-scalar variables keep object identity;
+ * documents with such literals inline skip graphql-jit, which would re-create them from JSON, see
+ * graphql/yoga.ts), and entries disappear with those objects.
  */
 const registry = new WeakMap<object, Map<string | number, string>>();
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { randomUUID } from "node:crypto";
-import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from "graphql";
+import { BREAK, GraphQLError, Kind, visit, type DocumentNode, type GraphQLSchema } from "graphql";
 import { createYoga, type GraphQLParams, type Plugin } from "graphql-yoga";
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import type { App } from "../app-services.js";
@@ -13,6 +13,30 @@ export const GRAPHQL_PATH = "/api/graphql";
 
 function isSubscription(document: DocumentNode): boolean {
   return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "subscription");
+}
+
+const unsafeLiterals = new WeakMap<DocumentNode, boolean>();
+
+/**
+ * Whether the document writes an integer literal beyond ±(2^53 - 1), e.g. an INT64 bound inline in
+ * a filter. graphql-jit embeds literal arguments into its generated code as JSON, which loses the
+ * exact digits the JSON scalar noted (core/exact-integers.ts); such documents (rare, and cached
+ * per parsed document) run on graphql-js instead. Variables are unaffected.
+ */
+function hasUnsafeIntegerLiteral(document: DocumentNode): boolean {
+  let found = unsafeLiterals.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      IntValue(node) {
+        if (Number.isSafeInteger(Number(node.value))) return undefined;
+        found = true;
+        return BREAK;
+      },
+    });
+    unsafeLiterals.set(document, found);
+  }
+  return found;
 }
 
 /** Client address as the rate limiter and `allowedAddresses` see it. */
@@ -71,7 +95,7 @@ export function createYogaServer(app: App, schema: GraphQLSchema) {
     graphqlEndpoint: GRAPHQL_PATH,
     // Compiled execution, cached per parsed document: REST route documents are parsed once at
     // start-up and GraphQL documents come from Yoga's parse cache, so each compiles once.
-    plugins: [useUniqueKeyJsonParser(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) })],
+    plugins: [useUniqueKeyJsonParser(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !hasUnsafeIntegerLiteral(args.document) })],
     landingPage: false,
     graphiql: { title: "Ledger analytics API", headers: JSON.stringify({ Authorization: "Bearer <token from DATA_DIR/admin-token>" }, null, 2) },
     logging: {
