@@ -42,6 +42,10 @@ async function readBody(req: Request, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+function declaresBody(req: Request): boolean {
+  return Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+}
+
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266 / 5987). */
 export function contentDisposition(fileName: string): string {
   const fallback = fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
@@ -107,6 +111,8 @@ export function createRestHandler(options: {
 
   return async function restHandler(req: Request, res: Response): Promise<void> {
     const identity = options.identify(req);
+    /** Set once the caller may send us a body: before that, a refusal leaves it unread. */
+    let bodyRead = false;
     const info = { requestId: identity.requestId, path: req.originalUrl.split("?")[0] };
     try {
       const path = req.path;
@@ -134,6 +140,7 @@ export function createRestHandler(options: {
       // (or stage a huge upload), and a bad body must not hide a 401/403 behind a 400.
       const contextValue = (await contextFactory()) as unknown as RequestContext;
       assertPermission(contextValue, route.permission);
+      bodyRead = true;
       let body: unknown;
       let multipart: ReceivedMultipart | undefined;
       if (route.def.upload) {
@@ -206,7 +213,9 @@ export function createRestHandler(options: {
         res.destroy();
         return;
       }
-      if (error instanceof PayloadTooLargeError) res.set("Connection", "close");
+      // A refused request whose body was never read: close the connection rather than let Node
+      // drain (read and discard) up to the whole body to keep it alive.
+      if (error instanceof PayloadTooLargeError || (!bodyRead && declaresBody(req))) res.set("Connection", "close");
       if (error && typeof error === "object" && "extensions" in error && (error as AppError).extensions?.code) {
         send(res, info, error as AppError);
       } else {
