@@ -42,6 +42,7 @@ async function readBody(req: Request, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266 / 5987). */
 export function contentDisposition(fileName: string): string {
   const fallback = fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
@@ -132,20 +133,19 @@ export function createRestHandler(options: {
       }
 
       const { execute, contextFactory, schema } = yoga.getEnveloped({ rest: identity } as never);
-      let contextValue: RequestContext | undefined;
+      // Who is asking, and whether the route is theirs, is settled before a single byte of the body
+      // is read: an anonymous caller must not make the server read and parse up to JSON_BODY_LIMIT
+      // (or stage a huge upload), and a bad body must not hide a 401/403 behind a 400.
+      const contextValue = (await contextFactory()) as unknown as RequestContext;
+      assertPermission(contextValue, route.acceptedPermissions);
       let body: unknown;
       let multipart: ReceivedMultipart | undefined;
       if (route.def.upload) {
-        // Who is asking is settled before a single byte of a possibly huge upload is stored.
-        contextValue = (await contextFactory()) as unknown as RequestContext;
-        assertPermission(contextValue, route.acceptedPermissions);
         const params = Object.fromEntries(route.pathParams.map((name, i) => [name, decodeURIComponent(match![i + 1])]));
         const limitFor = await route.def.upload.limit?.(contextValue, params);
         multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor);
         contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
       } else if (route.def.bodyFile) {
-        contextValue = (await contextFactory()) as unknown as RequestContext;
-        assertPermission(contextValue, route.acceptedPermissions);
         multipart = await receiveBody(req, route.def.bodyFile, storage, bodyLimit);
         contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
       } else if (req.method === "POST" || req.method === "PUT") {
@@ -178,7 +178,6 @@ export function createRestHandler(options: {
         }
         throwIfProblems(problems);
 
-        contextValue ??= (await contextFactory()) as unknown as RequestContext;
         const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
         if (result.errors?.length) {
           send(res, info, result.errors[0]);

@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 
@@ -6,6 +7,19 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => server?.close());
+
+/** Sends only the headers of a POST declaring `length` body bytes; returns the response status and Connection header. */
+function statusWithoutSendingBody(path: string, length: number): Promise<{ status: number; connection?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.url}/api/v1${path}`, { method: "POST", headers: { "content-type": "application/json", "content-length": String(length) } }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+      req.destroy();
+    });
+    req.on("error", reject);
+    req.flushHeaders();
+  });
+}
 
 async function token(body: Record<string, unknown>): Promise<string> {
   const response = await server.api.post("/api-tokens", { name: "auth test", permissions: ["api.organizations.read"], ...body });
@@ -19,6 +33,19 @@ describe("authentication", () => {
     expect(response.status).toBe(401);
     expect(response.body).toMatchObject({ status: 401, origin: "/api/v1/organizations/query" });
     expect(response.body.title).toMatch(/bearer/i);
+  });
+
+  it("no token + bad body -> 401: the body is not read before the caller is known", async () => {
+    const anonymous = server.api.withToken(undefined);
+    const malformed = await anonymous.request("POST", "/organizations/query", "{ not json");
+    expect(malformed.status).toBe(401);
+    const unknownKey = await anonymous.post("/organizations", { name: "x", colour: "red" });
+    expect(unknownKey.status).toBe(401);
+    const badFilter = await anonymous.post("/engagements/query", { nope: { $gt: 1 }, name: 5 });
+    expect(badFilter.status).toBe(401);
+    // A body declared far above the limit and never sent: the answer comes without reading it.
+    // The connection is closed rather than drained, so the unread body is never read either.
+    expect(await statusWithoutSendingBody("/organizations/query", 200 * 1024 * 1024)).toEqual({ status: 401, connection: "close" });
   });
 
   it("refuses an unknown token", async () => {
@@ -60,6 +87,22 @@ describe("authorization", () => {
     // Nothing was written by the refused call.
     const found = await server.api.post("/organizations/query", { name: "Nope" });
     expect(found.body.totalElements).toBe(0);
+  });
+
+  it("missing permission + bad/unknown-key body -> 403, before the body is looked at", async () => {
+    const reader = server.api.withToken(await token({ permissions: ["api.organizations.read"] }));
+    const malformed = await reader.request("POST", "/organizations", "{ not json");
+    expect(malformed.status).toBe(403);
+    expect(malformed.body.problems[0].values).toEqual(["api.organizations.write"]);
+    const unknownKey = await reader.post("/organizations", { name: "x", colour: "red" });
+    expect(unknownKey.status).toBe(403);
+    const duplicateKey = await reader.request("POST", "/engagements/query", '{"name":"a","name":"b"}');
+    expect(duplicateKey.status).toBe(403);
+    const badFilter = await reader.post("/engagements/query", { nope: 1 });
+    expect(badFilter.status).toBe(403);
+    expect(badFilter.body.problems[0].values).toEqual(["api.engagements.read"]);
+    // With the permission, the same bad bodies are 400s.
+    expect((await reader.post("/organizations/query", { nope: 1 })).status).toBe(400);
   });
 
   it("distinguishes delete from write", async () => {

@@ -7,6 +7,16 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
+/** POSTs a JSON body exactly as written (duplicate keys and big integer literals survive). */
+async function rawGraphql(text: string) {
+  const response = await fetch(`${server.url}/api/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${server.token}` },
+    body: text,
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
 describe("GraphQL", () => {
   it("creates, relates, filters and pages through the same services as REST", async () => {
     const org = await server.gql(`mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { id name version createdUserInfo { userName } } }`, {
@@ -48,6 +58,86 @@ describe("GraphQL", () => {
     expect(stale.body.errors[0].extensions).toMatchObject({ code: "CONFLICT", status: 409 });
     const blank = await server.gql(`mutation { createOrganization(input: { name: " " }) { id } }`);
     expect(blank.body.errors[0].extensions.problems[0].identifier).toBe("name");
+  });
+
+  it("relation lists take the child's filter and sort (Organization.engagements), answered per response in one batch", async () => {
+    const orgs: string[] = [];
+    for (const name of ["Rel A", "Rel B"]) {
+      const org = await server.api.post("/organizations", { name });
+      orgs.push(org.body.id);
+      for (const [engagement, industry] of [["Alpha audit", "Retail"], ["Beta audit", "Mining"], ["Gamma review", "Retail"]]) {
+        const created = await server.api.post("/engagements", {
+          organizationId: org.body.id,
+          name: `${engagement} ${name}`,
+          industry,
+          accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" },
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+      }
+    }
+    const query = `query($f: JSON, $o: JSON) { organizations(filter: $o, sort: ["name"]) { content { name
+      all: engagements { name }
+      retail: engagements(filter: $f, sort: ["name,desc"]) { name industry } } } }`;
+    const result = await server.gql(query, { o: { id: { $in: orgs } }, f: { industry: "RETAIL", name: { $niprefix: "gamma" } } });
+    expect(result.body.errors).toBeUndefined();
+    expect(result.body.data.organizations.content).toEqual([
+      { name: "Rel A", all: expect.any(Array), retail: [{ name: "Alpha audit Rel A", industry: "Retail" }] },
+      { name: "Rel B", all: expect.any(Array), retail: [{ name: "Alpha audit Rel B", industry: "Retail" }] },
+    ]);
+    for (const [index, org] of ["Rel A", "Rel B"].entries()) {
+      const names = result.body.data.organizations.content[index].all.map((e: { name: string }) => e.name);
+      expect(names.sort()).toEqual([`Alpha audit ${org}`, `Beta audit ${org}`, `Gamma review ${org}`]);
+    }
+    const sorted = await server.gql(`query($o: JSON) { organizations(filter: $o) { content { engagements(sort: ["name,desc"], filter: { industry: "retail" }) { name } } } }`, { o: { id: orgs[0] } });
+    expect(sorted.body.data.organizations.content[0].engagements.map((e: { name: string }) => e.name)).toEqual(["Gamma review Rel A", "Alpha audit Rel A"]);
+
+    // The same validation as POST /engagements/query: 400 naming the key.
+    const bad = await server.gql(`query($o: JSON) { organizations(filter: $o) { content { engagements(filter: { colour: "red" }) { name } } } }`, { o: { id: orgs[0] } });
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(bad.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "colour", problemType: "FILTER_CONVERSION_FAILED" });
+    const badSort = await server.gql(`query($o: JSON) { organizations(filter: $o) { content { engagements(sort: ["colour"]) { name } } } }`, { o: { id: orgs[0] } });
+    expect(badSort.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "sort[0]" });
+  });
+
+  it("AccountGrouping.groups keeps tree order by default and takes the account group filter", async () => {
+    const system = "5cc9076887f13cb8a7a19300";
+    const all = await server.gql(`{ accountGrouping(id: "${system}") { groups { code orderIndex } } }`);
+    const orderIndexes = all.body.data.accountGrouping.groups.map((g: { orderIndex: number }) => g.orderIndex);
+    expect(orderIndexes).toEqual([...orderIndexes].sort((a, b) => a - b));
+    const filtered = await server.gql(`query($f: JSON) { accountGrouping(id: "${system}") { groups(filter: $f, sort: ["code,desc"]) { code lowestLevel } } }`, {
+      f: { lowestLevel: true, code: { $iprefix: "1" } },
+    });
+    expect(filtered.body.errors).toBeUndefined();
+    const viaRest = await server.api.post("/account-groups/query?size=2000&sort=code,desc", { accountGroupingId: system, lowestLevel: true, code: { $iprefix: "1" } });
+    expect(viaRest.body.totalElements).toBeGreaterThan(0);
+    expect(filtered.body.data.accountGrouping.groups.map((g: { code: string }) => g.code)).toEqual(viaRest.body.content.map((g: { code: string }) => g.code));
+  });
+
+  it("refuses duplicate keys in a JSON body of /api/graphql (spec 4.2 rule 2), naming the key", async () => {
+    const text = `{"query":"query($f: JSON) { organizations(filter: $f) { totalElements } }","variables":{"f":{"name":"a","name":"b"}}}`;
+    const response = await rawGraphql(text);
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(response.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "variables.f.name", values: ["name"] });
+    expect(response.body.errors[0].extensions.http).toBeUndefined();
+    expect((await rawGraphql(`{"query":"{ organizations { totalElements } }","query":"{ __typename }"}`)).status).toBe(400);
+    expect((await rawGraphql(`{"query": `)).status).toBe(400);
+    // Without duplicates the same body runs.
+    const fine = await rawGraphql(`{"query":"query($f: JSON) { organizations(filter: $f) { totalElements } }","variables":{"f":{"name":"a"}}}`);
+    expect(fine.status).toBe(200);
+    expect(fine.body.data.organizations.totalElements).toBe(0);
+  });
+
+  it("compares INT64 columns exactly with literals beyond 2^53, from variables and inline", async () => {
+    const max = await rawGraphql(`{"query":"query($f: JSON) { organizations(filter: $f) { totalElements } }","variables":{"f":{"version":{"$lte":9223372036854775807}}}}`);
+    expect(max.body.errors, JSON.stringify(max.body.errors)).toBeUndefined();
+    expect(max.body.data.organizations.totalElements).toBeGreaterThan(0);
+    const inline = await server.gql(`{ organizations(filter: { version: 9223372036854775807 }) { totalElements } }`);
+    expect(inline.body.errors, JSON.stringify(inline.body.errors)).toBeUndefined();
+    expect(inline.body.data.organizations.totalElements).toBe(0);
+    const over = await rawGraphql(`{"query":"query($f: JSON) { organizations(filter: $f) { totalElements } }","variables":{"f":{"version":9223372036854775808}}}`);
+    expect(over.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "version", values: ["9223372036854775808"] });
+    expect(over.body.errors[0].extensions.problems[0].reason).toMatch(/\[-9223372036854775808, 9223372036854775807\]/);
   });
 
   it("serves GraphiQL to browsers", async () => {

@@ -1,10 +1,16 @@
 import { ValidationError } from "./errors.js";
+import { noteExactInteger } from "./exact-integers.js";
 
 /**
  * Parses a JSON request body. JSON.parse silently keeps the last of two equal keys, but the
  * query language requires keys to be unique within an object (spec 4.2 rule 2), and a body that
  * says the same thing twice is ambiguous anywhere; so after JSON.parse has vouched for the syntax
  * a light scan rejects duplicate keys, naming the key.
+ *
+ * The same scan notes integer literals beyond ±(2^53 - 1), which JSON.parse rounds: their exact
+ * digits are recorded beside the parsed value (`exact-integers.ts`), so the query language can
+ * compare INT64 and MONEY_100 columns with the value the client wrote. Everything else still sees
+ * the ordinary (rounded) number, exactly as before.
  */
 export function parseJsonBody(text: string): unknown {
   let value: unknown;
@@ -13,12 +19,18 @@ export function parseJsonBody(text: string): unknown {
   } catch (error) {
     throw new ValidationError(`Request body is not valid JSON: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE" });
   }
-  const duplicate = findDuplicateKey(text);
-  if (duplicate) {
-    throw new ValidationError(`Key "${duplicate.key}" appears more than once in the same object; use $and, $or or a set operator to apply a column twice`, {
-      identifier: duplicate.path,
-      values: [duplicate.key],
+  const scan = scanJson(text, true);
+  if (scan.duplicate) {
+    const { key, path } = scan.duplicate;
+    throw new ValidationError(`Key "${key}" appears more than once in the same object; use $and, $or or a set operator to apply a column twice`, {
+      identifier: path,
+      values: [key],
     });
+  }
+  for (const literal of scan.unsafeIntegers) {
+    let parent: unknown = value;
+    for (const step of literal.path.slice(0, -1)) parent = (parent as Record<string | number, unknown>)[step];
+    if (typeof parent === "object" && parent !== null) noteExactInteger(parent, literal.path[literal.path.length - 1], literal.text);
   }
   return value;
 }
@@ -33,7 +45,25 @@ interface Frame {
 
 /** Scans syntactically valid JSON; returns the first key repeated within one object. */
 export function findDuplicateKey(text: string): { key: string; path: string } | undefined {
+  return scanJson(text, false).duplicate;
+}
+
+/** An integer literal JSON.parse cannot represent exactly, and where it sits (keys and indexes). */
+interface UnsafeInteger {
+  path: Array<string | number>;
+  text: string;
+}
+
+const isNumberStart = (c: number) => c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39);
+const isNumberChar = (c: number) => isNumberStart(c) || c === 0x2b /* + */ || c === 0x2e /* . */ || c === 0x65 /* e */ || c === 0x45; /* E */
+
+/**
+ * One pass over syntactically valid JSON: the first repeated key (scanning stops there) and,
+ * when `integers` is set, every integer literal beyond Number.MAX_SAFE_INTEGER in magnitude.
+ */
+function scanJson(text: string, integers: boolean): { duplicate?: { key: string; path: string }; unsafeIntegers: UnsafeInteger[] } {
   const stack: Frame[] = [];
+  const unsafeIntegers: UnsafeInteger[] = [];
   let i = 0;
   const n = text.length;
   while (i < n) {
@@ -60,17 +90,31 @@ export function findDuplicateKey(text: string): { key: string; path: string } | 
       if (top?.keys && top.expectKey) {
         const raw = text.slice(i, end + 1);
         const key = raw.includes("\\") ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-        if (top.keys.has(key)) return { key, path: top.path ? `${top.path}.${key}` : key };
+        if (top.keys.has(key)) return { duplicate: { key, path: top.path ? `${top.path}.${key}` : key }, unsafeIntegers };
         top.keys.add(key);
         top.lastKey = key;
         top.expectKey = false;
       }
       i = end + 1;
+    } else if (integers && isNumberStart(c)) {
+      let end = i + 1;
+      while (end < n && isNumberChar(text.charCodeAt(end))) end++;
+      // 2^53 has 16 digits: shorter literals are exact; longer integer ones are checked.
+      if (end - i >= 16) {
+        const literal = text.slice(i, end);
+        if (/^-?\d+$/.test(literal) && !Number.isSafeInteger(Number(literal))) unsafeIntegers.push({ path: stackPath(stack), text: literal });
+      }
+      i = end;
     } else {
       i++;
     }
   }
-  return undefined;
+  return { unsafeIntegers };
+}
+
+/** Keys and indexes from the root to the value being scanned (the last one names it in its parent). */
+function stackPath(stack: Frame[]): Array<string | number> {
+  return stack.map((frame) => (frame.keys ? (frame.lastKey ?? "") : frame.index));
 }
 
 function childPath(parent: Frame | undefined): string {

@@ -1,11 +1,12 @@
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import { randomUUID } from "node:crypto";
-import { GraphQLError, Kind, type DocumentNode, type GraphQLSchema } from "graphql";
-import { createYoga } from "graphql-yoga";
+import { BREAK, GraphQLError, Kind, visit, type DocumentNode, type GraphQLSchema } from "graphql";
+import { createYoga, type GraphQLParams, type Plugin } from "graphql-yoga";
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import type { App } from "../app-services.js";
-import { InternalError } from "../core/errors.js";
+import { InternalError, ValidationError } from "../core/errors.js";
+import { parseJsonBody } from "../core/json-body.js";
 import { normaliseAddress } from "../auth/ip-allow.js";
 import { buildRequestContext, type RequestIdentity } from "./context-factory.js";
 
@@ -13,6 +14,30 @@ export const GRAPHQL_PATH = "/api/graphql";
 
 function isSubscription(document: DocumentNode): boolean {
   return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "subscription");
+}
+
+const unsafeLiterals = new WeakMap<DocumentNode, boolean>();
+
+/**
+ * Whether the document writes an integer literal beyond ±(2^53 - 1), e.g. an INT64 bound inline in
+ * a filter. graphql-jit embeds literal arguments into its generated code as JSON, which loses the
+ * exact digits the JSON scalar noted (core/exact-integers.ts); such documents (rare, and cached
+ * per parsed document) run on graphql-js instead. Variables are unaffected.
+ */
+function hasUnsafeIntegerLiteral(document: DocumentNode): boolean {
+  let found = unsafeLiterals.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      IntValue(node) {
+        if (Number.isSafeInteger(Number(node.value))) return undefined;
+        found = true;
+        return BREAK;
+      },
+    });
+    unsafeLiterals.set(document, found);
+  }
+  return found;
 }
 
 /** Client address as the rate limiter and `allowedAddresses` see it. */
@@ -53,6 +78,42 @@ export function requestOrigin(req: IncomingMessage | undefined, trustProxy: bool
   return `${scheme}://${host}`;
 }
 
+function isPostJson(request: Request): boolean {
+  const type = request.headers.get("content-type")?.split(";")[0].trim().toLowerCase();
+  return request.method === "POST" && (type === "application/json" || type === "application/graphql+json");
+}
+
+/**
+ * JSON POST bodies of /api/graphql are parsed by the REST layer's parser instead of Yoga's
+ * `request.json()`: keys must be unique within an object (spec 4.2 rule 2; JSON.parse would keep
+ * the last of two equal keys of a filter variable without a word), and integer literals beyond
+ * 2^53 keep their digits for the query language. Yoga's body size limit still wraps this parser.
+ */
+function useUniqueKeyJsonParser(): Plugin {
+  return {
+    onRequestParse({ request, setRequestParser }) {
+      if (!isPostJson(request)) return;
+      setRequestParser(async (req) => {
+        const text = await req.text();
+        let body: unknown;
+        try {
+          body = parseJsonBody(text);
+        } catch (error) {
+          if (!(error instanceof ValidationError)) throw error;
+          // Yoga takes the HTTP status of errors raised while parsing the request from extensions.http.
+          throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+        }
+        if (typeof body !== "object" || body === null) {
+          throw new GraphQLError(`POST body is expected to be object but received ${body === null ? "null" : typeof body}`, {
+            extensions: { ...new ValidationError("POST body must be a JSON object", { identifier: "body" }).extensions, http: { status: 400 } },
+          });
+        }
+        return body as GraphQLParams;
+      });
+    },
+  };
+}
+
 /**
  * The one GraphQL execution pipeline. /api/graphql serves it over HTTP, graphql-ws runs it for
  * subscriptions, and REST routes call its envelop in-process with a ready-made identity.
@@ -63,7 +124,7 @@ export function createYogaServer(app: App, schema: GraphQLSchema) {
     graphqlEndpoint: GRAPHQL_PATH,
     // Compiled execution, cached per parsed document: REST route documents are parsed once at
     // start-up and GraphQL documents come from Yoga's parse cache, so each compiles once.
-    plugins: [useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) })],
+    plugins: [useUniqueKeyJsonParser(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !hasUnsafeIntegerLiteral(args.document) })],
     landingPage: false,
     graphiql: { title: "Ledger analytics API", headers: JSON.stringify({ Authorization: "Bearer <token from DATA_DIR/admin-token>" }, null, 2) },
     logging: {

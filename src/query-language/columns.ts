@@ -43,6 +43,13 @@ export interface ColumnDef extends SearchFlags {
   type: ColumnType;
   /** Physical column name; values are always bound parameters, names only ever come from here. */
   sql: string;
+  /**
+   * ARRAY_STRINGS only: every stored element is already lower-case (ids, permission names), so
+   * `$contains` can compare the lower-cased literal exactly (`col @> ARRAY[$1]`, served by a GIN
+   * index on the column). Arrays stored as given are compared through `lower_text_array(col)`,
+   * whose GIN expression index serves them instead.
+   */
+  storedLowerCase?: boolean;
 }
 
 export interface ColumnSet {
@@ -87,4 +94,5 @@ export const TEXT: ColumnSpec = {
 export const ID: ColumnSpec = { type: "OBJECTID", equalitySearch: true, sortable: true };
 export const ENUM: ColumnSpec = { type: "STRING", equalitySearch: true, sortable: true };
 export const FLAG: ColumnSpec = { type: "BOOLEAN", equalitySearch: true, sortable: true };
-export const ID_LIST: ColumnSpec = { type: "ARRAY_STRINGS", containsSearch: true };
+/** Arrays of ids or permission names: canonical lower-case values, validated on every write. */
+export const ID_LIST: ColumnSpec = { type: "ARRAY_STRINGS", containsSearch: true, storedLowerCase: true };

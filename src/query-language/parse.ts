@@ -1,4 +1,5 @@
 import type { Problem } from "../core/errors.js";
+import { exactIntegerText } from "../core/exact-integers.js";
 
 export const COMPARISON_OPERATORS = ["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"] as const;
 export const SET_OPERATORS = ["$in", "$nin"] as const;
@@ -20,7 +21,8 @@ export const ROOT_OPERATORS = ["$and", "$or", "$keyword_prefix", "$keyword_prefi
 export type FilterNode =
   | { kind: "and"; terms: FilterNode[] }
   | { kind: "or"; terms: FilterNode[] }
-  | { kind: "column"; field: string; op: ColumnOperator; value: unknown; path: string }
+  /** `exact`: the digits of an integer literal too large for a JS number (see core/exact-integers.ts). */
+  | { kind: "column"; field: string; op: ColumnOperator; value: unknown; exact?: string; path: string }
   | { kind: "keyword"; negated: boolean; prefix: unknown; path: string }
   | { kind: "population"; negated: boolean; populationId: unknown; path: string };
 
@@ -74,14 +76,14 @@ export function parseFilter(input: unknown, problems: Problem[], path = ""): Fil
       const suggestion = columnOperators.has(key) ? ` (${key} applies to a column: {"<column>": {"${key}": ...}})` : "";
       problems.push(filterProblem(keyPath, `Unknown root operator ${key}${suggestion}`, [key], [...ROOT_OPERATORS]));
     } else {
-      terms.push(...parseColumnTerm(key, value, keyPath, problems));
+      terms.push(...parseColumnTerm(key, value, exactIntegerText(input, key), keyPath, problems));
     }
   }
   return terms.length === 1 ? terms[0] : { kind: "and", terms };
 }
 
-function parseColumnTerm(field: string, value: unknown, path: string, problems: Problem[]): FilterNode[] {
-  if (!isPlainObject(value)) return [{ kind: "column", field, op: "$eq", value, path }];
+function parseColumnTerm(field: string, value: unknown, exact: string | undefined, path: string, problems: Problem[]): FilterNode[] {
+  if (!isPlainObject(value)) return [{ kind: "column", field, op: "$eq", value, exact, path }];
   const keys = Object.keys(value);
   if (keys.length === 0) {
     problems.push(filterProblem(path, `Column ${field} has an empty operator object`));
@@ -98,7 +100,7 @@ function parseColumnTerm(field: string, value: unknown, path: string, problems: 
       problems.push(filterProblem(opPath, `Unknown column operator ${op}`, [op], [...COLUMN_OPERATORS]));
       continue;
     }
-    nodes.push({ kind: "column", field, op: op as ColumnOperator, value: value[op], path: opPath });
+    nodes.push({ kind: "column", field, op: op as ColumnOperator, value: value[op], exact: exactIntegerText(value, op), path: opPath });
   }
   return nodes;
 }

@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../test/helpers/database.js";
 import { ValidationError } from "../core/errors.js";
+import { parseJsonBody } from "../core/json-body.js";
 import { checkFilter, compileFilter, defineColumns, SqlParams } from "./index.js";
 
 // Every operator runs as SQL against a real table holding each column type the language knows;
@@ -91,7 +92,8 @@ describe("query language operators (executed in PostgreSQL)", () => {
     expect(await ids({ ratio: { $gt: 1.5 } })).toEqual([2]);
     expect(await ids({ precise: { $lt: 0 } })).toEqual([2]);
     expect(await ids({ posted: { $gte: "2025-02-15T12:30:00Z", $lt: "2025-03-20T00:00:00.000Z" } })).toEqual([2]);
-    expect(await ids({ posted: { $gt: "2025-02-01" } })).toEqual([2, 3]);
+    expect(await ids({ posted: { $gt: "2025-02-01T00:00:00Z" } })).toEqual([2, 3]);
+    expect(await ids({ posted: { $lt: "2025-02-15T14:30:00+02:00" } })).toEqual([1]);
     expect(await ids({ day: { $lte: "2025-02-15" } })).toEqual([1, 2]);
     expect(await ids({ name: { $gt: "B" } })).toEqual([2, 3]);
   });
@@ -185,6 +187,34 @@ describe("query language errors (each names the key)", () => {
     expect(problemsOf({ active: "yes" })[0].reason).toMatch(/true or false/);
     expect(problemsOf({ name: 5 })[0].reason).toMatch(/string/);
   });
+  it("DATE_TIME values carry a zone (Z or an offset); date-only and zone-less values are refused", () => {
+    expect(problemsOf({ posted: "2025-02-01" })[0]).toMatchObject({ identifier: "posted", problemType: "INCORRECT_DATA_TYPE" });
+    expect(problemsOf({ posted: "2025-02-01" })[0].reason).toMatch(/no zone/);
+    expect(problemsOf({ posted: { $gte: "2025-02-01T10:00:00" } })[0]).toMatchObject({ identifier: "posted.$gte" });
+    expect(problemsOf({ posted: { $gte: "2025-02-01T10:00:00" } })[0].reason).toMatch(/no zone/);
+    expect(problemsOf({ posted: "2025-02-30T00:00:00Z" })[0].reason).toMatch(/not a valid date-time/);
+    expect(problemsOf({ posted: "2025-02-01T24:00:00Z" })[0].reason).toMatch(/not a valid date-time/);
+    expect(() => checkFilter({ posted: "2025-02-01T10:00:00.123456+0530" }, columns)).not.toThrow();
+  });
+
+  it("INT64 and MONEY_100 take the full 64-bit range exactly when the literal comes from a JSON body", async () => {
+    const max = parseJsonBody('{"big":{"$lte":9223372036854775807,"$gte":-9223372036854775808}}');
+    const { params } = compileFilter(max, columns, new SqlParams());
+    expect(params.values).toEqual(["9223372036854775807", "-9223372036854775808"]);
+    expect(await ids(max)).toEqual([1, 2, 3]);
+    // 2^53 + 1 is not a JS number; the bound parameter is still the literal's value.
+    const odd = compileFilter(parseJsonBody('{"amount":{"$in":[9007199254740993, 1]}}'), columns, new SqlParams());
+    expect(odd.params.values).toEqual([["9007199254740993", "1"]]);
+    const over = problemsOf(parseJsonBody('{"big":9223372036854775808}'))[0];
+    expect(over).toMatchObject({ identifier: "big", values: ["9223372036854775808"] });
+    expect(over.reason).toBe("big: 9223372036854775808 is outside the INT64 range [-9223372036854775808, 9223372036854775807]");
+    expect(problemsOf(parseJsonBody('{"amount":{"$gt":-9223372036854775809}}'))[0].reason).toMatch(/outside the MONEY_100 .* range \[-9223372036854775808, 9223372036854775807\]/);
+    expect(problemsOf({ qty: 2 ** 31 })[0].reason).toBe("qty: 2147483648 is outside the INT32 range [-2147483648, 2147483647]");
+    // A rounded number whose digits are unknown (not from a JSON literal) is refused, not guessed.
+    expect(problemsOf({ big: 2 ** 60 })[0].reason).toMatch(/not exact/);
+    expect(problemsOf(parseJsonBody('{"big":9.2e18}'))[0].reason).toMatch(/not exact/);
+  });
+
   it("malformed operands", () => {
     expect(problemsOf({ qty: { $in: 1 } })[0].reason).toMatch(/array/);
     expect(problemsOf({ qty: { $in: [1, "x"] } })[0].identifier).toBe("qty.$in");

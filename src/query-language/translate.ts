@@ -80,9 +80,17 @@ function columnCondition(target: string, column: ColumnDef, op: string, value: u
       return (value as unknown[]).length === 0 ? "TRUE" : `(${target} IS NULL OR NOT (${lhs} = ANY(${params.add(value, `${cast}[]`)})))`;
     case "$contains":
     case "$ncontains": {
-      const element = column.type === "ARRAY_INT64" ? `e = ${params.add(value, "bigint")}` : `lower(e) = ${params.add(value, "text")}`;
-      const exists = `EXISTS (SELECT 1 FROM unnest(${target}) AS u(e) WHERE ${element})`;
-      return op === "$contains" ? exists : `(NOT ${exists})`;
+      // Array containment (`@>`) so a GIN index can serve it. Case-insensitivity: the literal is
+      // already lower-case; columns whose values are stored lower-case compare directly, the
+      // others through lower_text_array() (migration 20261123191423_query_indexes), which has its own GIN index.
+      // A NULL array contains nothing: $ncontains keeps it (coalesce), as for $nin and $niprefix.
+      const contains =
+        column.type === "ARRAY_INT64"
+          ? `${target} @> ARRAY[${params.add(value, "bigint")}]`
+          : column.storedLowerCase
+            ? `${target} @> ARRAY[${params.add(value, "text")}]`
+            : `lower_text_array(${target}) @> ARRAY[${params.add(value, "text")}]`;
+      return op === "$contains" ? contains : `(NOT coalesce(${contains}, FALSE))`;
     }
     case "$flags": {
       const flags = Object.entries(value as Record<string, boolean>);

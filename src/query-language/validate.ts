@@ -1,4 +1,5 @@
 import type { Problem } from "../core/errors.js";
+import { exactIntegerText } from "../core/exact-integers.js";
 import { isObjectId } from "../core/ids.js";
 import type { ColumnDef, ColumnSet, ColumnType, SearchFlags } from "./columns.js";
 import type { ColumnOperator, FilterNode } from "./parse.js";
@@ -124,23 +125,23 @@ function checkOperand(node: Extract<FilterNode, { kind: "column" }>, column: Col
     problems.push(problem(node.path, `${node.field}: ${reason}`, "INCORRECT_DATA_TYPE", [value]));
     return INVALID;
   };
-  const { op, value } = node;
+  const { op, value, exact } = node;
   switch (op) {
     case "$eq":
     case "$ne":
       if (value === null) return null;
-      return single(column.type, value, fail);
+      return single(column.type, value, exact, fail);
     case "$gt":
     case "$gte":
     case "$lt":
     case "$lte":
-      return single(column.type, value, fail);
+      return single(column.type, value, exact, fail);
     case "$in":
     case "$nin": {
       if (!Array.isArray(value)) return fail(`${op} expects an array of literals`, value);
       const out: unknown[] = [];
-      for (const item of value) {
-        const checked = single(column.type, item, fail);
+      for (const [index, item] of value.entries()) {
+        const checked = single(column.type, item, exactIntegerText(value, index), fail);
         if (checked === INVALID) return INVALID;
         out.push(checked);
       }
@@ -148,7 +149,7 @@ function checkOperand(node: Extract<FilterNode, { kind: "column" }>, column: Col
     }
     case "$contains":
     case "$ncontains":
-      return single(column.type === "ARRAY_INT64" ? "INT64" : "STRING", value, fail);
+      return single(column.type === "ARRAY_INT64" ? "INT64" : "STRING", value, exact, fail);
     case "$flags": {
       if (typeof value !== "object" || value === null || Array.isArray(value) || Object.keys(value).length === 0) {
         return fail("$flags expects an object of flag names with boolean values", value);
@@ -164,9 +165,9 @@ function checkOperand(node: Extract<FilterNode, { kind: "column" }>, column: Col
   }
 }
 
-function single(type: ColumnType, value: unknown, fail: (reason: string, value: unknown) => typeof INVALID): unknown {
-  const checked = checkValue(type, value);
-  return checked.ok ? checked.value : fail(checked.reason, value);
+function single(type: ColumnType, value: unknown, exact: string | undefined, fail: (reason: string, value: unknown) => typeof INVALID): unknown {
+  const checked = checkValue(type, value, exact);
+  return checked.ok ? checked.value : fail(checked.reason, exact ?? value);
 }
 
 function isQueryable(column: ColumnDef): boolean {

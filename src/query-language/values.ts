@@ -3,16 +3,39 @@ import type { ColumnType } from "./columns.js";
 
 export type ValueCheck = { ok: true; value: unknown } | { ok: false; reason: string };
 
-const INT32 = 2 ** 31;
-const INT64 = 2 ** 63;
-const INT16 = 2 ** 15;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const INT16 = { min: -(2n ** 15n), max: 2n ** 15n - 1n };
+const INT32 = { min: -(2n ** 31n), max: 2n ** 31n - 1n };
+const INT64 = { min: -(2n ** 63n), max: 2n ** 63n - 1n };
+/** Date-time with a mandatory zone: a zone-less or date-only value names no instant. */
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-function integerIn(value: unknown, min: number, maxExclusive: number, label: string): ValueCheck {
-  if (typeof value !== "number" || !Number.isInteger(value)) return { ok: false, reason: `expects an integer (${label})` };
-  if (value < min || value >= maxExclusive) return { ok: false, reason: `${value} is outside the ${label} range [${min}, ${maxExclusive - 1}]` };
-  return { ok: true, value: BigInt(value).toString() };
+function isCalendarDate(text: string): boolean {
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}
+
+/**
+ * An integer within [min, max], returned as a decimal string (bound as bigint, exact in SQL).
+ * JSON numbers beyond ±(2^53 - 1) arrive rounded; `exact` is the literal's own digits when the
+ * request body held one (core/exact-integers.ts), so INT64 and MONEY_100 are compared with the
+ * value the client wrote. A rounded value without its digits is refused rather than guessed.
+ */
+function integerIn(value: unknown, exact: string | undefined, range: { min: bigint; max: bigint }, label: string): ValueCheck {
+  const bounds = `[${range.min}, ${range.max}]`;
+  if (typeof value !== "number" || !Number.isInteger(value)) return { ok: false, reason: `expects an integer (${label}, range ${bounds})` };
+  let exactValue: bigint;
+  if (exact !== undefined && /^-?\d+$/.test(exact) && Number(exact) === value) exactValue = BigInt(exact);
+  else if (Number.isSafeInteger(value)) exactValue = BigInt(value);
+  else if (BigInt(value) < range.min || BigInt(value) > range.max) return { ok: false, reason: `${value} is outside the ${label} range ${bounds}` };
+  else {
+    return {
+      ok: false,
+      reason: `${value} is not exact: integers beyond ±${Number.MAX_SAFE_INTEGER} are accepted only as plain JSON integer literals (no fraction or exponent), e.g. ${range.max}`,
+    };
+  }
+  if (exactValue < range.min || exactValue > range.max) return { ok: false, reason: `${exactValue} is outside the ${label} range ${bounds}` };
+  return { ok: true, value: exactValue.toString() };
 }
 
 function magnitude(value: unknown, smallest: number, largest: number, label: string): ValueCheck {
@@ -22,12 +45,34 @@ function magnitude(value: unknown, smallest: number, largest: number, label: str
   return { ok: true, value };
 }
 
+function dateTime(value: unknown): ValueCheck {
+  const example = "such as 2025-06-30T14:05:09Z or 2025-06-30T16:05:09+02:00";
+  if (typeof value !== "string") return { ok: false, reason: `expects an ISO 8601 date-time string with a zone, ${example}` };
+  const match = DATE_TIME.exec(value);
+  if (!match) {
+    const zoneless = /^\d{4}-\d{2}-\d{2}(T[\d:.]+)?$/.test(value);
+    return {
+      ok: false,
+      reason: zoneless
+        ? `"${value}" has no zone: a DATE_TIME needs Z or an offset (${example})`
+        : `expects an ISO 8601 date-time string with a zone, ${example}`,
+    };
+  }
+  const [, year, month, day, hour, minute, second = "00", offsetHours = "00", offsetMinutes = "00"] = match;
+  const date = new Date(value);
+  if (!isCalendarDate(`${year}-${month}-${day}`) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59 || Number(offsetHours) > 23 || Number(offsetMinutes) > 59 || Number.isNaN(date.getTime())) {
+    return { ok: false, reason: `"${value}" is not a valid date-time` };
+  }
+  return { ok: true, value: date.toISOString() };
+}
+
 /**
  * Checks one literal against the value format of spec 4.2 and returns it in the form the SQL
  * translator binds (strings lower-cased for case-insensitive comparison, 64-bit integers as
- * decimal strings so they survive the trip to PostgreSQL exactly).
+ * decimal strings so they survive the trip to PostgreSQL exactly). `exact` is the literal's digits
+ * when the number was too large for JavaScript to hold (see integerIn).
  */
-export function checkValue(type: ColumnType, value: unknown): ValueCheck {
+export function checkValue(type: ColumnType, value: unknown, exact?: string): ValueCheck {
   switch (type) {
     case "STRING":
     case "KEYWORD_SEARCH":
@@ -36,27 +81,22 @@ export function checkValue(type: ColumnType, value: unknown): ValueCheck {
     case "OBJECTID":
       if (typeof value !== "string") return { ok: false, reason: "expects an id string" };
       return isObjectId(value.toLowerCase()) ? { ok: true, value: value.toLowerCase() } : { ok: false, reason: `"${value}" is not a 24-character hexadecimal id` };
-    case "DATE_TIME": {
-      if (typeof value !== "string" || !DATE_TIME.test(value)) return { ok: false, reason: "expects an ISO 8601 date-time string such as 2025-06-30T14:05:09Z" };
-      const date = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
-      return Number.isNaN(date.getTime()) ? { ok: false, reason: `"${value}" is not a valid date-time` } : { ok: true, value: date.toISOString() };
-    }
-    case "DATE": {
+    case "DATE_TIME":
+      return dateTime(value);
+    case "DATE":
       if (typeof value !== "string" || !DATE.test(value)) return { ok: false, reason: "expects an ISO date string such as 2025-06-30" };
-      const date = new Date(`${value}T00:00:00Z`);
-      return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? { ok: false, reason: `"${value}" is not a valid date` } : { ok: true, value };
-    }
+      return isCalendarDate(value) ? { ok: true, value } : { ok: false, reason: `"${value}" is not a valid date` };
     case "BOOLEAN":
       return typeof value === "boolean" ? { ok: true, value } : { ok: false, reason: "expects true or false" };
     case "INT16":
-      return integerIn(value, -INT16, INT16, "INT16");
+      return integerIn(value, exact, INT16, "INT16");
     case "INT32":
-      return integerIn(value, -INT32, INT32, "INT32");
+      return integerIn(value, exact, INT32, "INT32");
     case "INT64":
     case "ARRAY_INT64":
-      return integerIn(value, -INT64, INT64, "INT64");
+      return integerIn(value, exact, INT64, "INT64");
     case "MONEY_100":
-      return integerIn(value, -INT64, INT64, "MONEY_100 (amount times 100)");
+      return integerIn(value, exact, INT64, "MONEY_100 (amount times 100)");
     case "FLOAT32":
       return magnitude(value, 1.2e-38, 3.4e38, "FLOAT32");
     case "FLOAT64":

@@ -14,9 +14,11 @@ export interface ChildServer {
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 /** Runs the server as a separate OS process exactly as `npm start` does, with the given environment. */
-export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
+export async function startChildServer(env: Record<string, string>, options: { dataDir?: string } = {}): Promise<ChildServer> {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "fap-child-"));
+  // A given DATA_DIR belongs to the caller (e.g. kept across restarts) and is left in place on stop.
+  const ownDataDir = !options.dataDir;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "fap-child-"));
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "error", ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
@@ -49,7 +51,7 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
         child.kill(signal);
         await exited;
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

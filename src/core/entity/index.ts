@@ -5,3 +5,4 @@ export { pageRequest, pageFromIds, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page, 
 export { findPageIds, type EntityQuery } from "./entity-query.js";
 export { findEntity, queryEntities, type PageArgs } from "./query-entities.js";
 export { rowReader, RowReader } from "./row-reader.js";
+export { relatedList, type RelatedListArgs } from "./related-list.js";

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, findEntity, queryEntities, relatedList, saveVersioned, type PageArgs, type RelatedListArgs } from "../../core/entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -18,6 +18,18 @@ export interface UpdateAccountGroupInput {
 
 export function getAccountGroup(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "accountGroup", ENTITY, id);
+}
+
+const groupsByGrouping = relatedList({
+  model: "accountGroup",
+  columns: accountGroupColumns,
+  parentField: "accountGroupingId",
+  defaultSort: [{ field: "orderIndex", direction: "ASC" }],
+});
+
+/** `AccountGrouping.groups`: in tree order (orderIndex) unless sorted otherwise, filtered like /account-groups/query. */
+export function accountGroupingGroups(ctx: RequestContext, accountGroupingId: string, args: RelatedListArgs) {
+  return groupsByGrouping(ctx.app, ctx, accountGroupingId, args);
 }
 
 export function queryAccountGroups(ctx: RequestContext, args: PageArgs) {

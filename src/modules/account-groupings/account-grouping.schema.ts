@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
+import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
 import * as groupings from "./account-grouping.service.js";
 import * as groups from "./account-group.service.js";
 import type { GroupError } from "./grouping-tree.js";
@@ -36,7 +36,13 @@ export const AccountGrouping = builder.prismaObject("AccountGrouping", {
     archived: t.exposeBoolean("archived"),
     publishStatus: t.field({ type: PublishStatus, resolve: (g) => g.publishStatus as (typeof groupings.PUBLISH_STATUSES)[number] }),
     publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
-    groups: t.relation("groups", { query: { orderBy: { orderIndex: "asc" } }, authScopes: { permission: "api.account-groupings.read" } } as never),
+    groups: t.prismaField({
+      type: ["AccountGroup"],
+      description: "The grouping's groups in tree order (orderIndex) unless sorted otherwise",
+      authScopes: { permission: "api.account-groupings.read" },
+      args: relatedListArgs(t),
+      resolve: (_query, grouping, args, ctx) => groups.accountGroupingGroups(ctx, grouping.id, args),
+    }),
   }),
 });
 

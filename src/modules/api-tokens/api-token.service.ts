@@ -8,9 +8,16 @@ import { generateTokenSecret, hashToken, partialToken } from "../../auth/token-s
 import { apiTokenColumns } from "./api-token.columns.js";
 
 const ENTITY = "ApiToken";
-/** Spec 5.3: a token lives at most two years. */
-const MAX_LIFETIME_MS = 2 * 366 * 24 * 3600 * 1000;
-const TWO_YEARS_MS = 2 * 365 * 24 * 3600 * 1000;
+/**
+ * Spec 5.3: a token lives at most two years after creation. Calendar years (the same UTC date and
+ * time two years on), not a count of days: 2*366 days would allow up to a day more, 2*365 a day less
+ * across a leap day. From 29 February the date rolls over to 1 March (Date's own normalisation).
+ */
+export function twoYearsAfter(time: number): Date {
+  const date = new Date(time);
+  date.setUTCFullYear(date.getUTCFullYear() + 2);
+  return date;
+}
 
 export interface CreateApiTokenInput {
   name: string;
@@ -44,7 +51,7 @@ function checkTokenInput(input: CreateApiTokenInput, now: number): void {
   if (input.expiry) {
     const expiry = input.expiry.getTime();
     if (expiry <= now) problems.push({ problemType: "GREATER_VALUE_REQUIRED", severity: "ERROR", identifier: "expiry", reason: "expiry must be in the future", values: [input.expiry.toISOString()] });
-    if (expiry > now + MAX_LIFETIME_MS) {
+    if (expiry > twoYearsAfter(now).getTime()) {
       problems.push({ problemType: "LESS_VALUE_REQUIRED", severity: "ERROR", identifier: "expiry", reason: "expiry must be at most 2 years after creation", values: [input.expiry.toISOString()] });
     }
   }
@@ -70,14 +77,15 @@ export async function insertApiToken(tx: Tx, actor: Actor | null, input: CreateA
     },
   });
   const creator = actor ?? { userId: user.id, userName: `(API) ${input.name}` };
+  const audit = createAudit(creator);
   const token = await tx.apiToken.create({
     data: {
-      ...createAudit(creator),
+      ...audit,
       name: input.name,
       userId: user.id,
       tokenHash: hashToken(secret),
       partialToken: partialToken(secret),
-      expiry: input.expiry ?? new Date(Date.now() + TWO_YEARS_MS),
+      expiry: input.expiry ?? twoYearsAfter(audit.creationDate.getTime()),
       permissions: [...new Set(input.permissions)],
       allowedAddresses: input.allowedAddresses ?? [],
     },

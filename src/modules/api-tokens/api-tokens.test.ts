@@ -41,8 +41,15 @@ describe("API tokens", () => {
     const me = await asWriter.get("/users/current");
     expect(me.body).toMatchObject({ id: created.userId, role: "ROLE_ADMIN", serviceAccount: true, enabled: true });
     expect(me.body.firstName + " " + me.body.lastName).toMatch(/^\(API\) Writer$/);
+    // Wire reference 5: the calling token's user has a userName starting "(API) ".
+    expect(me.body.userName).toBe("(API) Writer");
+    const viaGraphql = await server.gql(`{ currentUser { userName serviceAccount } }`, undefined, created.token);
+    expect(viaGraphql.body.data.currentUser).toEqual({ userName: "(API) Writer", serviceAccount: true });
     const organization = await asWriter.post("/organizations", { name: "Made by a robot" });
     expect(organization.body.createdUserInfo).toEqual({ userId: created.userId, userName: "(API) Writer" });
+    // Renaming the token renames its user.
+    await server.api.put(`/api-tokens/${created.id}`, { name: "Scribe", version: 0 });
+    expect((await asWriter.get("/users/current")).body.userName).toBe("(API) Scribe");
   });
 
   it("renames with optimistic concurrency", async () => {
@@ -85,11 +92,30 @@ describe("API tokens", () => {
     expect(badAddress.body.problems.map((p: { identifier: string }) => p.identifier)).toEqual(["allowedAddresses[1]", "allowedAddresses[2]"]);
   });
 
-  it("defaults expiry to two years", async () => {
+  it("allows expiry exactly two calendar years after creation, not a day more", async () => {
+    // Computed before the request, so "exactly two years" from the client is at most two years from the server's creation time.
+    const now = new Date();
+    const twoYears = new Date(now);
+    twoYears.setUTCFullYear(now.getUTCFullYear() + 2);
+    const exact = await server.api.post("/api-tokens", { name: "Two years", expiry: twoYears.toISOString(), permissions: ["api.organizations.read"] });
+    expect(exact.status, JSON.stringify(exact.body)).toBe(200);
+    expect(exact.body.expiry).toBe(twoYears.toISOString());
+    const dayMore = new Date(twoYears.getTime() + 86_400_000);
+    const tooLate = await server.api.post("/api-tokens", { name: "Two years and a day", expiry: dayMore.toISOString(), permissions: ["api.organizations.read"] });
+    expect(tooLate.status).toBe(400);
+    expect(tooLate.body.problems[0]).toMatchObject({ identifier: "expiry", problemType: "LESS_VALUE_REQUIRED" });
+    // 2*366 days (the old limit) is at least a day beyond two calendar years.
+    const old = await server.api.post("/api-tokens", { name: "732 days", expiry: inDays(2 * 366), permissions: ["api.organizations.read"] });
+    expect(old.status).toBe(400);
+  });
+
+  it("defaults expiry to two calendar years after creation", async () => {
     const response = await server.api.post("/api-tokens", { name: "Default expiry", permissions: ["api.organizations.read"] });
-    const years = (Date.parse(response.body.expiry) - Date.now()) / (365 * 86_400_000);
-    expect(years).toBeGreaterThan(1.99);
-    expect(years).toBeLessThanOrEqual(2.01);
+    const created = new Date(response.body.audit?.creationDate ?? response.body.creationDate);
+    const expected = new Date(created);
+    expected.setUTCFullYear(created.getUTCFullYear() + 2);
+    expect(Math.abs(Date.parse(response.body.expiry) - expected.getTime())).toBeLessThan(5_000);
+    expect(Date.parse(response.body.expiry)).toBeLessThanOrEqual(expected.getTime());
   });
 
   it("cannot grant permissions the calling token lacks", async () => {

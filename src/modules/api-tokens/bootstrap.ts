@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../../app-services.js";
 import { ALL_PERMISSIONS } from "../../auth/permissions.js";
@@ -22,7 +22,23 @@ export async function bootstrapAdminToken(app: App): Promise<{ secret: string; f
     await insertApiToken(tx, null, { name: "App Admin", permissions: [...ALL_PERMISSIONS] }, secret);
     mkdirSync(app.config.dataDir, { recursive: true });
     const file = join(app.config.dataDir, "admin-token");
-    writeFileSync(file, secret + "\n", { mode: 0o600 });
+    writeOwnerOnly(file, secret + "\n");
     return { secret, file };
   });
+}
+
+/**
+ * Writes `text` to a file only its owner may read. The `mode` of open() applies only when the file
+ * is created; an admin-token left behind by an earlier database (or created by hand) keeps its old
+ * mode. So the descriptor is chmod-ed before the secret is written: at no moment does a readable
+ * file hold it.
+ */
+function writeOwnerOnly(file: string, text: string): void {
+  const fd = openSync(file, "w", 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -48,6 +48,15 @@ export function pageOf<T>(item: ObjectRef<AppSchemaTypes, T, any>, name: string)
   return ref;
 }
 
+/**
+ * Arguments of relation list fields holding entities (`Organization.engagements`): the same filter
+ * and sort as the child's root list field, without paging (the list holds every match).
+ */
+export const relatedListArgs = (t: { arg: ArgBuilder<AppSchemaTypes> }) => ({
+  filter: t.arg({ type: "JSON", required: false, description: "Query-language filter (spec 4.2) over the child's columns; {} or absent matches all" }),
+  sort: t.arg.stringList({ required: false, description: "Sort orders like name,desc; id breaks ties" }),
+});
+
 /** Arguments of every list field: a query-language filter, paging and sorting. */
 export const pageArgs = (t: { arg: ArgBuilder<AppSchemaTypes> }) => ({
   filter: t.arg({ type: "JSON", required: false, description: "Query-language filter (spec 4.2); {} or absent matches all" }),

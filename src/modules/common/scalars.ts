@@ -1,6 +1,7 @@
 import { GraphQLError, Kind } from "graphql";
 import { builder } from "../../graphql/builder.js";
 import { isObjectId } from "../../core/ids.js";
+import { noteExactInteger } from "../../core/exact-integers.js";
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -51,15 +52,26 @@ function literalToJson(ast: import("graphql").ValueNode, variables?: Record<stri
       return Number(ast.value);
     case Kind.NULL:
       return null;
-    case Kind.LIST:
-      return ast.values.map((v) => literalToJson(v, variables));
-    case Kind.OBJECT:
-      return Object.fromEntries(ast.fields.map((f) => [f.name.value, literalToJson(f.value, variables)]));
+    case Kind.LIST: {
+      const list = ast.values.map((v) => literalToJson(v, variables));
+      ast.values.forEach((v, index) => noteIfInexact(list, index, v));
+      return list;
+    }
+    case Kind.OBJECT: {
+      const object = Object.fromEntries(ast.fields.map((f) => [f.name.value, literalToJson(f.value, variables)]));
+      for (const f of ast.fields) noteIfInexact(object, f.name.value, f.value);
+      return object;
+    }
     case Kind.VARIABLE:
       return variables?.[ast.name.value];
     default:
       return undefined;
   }
+}
+
+/** Keeps the digits of an integer literal a JS number rounds, for the query language (INT64, MONEY_100). */
+function noteIfInexact(parent: object, key: string | number, ast: import("graphql").ValueNode): void {
+  if (ast.kind === Kind.INT && !Number.isSafeInteger(Number(ast.value))) noteExactInteger(parent, key, ast.value);
 }
 
 builder.scalarType("JSON", {

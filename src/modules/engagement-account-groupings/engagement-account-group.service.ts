@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type Actor, type PageArgs, type RelatedListArgs } from "../../core/entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -31,6 +31,18 @@ export interface UpdateEngagementAccountGroupInput {
 
 export function getEngagementAccountGroup(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "engagementAccountGroup", ENTITY, id);
+}
+
+const groupsByGrouping = relatedList({
+  model: "engagementAccountGroup",
+  columns: engagementAccountGroupColumns,
+  parentField: "engagementAccountGroupingId",
+  defaultSort: [{ field: "orderIndex", direction: "ASC" }],
+});
+
+/** `EngagementAccountGrouping.groups`: in tree order (orderIndex) unless sorted otherwise, filtered like the /query endpoint. */
+export function engagementAccountGroupingGroups(ctx: RequestContext, engagementAccountGroupingId: string, args: RelatedListArgs) {
+  return groupsByGrouping(ctx.app, ctx, engagementAccountGroupingId, args);
 }
 
 export function queryEngagementAccountGroups(ctx: RequestContext, args: PageArgs) {

@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
+import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
 import { AccountGroupError } from "../account-groupings/account-grouping.schema.js";
 import type { GroupError } from "../account-groupings/grouping-tree.js";
 import * as groupings from "./engagement-account-grouping.service.js";
@@ -20,7 +20,13 @@ export const EngagementAccountGrouping = builder.prismaObject("EngagementAccount
     name: t.field({ type: "JSON", description: LANG, resolve: (g) => g.name }),
     codeDisplayName: t.field({ type: "JSON", description: LANG, resolve: (g) => g.codeDisplayName }),
     delimiter: t.exposeString("delimiter"),
-    groups: t.relation("groups", { query: { orderBy: { orderIndex: "asc" } }, authScopes: { permission: "api.engagement-account-groupings.read" } } as never),
+    groups: t.prismaField({
+      type: ["EngagementAccountGroup"],
+      description: "The grouping's groups in tree order (orderIndex) unless sorted otherwise",
+      authScopes: { permission: "api.engagement-account-groupings.read" },
+      args: relatedListArgs(t),
+      resolve: (_query, grouping, args, ctx) => groups.engagementAccountGroupingGroups(ctx, grouping.id, args),
+    }),
   }),
 });
 

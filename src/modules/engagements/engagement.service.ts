@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type PageArgs, type RelatedListArgs } from "../../core/entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -51,6 +51,13 @@ export interface UpdateEngagementInput extends EngagementFields {
 
 export function getEngagement(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "engagement", ENTITY, id);
+}
+
+const engagementsByOrganization = relatedList({ model: "engagement", columns: engagementColumns, parentField: "organizationId" });
+
+/** `Organization.engagements`: the organization's engagements with the /engagements/query filter and sort. */
+export function organizationEngagements(ctx: RequestContext, organizationId: string, args: RelatedListArgs) {
+  return engagementsByOrganization(ctx.app, ctx, organizationId, args);
 }
 
 export function queryEngagements(ctx: RequestContext, args: PageArgs) {

@@ -1,7 +1,8 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
+import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import * as engagements from "../engagements/engagement.service.js";
 import * as service from "./organization.service.js";
 
 export const Organization = builder.prismaObject("Organization", {
@@ -10,7 +11,12 @@ export const Organization = builder.prismaObject("Organization", {
     name: t.exposeString("name"),
     externalClientCode: t.exposeString("externalClientCode", { nullable: true }),
     managerUserIds: t.exposeIDList("managerUserIds"),
-    engagements: t.relation("engagements", { authScopes: { permission: "api.engagements.read" } }),
+    engagements: t.prismaField({
+      type: ["Engagement"],
+      authScopes: { permission: "api.engagements.read" },
+      args: relatedListArgs(t),
+      resolve: (_query, organization, args, ctx) => engagements.organizationEngagements(ctx, organization.id, args),
+    }),
   }),
 });
 

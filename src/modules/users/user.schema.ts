@@ -20,6 +20,10 @@ export const User = builder.prismaObject("User", {
     email: t.exposeString("email", { nullable: true }),
     firstName: t.exposeString("firstName", { nullable: true }),
     lastName: t.exposeString("lastName", { nullable: true }),
+    userName: t.string({
+      description: "Display name: `(API) <token name>` for an API Token User, else first and last name, else the email",
+      resolve: (u) => service.userNameOf(u),
+    }),
     role: t.field({ type: Role, resolve: (u) => u.role as (typeof ROLES)[number] }),
     enabled: t.exposeBoolean("enabled"),
     validated: t.exposeBoolean("validated"),

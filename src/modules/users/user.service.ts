@@ -21,6 +21,18 @@ export interface UpdateUserInput {
   version: number;
 }
 
+/**
+ * The name a user is shown by (wire reference 5: the calling token's user has a `userName`
+ * starting `(API) `). An API Token User is `(API) <token name>` (its lastName follows the token's
+ * name); a person is "first last" when either is known, else the email, as an invited user has
+ * only an email until someone names them.
+ */
+export function userNameOf(user: { firstName: string | null; lastName: string | null; email: string | null; serviceAccount: boolean }): string {
+  if (user.serviceAccount) return `(API) ${user.lastName ?? ""}`.trimEnd();
+  const names = [user.firstName, user.lastName].filter((part) => part && part.trim() !== "").join(" ");
+  return names || user.email || "";
+}
+
 export function getUser(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "user", ENTITY, id);
 }

@@ -44,6 +44,24 @@ async function tokenWith(permissions: string[]) {
   return created.body as { token: string; userId: string; id: string };
 }
 
+describe("userName", () => {
+  it("is the email for an invited person, first and last name once known", async () => {
+    const invited = await invite("ROLE_USER");
+    expect(invited.userName).toBe(invited.email);
+    await db.query("UPDATE app_user SET first_name = 'Ada', last_name = 'Lovelace' WHERE id = $1", [invited.id]);
+    expect((await server.api.get(`/users/${invited.id}`)).body.userName).toBe("Ada Lovelace");
+    const page = await server.api.post("/users/query", { id: invited.id });
+    expect(page.body.content[0].userName).toBe("Ada Lovelace");
+  });
+
+  it("is read-only: sent back in an update body it is ignored", async () => {
+    const invited = await invite("ROLE_USER");
+    const updated = await server.api.put(`/users/${invited.id}`, { ...invited, userName: "Someone else", enabled: false });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body.userName).toBe(invited.email);
+  });
+});
+
 describe("inviting users (POST /users)", () => {
   it("creates an enabled, not yet validated user and emails an activation link valid 7 days", async () => {
     const email = uniqueEmail("Invitee").replace("invitee", "Invitee");

@@ -1,0 +1,85 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createTestDatabase } from "./helpers/database.js";
+import { startChildServer, type ChildServer } from "./helpers/child-server.js";
+import { RestClient } from "./helpers/client.js";
+
+// First start and restart as `npm start` runs them: a real child process on DATABASE_URL with its
+// own DATA_DIR, as a new user would see it.
+const dirs: string[] = [];
+const running: ChildServer[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((child) => child.stop()));
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(databaseUrl: string, dataDir: string): Promise<ChildServer> {
+  // BOOTSTRAP_TOKEN empty: the secret is random, as on a real first start.
+  const child = await startChildServer({ DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: "" }, { dataDir });
+  running.push(child);
+  return child;
+}
+
+async function stop(child: ChildServer): Promise<void> {
+  await child.stop();
+  running.splice(running.indexOf(child), 1);
+}
+
+function printedToken(output: string): string | undefined {
+  return /^\s*token: (\S+)$/m.exec(output)?.[1];
+}
+
+function freshDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "fap-startup-"));
+  dirs.push(dir);
+  return dir;
+}
+
+describe("start-up with an empty database", () => {
+  it("prints the admin token once, stores it owner-only, and a restart prints nothing and keeps token and data", async () => {
+    const { url } = await createTestDatabase();
+    // The template database is migrated but has no token: exactly what a first start meets.
+    const dataDir = freshDataDir();
+    const first = await start(url, dataDir);
+    const output = first.output();
+    const secret = printedToken(output);
+    expect(secret, output).toMatch(/^\S{20,}$/);
+    expect(output.split(secret!).length - 1).toBe(1);
+    const file = join(dataDir, "admin-token");
+    expect(readFileSync(file, "utf8").trim()).toBe(secret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    const api = new RestClient(first.url, secret);
+    const created = await api.post("/organizations", { name: "Survives a restart" });
+    expect(created.status).toBe(200);
+    await stop(first);
+
+    const second = await start(url, dataDir);
+    expect(second.output()).not.toMatch(/First start/);
+    expect(printedToken(second.output())).toBeUndefined();
+    expect(second.output()).not.toContain(secret);
+    expect(readFileSync(file, "utf8").trim()).toBe(secret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const again = new RestClient(second.url, secret);
+    expect((await again.get(`/organizations/${created.body.id}`)).body.name).toBe("Survives a restart");
+    expect((await again.post("/api-tokens/query", {})).body.totalElements).toBe(1);
+    await stop(second);
+  });
+
+  it("makes an admin-token file left behind by an earlier database owner-only when it writes the new secret", async () => {
+    const { url } = await createTestDatabase();
+    const dataDir = freshDataDir();
+    const file = join(dataDir, "admin-token");
+    writeFileSync(file, "stale secret of an earlier database\n");
+    chmodSync(file, 0o644);
+    const child = await start(url, dataDir);
+    const secret = printedToken(child.output());
+    expect(secret).toBeDefined();
+    expect(readFileSync(file, "utf8").trim()).toBe(secret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect((await new RestClient(child.url, secret).get("/users/current")).status).toBe(200);
+    await stop(child);
+  });
+});
