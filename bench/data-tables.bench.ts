@@ -114,7 +114,7 @@ try {
     }
     if (process.env.BENCH_EXPLAIN) {
       const stored = await running.app.prisma.dataTable.findUniqueOrThrow({ where: { id: table.id } });
-      const q = dataPageQuery({ id: stored.id, logicalName: stored.logicalName, tableName: stored.tableName, columns: stored.columns as unknown as DataTableColumn[], rowCount: Number(stored.rowCount) }, shape.body);
+      const q = dataPageQuery({ id: stored.id, logicalName: stored.logicalName, type: stored.type, tableName: stored.tableName, columns: stored.columns as unknown as DataTableColumn[], rowCount: Number(stored.rowCount) }, shape.body);
       const plan = await pool.query(`EXPLAIN (ANALYZE, COSTS OFF) ${q.sql}`, q.values);
       process.stdout.write(`${plan.rows.map((r) => r["QUERY PLAN"]).join("\n")}\n`);
     }

@@ -80,6 +80,8 @@ export function compileRoute(schema: GraphQLSchema, def: RouteDef): CompiledRout
   const pathParams = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   const sources: Record<string, ArgSource> = { ...def.args };
   for (const arg of field.args) if (!sources[arg.name] && pathParams.includes(arg.name)) sources[arg.name] = { from: "path", name: arg.name };
+  const readModelType = def.readModel ? schema.getType(def.readModel) : getNamedType(field.type);
+  if (!readModelType) throw new Error(`Route ${def.method} ${def.path}: read model ${def.readModel} is not a type of the schema`);
   const variables: CompiledVariable[] = [];
   for (const arg of field.args) {
     const source = sources[arg.name];
@@ -87,7 +89,7 @@ export function compileRoute(schema: GraphQLSchema, def: RouteDef): CompiledRout
       if (getNullableType(arg.type) !== arg.type) throw new Error(`Route ${def.method} ${def.path}: required argument ${arg.name} of ${def.field} has no source`);
       continue;
     }
-    const readType = isInputObjectType(getNamedType(arg.type)) ? readModelOf(schema, getNamedType(field.type)) : undefined;
+    const readType = isInputObjectType(getNamedType(arg.type)) ? readModelOf(schema, readModelType) : undefined;
     variables.push({ name: arg.name, type: arg.type, source, readType });
   }
   for (const name of Object.keys(sources)) {

@@ -86,6 +86,12 @@ export interface RouteDef {
   upload?: UploadSpec;
   bodyFile?: BodyFileSpec;
   download?: DownloadSpec;
+  /**
+   * GraphQL type whose read model the body is checked against (its keys missing from the input are
+   * read-only and dropped); default the field's return type. Create/update routes answering with
+   * something else (an async result) name their entity, so a read body is accepted back (spec 2.1).
+   */
+  readModel?: string;
 }
 
 export function route(def: RouteDef): RouteDef {
@@ -110,9 +116,9 @@ export function crudRoutes(options: { resource: string; idParam: string; entity:
   const item = `/${resource}/{${idParam}}`;
   const id: ArgSource = { from: "path", name: idParam };
   const routes: RouteDef[] = [];
-  if (ops.has("create")) routes.push({ method: "POST", path: `/${resource}`, operation: "mutation", field: `create${entity}`, args: { input: { from: "body" } }, summary: `Create a ${entity}`, tag });
+  if (ops.has("create")) routes.push({ method: "POST", path: `/${resource}`, operation: "mutation", field: `create${entity}`, args: { input: { from: "body" } }, readModel: entity, summary: `Create a ${entity}`, tag });
   if (ops.has("read")) routes.push({ method: "GET", path: item, operation: "query", field: single, args: { id }, summary: `Read a ${entity}`, tag });
-  if (ops.has("update")) routes.push({ method: "PUT", path: item, operation: "mutation", field: `update${entity}`, args: { id, input: { from: "body" } }, summary: `Update a ${entity} (send the latest version)`, tag });
+  if (ops.has("update")) routes.push({ method: "PUT", path: item, operation: "mutation", field: `update${entity}`, args: { id, input: { from: "body" } }, readModel: entity, summary: `Update a ${entity} (send the latest version)`, tag });
   if (ops.has("delete")) routes.push({ method: "DELETE", path: item, operation: "mutation", field: `delete${entity}`, args: { id }, status: 204, summary: `Delete a ${entity}`, tag });
   if (ops.has("query")) routes.push({ method: "POST", path: `/${resource}/query`, operation: "query", field: plural, args: queryArgs(), summary: `Query ${entity} entities with the filter language; page and size in the query string`, tag });
   return routes;

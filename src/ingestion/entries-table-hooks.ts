@@ -1,10 +1,12 @@
 import type { Actor } from "../core/entity/audit.js";
 import type { Emit, Tx } from "../events/outbox.js";
 import type { EntryColumn } from "./parse/parse.js";
+import type { TransactionColumn } from "./transactions/transactions-table.js";
 
 /**
- * The seam between the analysis source workflow (which parses a file into an entries table) and the
- * data tables module (which publishes that table as a queryable data table). Analysis sources call
+ * The seam between the analysis source workflow (which parses a file into an entries table, and for
+ * journals a transactions table) and the data tables module (which publishes them as queryable data
+ * tables). Analysis sources call
  * these inside the transaction that records the change; data tables register the handlers. Neither
  * module imports the other, so each can be built and tested on its own.
  */
@@ -17,6 +19,8 @@ export interface EntriesTableCreated {
   table: string;
   columns: EntryColumn[];
   rowCount: number;
+  /** The entries summarised per transaction (journal sources), built beside the entries table. */
+  transactions?: { table: string; columns: TransactionColumn[]; rowCount: number } | null;
 }
 
 export interface EntriesTableDropped {

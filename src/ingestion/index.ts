@@ -67,5 +67,8 @@ export { sameSelection, selectionProblems, type TransactionIdSelection, type Tra
 // Typed parse and accounts.
 export { discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";
 
+// Transactions summarised from the entries (General Ledger Transactions).
+export { buildTransactionsTable, hasTransactions, type TransactionColumn, type TransactionsTableOptions, type TransactionsTableResult } from "./transactions/transactions-table.js";
+
 // The seam to the data tables module.
 export * from "./entries-table-hooks.js";

@@ -177,7 +177,7 @@ describe("typed parse", () => {
     const { result, rows, target } = await parse(p, { type: "COMBINATION", columnSelection: [0] });
     expect(result.rowCount).toBe(10);
     expect(result.columns.map((c) => [c.name, c.type])).toEqual([
-      ["row_no", "INT64"], ["txid", "STRING"], ["line_number", "STRING"], ["effective_date", "DATE"], ["entry_date", "DATE"], ["account", "STRING"],
+      ["row_no", "INT64"], ["txid", "STRING"], ["line_number", "FLOAT64"], ["effective_date", "DATE"], ["entry_date", "DATE"], ["account", "STRING"],
       ["account_description", "STRING"], ["memo", "STRING"], ["source", "STRING"], ["entered_by", "STRING"], ["approved_by", "STRING"], ["currency", "STRING"],
       ["debit", "MONEY_100"], ["credit", "MONEY_100"], ["amount", "MONEY_100"], ["parse_errors", "INT32"],
     ]);
@@ -189,7 +189,7 @@ describe("typed parse", () => {
     // parse_errors bit i is plan.fields[i]: effective_date is the third mapped field.
     expect(p.plan.fields[2].platformField).toBe("effective_date");
     expect(rows[6]).toMatchObject({ txid: "JE1003", effective_date: null, account: null, memo: "Reclass per review,\nsee memo", parse_errors: 4 });
-    expect(result.unparseable).toEqual({ effective_date: 1, entry_date: 0, debit: 0, credit: 0 });
+    expect(result.unparseable).toEqual({ line_number: 0, effective_date: 1, entry_date: 0, debit: 0, credit: 0 });
     const dates = await pool.query(`SELECT to_char(effective_date, 'YYYY-MM-DD') AS d FROM ${target} ORDER BY row_no LIMIT 1`);
     expect(dates.rows[0].d).toBe("2023-01-15");
   });

@@ -81,7 +81,7 @@ export type { DetectedType };
 /** A platform field of a source type (the catalogue's column definition, reduced to what the engine needs). */
 export interface ColumnDefinition {
   platformFieldName: string;
-  /** TEXT, NUMBER (amounts, stored as MONEY_100), DATE, FLOAT64, UNKNOWN (treated as TEXT). */
+  /** TEXT, NUMBER (whole numbers, stored as double), DATE, FLOAT64 (amounts, stored as MONEY_100), UNKNOWN (treated as TEXT). */
   type: DetectedType | "FLOAT64";
   required: boolean;
   /** Platform fields that may be mapped instead of this one (debit/credit versus amount). */

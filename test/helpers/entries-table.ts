@@ -3,6 +3,7 @@ import { inTransaction } from "../../src/events/outbox.js";
 import {
   applyColumnMappings,
   buildParsePlan,
+  buildTransactionsTable,
   entriesTableCreated,
   ingestionTables,
   parseEntries,
@@ -56,8 +57,8 @@ export async function parseIntoEntriesTable(
 }
 
 /**
- * Parses `content` again into an existing source's entries table and calls the hook, as the
- * workflow does on a re-parse. The public API has no way to re-parse a COMPLETED source (moves
+ * Parses `content` again into an existing source's entries and transactions tables and calls the
+ * hook, as the workflow does on a re-parse. The public API has no way to re-parse a COMPLETED source (moves
  * back are refused), so this exercises the seam's contract directly: a second
  * `entriesTableCreated` for the same source replaces its definition.
  */
@@ -72,6 +73,7 @@ export async function reparseEntriesTable(server: TestServer, source: ParsedSour
     const { applied } = applyColumnMappings({ fileInfo: staged.fileInfo, columnDefinitions: definitions, virtualColumnData, proposedColumnMappings });
     const plan = buildParsePlan(staged.fileInfo, applied, definitions, virtualColumnData, staged.columns);
     const parsed = await parseEntries(app.pool, { staging: tables.staging, target: tables.entries, plan, columnNames: staged.columns.map((c) => c.name) });
+    const transactions = await buildTransactionsTable(app.pool, { entries: tables.entries, target: tables.transactions, columns: parsed.columns });
     const user = await server.api.get("/users/current");
     await inTransaction(app, (tx, emit) =>
       entriesTableCreated(tx, emit, { userId: user.body.id, userName: user.body.userName }, {
@@ -82,6 +84,7 @@ export async function reparseEntriesTable(server: TestServer, source: ParsedSour
         table: parsed.table,
         columns: parsed.columns,
         rowCount: parsed.rowCount,
+        transactions: { table: transactions.table, columns: transactions.columns, rowCount: transactions.rowCount },
       }),
     );
   } finally {

@@ -16,6 +16,9 @@ export function subscribe<T = any>(baseUrl: string, token: string, query: string
   let resolveReady!: () => void;
   const waiters: Array<{ predicate: (e: T) => boolean; resolve: (e: T) => void }> = [];
   const ready = new Promise<void>((resolve) => (resolveReady = resolve));
+  let resolveCompleted!: () => void;
+  /** Resolves when the server ends the subscription (graphql-ws `complete`). */
+  const completed = new Promise<void>((resolve) => (resolveCompleted = resolve));
   client.on("connected", () => resolveReady());
   const dispose = client.subscribe<T>(
     { query, variables },
@@ -31,13 +34,14 @@ export function subscribe<T = any>(baseUrl: string, token: string, query: string
         }
       },
       error: (error) => errors.push(error),
-      complete: () => undefined,
+      complete: () => resolveCompleted(),
     },
   );
   return {
     events,
     errors,
     ready,
+    completed,
     /** Resolves with the first event (already received or future) matching the predicate. */
     next(predicate: (e: T) => boolean = () => true, timeoutMs = 10_000): Promise<T> {
       const seen = events.find(predicate);

@@ -24,11 +24,14 @@ export function stagingColumn(position: number): string {
   return `c${position}`;
 }
 
-/** The tables of one analysis source: staging (unlogged, recreated by staging) and entries (typed). */
-export function ingestionTables(analysisSourceId: string): { staging: string; entries: string } {
+/**
+ * The tables of one analysis source: staging (unlogged, recreated by staging), entries (typed) and
+ * transactions (one row per txid of the entries, for journal sources).
+ */
+export function ingestionTables(analysisSourceId: string): { staging: string; entries: string; transactions: string } {
   const id = analysisSourceId.toLowerCase();
   if (!/^[a-z0-9]{1,40}$/.test(id)) throw new Error(`Invalid analysis source id ${JSON.stringify(analysisSourceId)}`);
-  return { staging: `${INGEST_SCHEMA}.stg_${id}`, entries: `${INGEST_SCHEMA}.entries_${id}` };
+  return { staging: `${INGEST_SCHEMA}.stg_${id}`, entries: `${INGEST_SCHEMA}.entries_${id}`, transactions: `${INGEST_SCHEMA}.tx_${id}` };
 }
 
 /** A SQL string literal (for values the engine itself controls, e.g. a delimiter in split_part). */

@@ -9,16 +9,16 @@ import {
   type ProposedColumnMapping as ProposedColumnMappingModel,
   type TabularFileInfo,
   type TransactionIdSelection as TransactionIdSelectionModel,
-  type VirtualColumn as VirtualColumnModel,
   type VirtualColumnDefinition,
 } from "../../ingestion/index.js";
 import { registerEventPermission } from "../events/event-permissions.js";
-import { Entity } from "../common/entity.js";
+import { Entity, UserInfo } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { GroupedFormat } from "../file-infos/file-info.schema.js";
 import { SOURCE_PROGRESS_EVENT, type SourceProgress } from "./analysis-source.progress.js";
+import type { AuditedVirtualColumn } from "./analysis-source.virtual-columns.js";
 import * as service from "./analysis-source.service.js";
 import "./analysis-source.hooks.js";
 import "./analysis-source.cleanup.js";
@@ -73,8 +73,20 @@ const virtualColumnOutputFields = (t: any) => ({
 });
 
 const ProposedVirtualColumn = builder.objectRef<VirtualColumnDefinition>("ProposedVirtualColumn").implement({ fields: (t) => virtualColumnOutputFields(t) });
-const VirtualColumn = builder.objectRef<VirtualColumnModel>("VirtualColumn").implement({
-  fields: (t) => ({ ...virtualColumnOutputFields(t), position: t.exposeInt("position", { description: "Column position after the file's columns" }) }),
+// Not an Entity (REST leaves entity-to-entity links out of read models), but it carries the same
+// audit fields (wire reference 8): ids stay stable across re-applications, versions count changes.
+const VirtualColumn = builder.objectRef<AuditedVirtualColumn>("VirtualColumn").implement({
+  description: "An applied virtual column, with its audit (id, version, dates and users)",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    version: t.exposeInt("version", { description: "Increments when the column's definition or position changes; update items carry it" }),
+    creationDate: t.field({ type: "DateTime", resolve: (v) => v.creationDate }),
+    lastModifiedDate: t.field({ type: "DateTime", resolve: (v) => v.lastModifiedDate }),
+    createdUserInfo: t.field({ type: UserInfo, resolve: (v) => ({ userId: v.createdUserId, userName: v.createdUserName }) }),
+    lastModifiedUserInfo: t.field({ type: UserInfo, resolve: (v) => ({ userId: v.lastModifiedUserId, userName: v.lastModifiedUserName }) }),
+    ...virtualColumnOutputFields(t),
+    position: t.exposeInt("position", { description: "Column position after the file's columns" }),
+  }),
 });
 
 const AmbiguousColumnResolution = builder.objectRef<AmbiguousColumnResolutionModel>("AmbiguousColumnResolution").implement({
@@ -119,7 +131,7 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     fileInfo: t.field({ ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions)"), deprecationReason: "use fileInfoVersions", resolve: (s) => s.fileInfo ?? null }),
     fileInfoVersions: t.field({ ...json("Available file infos by version (ORIGINAL or DEGROUPED)"), resolve: (s) => fileInfoVersions(s.fileInfo) }),
     columnMappings: t.field({ type: [ColumnMapping], nullable: true, description: "Applied column mappings", resolve: (s) => stored<ColumnMappingModel[]>(s.columnMappings) }),
-    virtualColumns: t.field({ type: [VirtualColumn], nullable: true, description: "Applied virtual columns", resolve: (s) => stored<VirtualColumnModel[]>(s.virtualColumns) }),
+    virtualColumns: t.field({ type: [VirtualColumn], nullable: true, description: "Applied virtual columns", resolve: (s) => stored<AuditedVirtualColumn[]>(s.virtualColumns) }),
     ambiguousColumnResolutions: t.field({ type: [AmbiguousColumnResolution], nullable: true, description: "Applied format resolutions", resolve: (s) => stored<AmbiguousColumnResolutionModel[]>(s.ambiguousColumnResolutions) }),
     transactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, description: "Selected transaction id", resolve: (s) => stored<TransactionIdSelectionModel>(s.transactionIdSelection) }),
     proposedColumnMappings: t.field({ type: [ProposedColumnMapping], nullable: true, resolve: (s) => stored<ProposedColumnMappingModel[]>(s.proposedColumnMappings) }),
@@ -166,7 +178,10 @@ const virtualColumnFields = (t: any) => ({
 });
 
 const ProposedVirtualColumnInput = builder.inputType("ProposedVirtualColumnInput", { fields: (t) => virtualColumnFields(t) });
-const VirtualColumnInput = builder.inputType("VirtualColumnInput", { fields: (t) => ({ ...virtualColumnFields(t), position: t.int(), version: t.int({ required: true }) }) });
+const VirtualColumnInput = builder.inputType("VirtualColumnInput", {
+  description: "An applied virtual column sent back: `version` is the column's as read (0 for a new column), else 409; `position` (as read) names the column, else its name does",
+  fields: (t) => ({ ...virtualColumnFields(t), position: t.int(), version: t.int({ required: true }) }),
+});
 
 const ProposedAmbiguousColumnResolutionInput = builder.inputType("ProposedAmbiguousColumnResolutionInput", {
   fields: (t) => ({ position: t.int({ required: true }), selectedFormat: t.string({ required: true }) }),
@@ -249,7 +264,7 @@ const SourceProgressRef = builder.objectRef<SourceProgress>("AnalysisSourceProgr
     analysisSourceId: t.exposeID("analysisSourceId"),
     workflowState: t.field({ type: WorkflowStateEnum, resolve: (p) => p.workflowState as never }),
     percent: t.exposeInt("percent", { description: "Overall progress of the move, 0..100" }),
-    stepPercent: t.exposeInt("stepPercent", { nullable: true, description: "Progress within the current step (staging), 0..100" }),
+    stepPercent: t.exposeInt("stepPercent", { nullable: true, description: "Progress within the current step (staging, effective date metrics, parse), 0..100" }),
     message: t.exposeString("message", { nullable: true }),
   }),
 });

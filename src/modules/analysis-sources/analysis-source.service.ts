@@ -17,21 +17,26 @@ import {
   WorkflowMoveError,
   type EffectiveDateSummary,
   type PeriodType,
+  type ProposedAmbiguousColumnResolution,
+  type ProposedColumnMapping,
   type TransactionIdSelection,
+  type VirtualColumnDefinition,
   type WorkflowState,
 } from "../../ingestion/index.js";
 import { jobStarter, startJob } from "../../jobs/index.js";
 import { dateOnly } from "../analyses/analysis.service.js";
 import { analysisSourceColumns, transactionIdPreviewColumns } from "./analysis-source.columns.js";
+import { checkPositions } from "./analysis-source.input-checks.js";
+import { checkVirtualColumnVersions, storedVirtualColumns } from "./analysis-source.virtual-columns.js";
 import { announceEntriesDropped, ingestionJob, sourceTypeOf, type IngestionPayload } from "./analysis-source.workflow.js";
 
 const ENTITY = "AnalysisSource";
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
 interface ProposedFields {
-  proposedColumnMappings?: unknown[] | null;
-  proposedVirtualColumns?: unknown[] | null;
-  proposedAmbiguousColumnResolutions?: unknown[] | null;
+  proposedColumnMappings?: ProposedColumnMapping[] | null;
+  proposedVirtualColumns?: VirtualColumnDefinition[] | null;
+  proposedAmbiguousColumnResolutions?: ProposedAmbiguousColumnResolution[] | null;
   proposedTransactionIdSelection?: TransactionIdSelection | null;
 }
 
@@ -51,7 +56,7 @@ export interface CreateAnalysisSourceInput extends ProposedFields {
 export interface UpdateAnalysisSourceInput extends ProposedFields {
   version: number;
   columnMappings?: Array<{ position: number; platformField?: string | null; additionalColumnName?: string | null }> | null;
-  virtualColumns?: Array<Record<string, unknown> & { name: string; type: string }> | null;
+  virtualColumns?: Array<VirtualColumnDefinition & { version: number; position?: number | null }> | null;
   ambiguousColumnResolutions?: Array<{ position: number; selectedFormat: string }> | null;
   transactionIdSelection?: TransactionIdSelection | null;
   targetWorkflowState?: string | null;
@@ -163,13 +168,16 @@ function proposedData(input: ProposedFields) {
 
 /**
  * Applied mapping fields sent in an update are taken as the new proposal (the engine applies
- * proposals): column positions past the file's columns refer to virtual columns.
+ * proposals): column positions past the file's columns refer to virtual columns, and columns
+ * left NOT_MAPPED are left out.
  */
 function appliedAsProposed(input: UpdateAnalysisSourceInput, physicalCount: number): ProposedFields {
   const proposed: ProposedFields = {};
   if (input.virtualColumns) proposed.proposedVirtualColumns = input.virtualColumns.map(({ version: _v, position: _p, ...definition }) => definition);
   if (input.columnMappings) {
-    proposed.proposedColumnMappings = input.columnMappings.map((m) =>
+    // An applied mapping without platformField or additionalColumnName is a NOT_MAPPED column of the
+    // read model sent back: it proposes nothing.
+    proposed.proposedColumnMappings = input.columnMappings.filter((m) => m.platformField || m.additionalColumnName).map((m) =>
       m.position >= physicalCount
         ? { virtualColumnIndex: m.position - physicalCount, platformField: m.platformField ?? null, additionalColumnName: m.additionalColumnName ?? null }
         : { columnPosition: m.position, platformField: m.platformField ?? null, additionalColumnName: m.additionalColumnName ?? null },
@@ -194,14 +202,17 @@ export async function updateAnalysisSource(ctx: RequestContext, id: string, inpu
     if (refusal) throw new ConflictError(`Analysis source ${id} cannot be updated: ${refusal}`, { problemType: "INVALID_STATE", entityId: id, entityType: ENTITY });
     const type = await sourceTypeOf(ctx.app, source.analysisSourceTypeId);
     const target = checkTarget(type!.features, state, input.targetWorkflowState);
-    const physicalCount = Array.isArray((source.fileInfo as { columnData?: unknown[] } | null)?.columnData) ? (source.fileInfo as { columnData: unknown[] }).columnData.length : 0;
-    const proposed = { ...appliedAsProposed(input, physicalCount), ...stripNulls(input) };
-    const mappingChanged = proposed.proposedColumnMappings != null || proposed.proposedVirtualColumns != null || proposed.proposedAmbiguousColumnResolutions != null;
     const selection = input.transactionIdSelection ?? null;
-    const selectionChanged = selection !== null && state === "INTEGRITY_CHECKED" && !(source.transactionIdSelection && sameSelection(source.transactionIdSelection as never, selection));
     if (selection && state !== "INTEGRITY_CHECKED") {
       throw new ConflictError(`transactionIdSelection can be changed only at INTEGRITY_CHECKED; this analysis source is ${state}`, { problemType: "INVALID_STATE", identifier: "transactionIdSelection", entityId: id, entityType: ENTITY });
     }
+    // What can be judged now is refused now (400, nothing saved) rather than failing the job for good.
+    checkPositions(source, input, type!.definitions);
+    if (input.virtualColumns) checkVirtualColumnVersions(storedVirtualColumns(source.virtualColumns), input.virtualColumns);
+    const physicalCount = Array.isArray((source.fileInfo as { columnData?: unknown[] } | null)?.columnData) ? (source.fileInfo as { columnData: unknown[] }).columnData.length : 0;
+    const proposed = { ...appliedAsProposed(input, physicalCount), ...stripNulls(input) };
+    const mappingChanged = proposed.proposedColumnMappings != null || proposed.proposedVirtualColumns != null || proposed.proposedAmbiguousColumnResolutions != null;
+    const selectionChanged = selection !== null && state === "INTEGRITY_CHECKED" && !(source.transactionIdSelection && sameSelection(source.transactionIdSelection as never, selection));
     const updated = await saveVersioned(
       tx.analysisSource,
       ENTITY,
@@ -238,12 +249,13 @@ export async function deleteAnalysisSource(ctx: RequestContext, id: string) {
     if (locked.length === 0) throw new NotFoundError(ENTITY, id);
     const refusal = deleteRefusal(await jobRunning(tx, id));
     if (refusal) throw new ConflictError(`Analysis source ${id} cannot be deleted: ${refusal}`, { problemType: "INVALID_STATE", entityId: id, entityType: ENTITY });
+    // Data tables go first: deleting the source would cascade to their rows without their events.
+    await announceEntriesDropped(tx, emit, actor, await tx.analysisSource.findUniqueOrThrow({ where: { id } }));
     const source = await tx.analysisSource.delete({ where: { id } });
-    await announceEntriesDropped(tx, emit, actor, source);
     emit({ type: "analysis-source.deleted", entityType: "ANALYSIS_SOURCE", entityId: id, userId: actor.userId, payload: { analysisSourceId: id, analysisId: source.analysisId, engagementId: source.engagementId } });
   });
-  const { staging, entries } = ingestionTables(id);
-  await dropTables(ctx.app.pool, [staging, entries]);
+  const { staging, entries, transactions } = ingestionTables(id);
+  await dropTables(ctx.app.pool, [staging, entries, transactions]);
   return { id };
 }
 

@@ -3,9 +3,11 @@ import {
   analyzeStagedData,
   applyColumnMappings,
   buildParsePlan,
+  buildTransactionsTable,
   chooseTransactionId,
   detectFormat,
   discoverAccounts,
+  hasTransactions,
   ingestionTables,
   MappingError,
   mappedMetrics,
@@ -32,11 +34,15 @@ import {
   type TabularFileInfo,
   type TransactionIdPreview,
   type TransactionIdSelection,
+  type TransactionsTableResult,
 } from "../../ingestion/index.js";
+import type { Actor } from "../../core/entity/index.js";
 import { JobError } from "../../jobs/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { tabularReadingOf } from "../file-infos/file-info.service.js";
 import { fileObjectKey } from "../file-manager/file-manager.service.js";
+import { estimatePhase, expectedMs } from "./analysis-source.step-progress.js";
+import { auditVirtualColumns, storedVirtualColumns } from "./analysis-source.virtual-columns.js";
 
 /** The stored row, as the steps read it. */
 export type SourceRow = Prisma.AnalysisSourceGetPayload<object>;
@@ -46,11 +52,15 @@ export interface StoredStage {
   rowCount: number;
   columns: StagedColumn[];
   degrouped: string | null;
+  /** Wall time of the staging pass: the pace the later steps' progress estimates scale by. */
+  ms?: number;
 }
 
 /** Everything a step needs besides the row. */
 export interface StepEnv {
   app: App;
+  /** Who started the job (audit of what the steps create, e.g. applied virtual columns). */
+  actor: Actor;
   definitions: ColumnDefinition[];
   /** Live percentage within the step (0..100 of the step). */
   progress(percent: number): void;
@@ -107,6 +117,7 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
   const detection = (source.detection ?? undefined) as unknown as FormatDetection | undefined;
   const file = await env.app.prisma.fileManagerEntity.findUnique({ where: { id: source.fileManagerFileId }, select: { name: true, size: true } });
   const size = Number(file?.size ?? 0);
+  let stagingDone = false;
   const timer = setInterval(() => {
     env.app.pool
       // The staging table is created in the COPY's own transaction (invisible to this session), so
@@ -115,19 +126,22 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
         `SELECT p.bytes_processed AS bytes FROM pg_stat_progress_copy p JOIN pg_stat_activity a ON a.pid = p.pid WHERE a.query LIKE '%' || $1 || '%' LIMIT 1`,
         [staging.split(".")[1]],
       )
-      .then(({ rows }) => rows[0] && size > 0 && env.progress((Number(rows[0].bytes) / size) * 100))
+      // A reading that arrives after the step ended would be reported against the next state.
+      .then(({ rows }) => !stagingDone && rows[0] && size > 0 && env.progress((Number(rows[0].bytes) / size) * 100))
       .catch(() => undefined);
   }, 250);
   timer.unref();
+  const started = performance.now();
   try {
     // The file's own file info (computed on import) spares staging a second profiling pass.
     const fileInfo = degroup ? null : await tabularReadingOf(env.app, source.fileManagerFileId);
     const staged = await withFile(env.app, source, (path) =>
       stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name: file?.name, presetHeaderRowIndex: source.presetHeaderRowIndex, fileInfo }),
     ).catch(userFacing);
-    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped };
+    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ms: Math.round(performance.now() - started) };
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {
+    stagingDone = true;
     clearInterval(timer);
   }
 }
@@ -160,7 +174,7 @@ export async function mappingStep(env: StepEnv, source: SourceRow): Promise<Patc
     const metrics = mappedMetrics(fileInfo, applied.columnMappings, applied.ambiguousColumnResolutions, env.definitions);
     return {
       columnMappings: json(applied.columnMappings),
-      virtualColumns: json(applied.virtualColumns),
+      virtualColumns: json(auditVirtualColumns(storedVirtualColumns(source.virtualColumns), applied.virtualColumns, env.actor)),
       ambiguousColumnResolutions: json(applied.ambiguousColumnResolutions),
       virtualColumnData: json(virtualColumnData),
       fileInfo: json({ ...fileInfo, tableMetadata: { ...fileInfo.tableMetadata, ...metrics } }),
@@ -170,9 +184,15 @@ export async function mappingStep(env: StepEnv, source: SourceRow): Promise<Patc
   }
 }
 
-/** The selection CHECK_INTEGRITY rates first: the proposed one, else the best-placed candidate. */
+/**
+ * The selection CHECK_INTEGRITY rates first: the proposed one, else the best-placed candidate. A
+ * proposed selection the applied mapping cannot serve is not rated here: CHECK_INTEGRITY reports it.
+ */
 function firstSelection(source: SourceRow, plan: ParsePlan): TransactionIdSelection | null {
-  if (source.proposedTransactionIdSelection) return source.proposedTransactionIdSelection as unknown as TransactionIdSelection;
+  if (source.proposedTransactionIdSelection) {
+    const proposed = source.proposedTransactionIdSelection as unknown as TransactionIdSelection;
+    return selectionProblems(proposed, plan.physicalCount, appliedOf(source)).length === 0 ? proposed : null;
+  }
   const stage = source.stage as unknown as StoredStage;
   return transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount)[0] ?? null;
 }
@@ -182,8 +202,14 @@ export async function effectiveDatesStep(env: StepEnv, source: SourceRow, wantsP
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);
   const { staging } = ingestionTables(source.id);
-  const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection: wantsPreview ? firstSelection(source, plan) : null });
-  return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview };
+  const stop = estimatePhase(env.progress, 0, 100, expectedMs(source.stage as unknown as StoredStage, "effectiveDates"));
+  try {
+    const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection: wantsPreview ? firstSelection(source, plan) : null });
+    env.progress(100);
+    return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview };
+  } finally {
+    stop();
+  }
 }
 
 /**
@@ -205,6 +231,7 @@ export async function integrityStep(
   }
   const stage = source.stage as unknown as StoredStage;
   const candidates = transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount);
+  // Defensive only: the engine always offers RUNNING_TOTAL last, so there is at least one candidate.
   if (candidates.length === 0) throw new JobError("No column or combination of columns can serve as transaction id; propose a transactionIdSelection");
   const chosen = await chooseTransactionId(env.app.pool, staging, plan, candidates, known);
   const selection = candidates[chosen.selected];
@@ -222,22 +249,47 @@ export async function selectAndPreview(env: StepEnv, source: SourceRow, plan: Pa
   return { selection, previews: [preview], reused: false };
 }
 
-/** PARSE: the typed entries table; accounts from the effective-date pass, else discovered now. */
-export async function parseStep(env: StepEnv, source: SourceRow): Promise<{ result: ParseResult; accounts: DiscoveredAccount[] }> {
+/**
+ * PARSE: the typed entries table; for sources that select transaction ids (journals) the
+ * transactions table summarised from it; accounts from the effective-date pass, else discovered now.
+ */
+export async function parseStep(
+  env: StepEnv,
+  source: SourceRow,
+  withTransactions: boolean,
+): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[] }> {
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);
-  const { staging, entries } = ingestionTables(source.id);
+  const { staging, entries, transactions: transactionsTable } = ingestionTables(source.id);
   const stage = source.stage as unknown as StoredStage;
-  const result = await parseEntries(env.app.pool, {
-    staging,
-    target: entries,
-    plan,
-    transactionIdSelection: (source.transactionIdSelection ?? null) as unknown as TransactionIdSelection | null,
-    columnNames: stage.columns.map((c) => c.name),
-  });
-  const mapsAccount = plan.fields.some((f) => f.platformField === "account");
-  const accounts = (source.accounts as unknown as DiscoveredAccount[] | null) ?? (mapsAccount ? await discoverAccounts(env.app.pool, entries) : []);
-  return { result, accounts };
+  // Milestones: the entries written, then the transactions table; estimates in between, each
+  // phase's share of the step in proportion to its expected duration.
+  const parseMs = expectedMs(stage, "parse");
+  const transactionsMs = withTransactions ? expectedMs(stage, "transactions") : 0;
+  const entriesDone = transactionsMs > 0 ? Math.round((100 * parseMs) / (parseMs + transactionsMs)) : 100;
+  let stop = estimatePhase(env.progress, 0, entriesDone, parseMs);
+  try {
+    const result = await parseEntries(env.app.pool, {
+      staging,
+      target: entries,
+      plan,
+      transactionIdSelection: (source.transactionIdSelection ?? null) as unknown as TransactionIdSelection | null,
+      columnNames: stage.columns.map((c) => c.name),
+    });
+    stop();
+    let transactions: TransactionsTableResult | null = null;
+    if (withTransactions && hasTransactions(result.columns)) {
+      stop = estimatePhase(env.progress, entriesDone, 100, transactionsMs);
+      transactions = await buildTransactionsTable(env.app.pool, { entries, target: transactionsTable, columns: result.columns });
+      stop();
+    }
+    env.progress(100);
+    const mapsAccount = plan.fields.some((f) => f.platformField === "account");
+    const accounts = (source.accounts as unknown as DiscoveredAccount[] | null) ?? (mapsAccount ? await discoverAccounts(env.app.pool, entries) : []);
+    return { result, transactions, accounts };
+  } finally {
+    stop();
+  }
 }
 
 export type { EffectiveDateSummary };

@@ -17,7 +17,7 @@ import {
 } from "../../ingestion/index.js";
 import { defineJob, JobError, type JobContext, type JobStarter } from "../../jobs/index.js";
 import { recordDiscoveredAccounts } from "../account-mappings/account-mapping.service.js";
-import { publishSourceProgress } from "./analysis-source.progress.js";
+import { publishSourceProgress, walkProgress } from "./analysis-source.progress.js";
 import {
   detectStep,
   effectiveDatesStep,
@@ -123,14 +123,8 @@ export const ingestionJob = defineJob<IngestionPayload>({
     if (current === "COMPLETED" || current === "FAILED") return;
 
     const path = workflowPath(type.features);
-    let stepShare = { from: 0, to: 0 };
-    const report = (state: WorkflowState, stepPercent: number | null) => {
-      const base = (path.indexOf(state) / (path.length - 1)) * 100;
-      const percent = stepPercent === null ? base : stepShare.from + ((stepShare.to - stepShare.from) * stepPercent) / 100;
-      ctx.progress(percent, state);
-      publishSourceProgress(app, { analysisSourceId: source!.id, workflowState: state, percent: Math.round(percent), stepPercent: stepPercent === null ? null : Math.round(stepPercent), message: null });
-    };
-    const env: StepEnv = { app, definitions: type.definitions, progress: (p) => report(source!.workflowState as WorkflowState, Math.min(100, p)) };
+    const progress = walkProgress(app, source.id, path, (percent, message) => ctx.progress(percent, message));
+    const env: StepEnv = { app, actor, definitions: type.definitions, progress: (p) => progress.within(p) };
 
     const move: MoveInput = {
       features: type.features,
@@ -145,7 +139,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
     if (payload.selectionChanged && current === "INTEGRITY_CHECKED") await inTransaction(app, (tx) => reselect(env, tx, source!, actor));
     if (stateDefinition(current).kind === "Step" && (!payload.target || payload.target === current)) {
       await ctx.finish(async () => undefined);
-      report(current, null);
+      progress.reached(current);
       return;
     }
 
@@ -161,10 +155,8 @@ export const ingestionJob = defineJob<IngestionPayload>({
       if (!decision) break;
       const { state, stop } = decision;
       const kind = stateDefinition(state).kind;
-      const index = path.indexOf(state);
-      stepShare = { from: (Math.max(0, index - 1) / (path.length - 1)) * 100, to: (index / (path.length - 1)) * 100 };
       if (kind === "Transition") source = await save(app.prisma, source.id, { workflowState: state }, actor);
-      report(state, null);
+      progress.entered(state);
       const stepStarted = performance.now();
 
       let patch: Patch = {};
@@ -198,7 +190,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
           break;
         }
         case "PARSE": {
-          const { result, accounts } = await parseStep(env, source);
+          const { result, transactions, accounts } = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"));
           const before = source;
           source = await inTransaction(app, async (tx, emit) => {
             await announceEntriesDropped(tx, emit, actor, before);
@@ -212,6 +204,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
               table: ingestionTables(before.id).entries,
               columns: result.columns,
               rowCount: result.rowCount,
+              transactions: transactions && { table: transactions.table, columns: transactions.columns, rowCount: transactions.rowCount },
             });
             return saved;
           });
@@ -228,7 +221,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
           if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
           return saved;
         });
-        report(state, null);
+        progress.reached(state);
         return;
       }
       if (Object.keys(patch).length > 0 || kind === "Step") source = await save(app.prisma, source.id, { ...patch, workflowState: state }, actor);

@@ -333,14 +333,17 @@ describe("effective date metrics and previews", () => {
 describe("parse results and events", () => {
   it("creates account mappings for new accounts, publishes unmapped.accounts and ingestion.complete", async () => {
     const own = await analysisFixture(server, "Accounts");
-    const { source } = await ingest(server, own, SIGNED_AMOUNT_LEDGER, { targetWorkflowState: "COMPLETED", proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "MM/dd/yyyy" }] });
+    // A suspense account neither the grouping's codes nor its descriptions know: it stays unmapped.
+    const ledger = SIGNED_AMOUNT_LEDGER + "04/05/2023,103,9990-X,Suspense zq unclassified,$10.00,Suspense\n04/05/2023,103,1000,Cash,($10.00),Suspense\n";
+    const { source } = await ingest(server, own, ledger, { targetWorkflowState: "COMPLETED", proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "MM/dd/yyyy" }] });
     expect(source.workflowState).toBe("COMPLETED");
     const mappings = await server.api.post("/account-mappings/query?size=50", { engagementId: own.engagementId });
-    expect(mappings.body.content.map((m: { account: string }) => m.account).sort()).toEqual(["1000", "2000", "3000", "6000", "6100"]);
+    expect(mappings.body.content.map((m: { account: string }) => m.account).sort()).toEqual(["1000", "2000", "3000", "6000", "6100", "9990-X"]);
     expect(mappings.body.content.every((m: { usedByAnalysisSources: string[] }) => m.usedByAnalysisSources.includes(source.id))).toBe(true);
-    const unmapped = mappings.body.content.filter((m: { status: string }) => m.status === "UNMAPPED").length;
+    const unmapped = mappings.body.content.filter((m: { status: string }) => m.status === "UNMAPPED");
+    expect(unmapped.map((m: { account: string }) => m.account)).toContain("9990-X");
     const { rows } = await db.query("SELECT payload FROM outbox_event WHERE type = 'unmapped.accounts' AND entity_id = $1", [own.engagementId]);
-    expect(rows.map((r) => r.payload)).toEqual(unmapped > 0 ? [{ engagementId: own.engagementId, unmappedCount: unmapped }] : []);
+    expect(rows.map((r) => r.payload)).toEqual([{ engagementId: own.engagementId, unmappedCount: unmapped.length }]);
     expect(await events("ingestion.complete", source.id)).toEqual([{ analysisId: own.analysisId, analysisSourceId: source.id, engagementId: own.engagementId }]);
     const entries = await db.query(`SELECT txid, amount, to_char(effective_date, 'YYYY-MM-DD') AS d FROM ingest.entries_${source.id} ORDER BY row_no`);
     expect(entries.rows.map((r) => [r.d, r.amount])).toEqual([
@@ -350,6 +353,8 @@ describe("parse results and events", () => {
       ["2023-02-03", "-75000"],
       ["2023-03-04", "9995"],
       ["2023-03-04", "-9995"],
+      ["2023-04-05", "1000"],
+      ["2023-04-05", "-1000"],
     ]);
   });
 
@@ -414,6 +419,39 @@ describe("parse results and events", () => {
       ]);
       const percents = stream.events.map((e) => e.analysisSourceProgress.percent);
       expect(percents.at(-1)).toBe(100);
+      expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+      expect(stream.errors).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("reports progress within ANALYZING_EFFECTIVE_DATE_METRICS and PARSING: milestones and estimates, never going back", async () => {
+    const { source } = await ingest(server, fixture, largeLedger(100_000));
+    expect(source.workflowState).toBe("COLUMNS_ANALYZED");
+    const stream = subscribe<{ analysisSourceProgress: { workflowState: string; percent: number; stepPercent: number | null } }>(
+      server.url,
+      server.token,
+      `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState percent stepPercent } }`,
+      { id: source.id },
+    );
+    try {
+      await stream.ready;
+      await new Promise((r) => setTimeout(r, 100));
+      const { source: moved } = await advance(server, source.id, { targetWorkflowState: "PARSED" });
+      expect(moved.workflowState).toBe("PARSED");
+      await stream.next((e) => e.analysisSourceProgress.workflowState === "PARSED");
+      const within = (state: string) => stream.events.filter((e) => e.analysisSourceProgress.workflowState === state && e.analysisSourceProgress.stepPercent !== null).map((e) => e.analysisSourceProgress.stepPercent!);
+      const dates = within("ANALYZING_EFFECTIVE_DATE_METRICS");
+      expect(dates[0]).toBe(0);
+      expect(dates.at(-1)).toBe(100);
+      // Parsing a journal: the entries written is a milestone between the start and the transactions table.
+      const parse = within("PARSING");
+      expect(parse[0]).toBe(0);
+      expect(parse.at(-1)).toBe(100);
+      expect(parse.some((p) => p > 0 && p < 100)).toBe(true);
+      expect([...parse].sort((a, b) => a - b)).toEqual(parse);
+      const percents = stream.events.map((e) => e.analysisSourceProgress.percent);
       expect([...percents].sort((a, b) => a - b)).toEqual(percents);
       expect(stream.errors).toEqual([]);
     } finally {

@@ -1,4 +1,4 @@
-import type { EntryColumn } from "../../ingestion/index.js";
+import type { EntryColumn, TransactionColumn } from "../../ingestion/index.js";
 import type { ColumnDef, ColumnType } from "../../query-language/index.js";
 import { ANALYSIS_SOURCE_TYPE_IDS } from "../catalogue/ids.js";
 
@@ -22,30 +22,41 @@ export interface DataTableColumn {
   typeaheadDataTableId: string | null;
   /** Whether a btree index serves this column's searches (created by the data-tables.index job). */
   indexed: boolean;
+  /** Whether an index on (column, row_no) serves ordering by it: the table's default sort column. */
+  orderIndexed?: boolean;
 }
 
 export type ApiStability = "STABLE" | "UNSTABLE";
 
 /**
- * The spec 2.10 logical names of the source types whose entries tables are published with a stable
- * schema. Entries of every other source type (balances, lists, adjustments) are published too,
- * named after the source type, but as UNSTABLE: their columns may still change.
+ * What a data table holds, stored in its `type` (spec 2.10 identifies tables by `logicalName` or
+ * `type`): the kind of rows, whatever the source type, so "every transactions table of this
+ * analysis" is one filter. The spec names one value, `flows_compact` (Monetary Flows), a kind of
+ * table the analysis engine will publish; the kinds published today are these two.
  */
-const STABLE_LOGICAL_NAMES: Record<string, string> = {
-  [ANALYSIS_SOURCE_TYPE_IDS.GENERAL_LEDGER_JOURNAL]: "gl_journal_lines",
-  [ANALYSIS_SOURCE_TYPE_IDS.GENERAL_LEDGER_JOURNAL_FUND]: "gl_journal_lines",
-  [ANALYSIS_SOURCE_TYPE_IDS.NOT_FOR_PROFIT_GENERAL_LEDGER_JOURNAL]: "gl_journal_lines",
-  [ANALYSIS_SOURCE_TYPE_IDS.ACCOUNTS_PAYABLE_DETAIL]: "ap_detail_entries",
-  [ANALYSIS_SOURCE_TYPE_IDS.ACCOUNTS_RECEIVABLE_DETAIL]: "ar_detail_entries",
+export type DataTableKind = "entries" | "transactions";
+
+/**
+ * The spec 2.10 logical names of the source types whose tables are published with a stable schema:
+ * entries, and for general ledger journals also their transactions. Tables of every other source
+ * type (balances, lists, adjustments) are published too, named after the source type, but as
+ * UNSTABLE: their columns may still change.
+ */
+const STABLE_LOGICAL_NAMES: Record<string, Partial<Record<DataTableKind, string>>> = {
+  [ANALYSIS_SOURCE_TYPE_IDS.GENERAL_LEDGER_JOURNAL]: { entries: "gl_journal_lines", transactions: "gl_journal_tx" },
+  [ANALYSIS_SOURCE_TYPE_IDS.GENERAL_LEDGER_JOURNAL_FUND]: { entries: "gl_journal_lines", transactions: "gl_journal_tx" },
+  [ANALYSIS_SOURCE_TYPE_IDS.NOT_FOR_PROFIT_GENERAL_LEDGER_JOURNAL]: { entries: "gl_journal_lines", transactions: "gl_journal_tx" },
+  [ANALYSIS_SOURCE_TYPE_IDS.ACCOUNTS_PAYABLE_DETAIL]: { entries: "ap_detail_entries" },
+  [ANALYSIS_SOURCE_TYPE_IDS.ACCOUNTS_RECEIVABLE_DETAIL]: { entries: "ar_detail_entries" },
 };
 
 const SOURCE_TYPE_KEYS = new Map<string, string>(Object.entries(ANALYSIS_SOURCE_TYPE_IDS).map(([key, id]) => [id, key]));
 
-export function logicalNameFor(analysisSourceTypeId: string): { logicalName: string; apiStability: ApiStability } {
-  const stable = STABLE_LOGICAL_NAMES[analysisSourceTypeId];
+export function logicalNameFor(analysisSourceTypeId: string, kind: DataTableKind = "entries"): { logicalName: string; apiStability: ApiStability } {
+  const stable = STABLE_LOGICAL_NAMES[analysisSourceTypeId]?.[kind];
   if (stable) return { logicalName: stable, apiStability: "STABLE" };
   const key = SOURCE_TYPE_KEYS.get(analysisSourceTypeId);
-  return { logicalName: `${(key ?? `source_type_${analysisSourceTypeId}`).toLowerCase()}_entries`, apiStability: "UNSTABLE" };
+  return { logicalName: `${(key ?? `source_type_${analysisSourceTypeId}`).toLowerCase()}_${kind}`, apiStability: "UNSTABLE" };
 }
 
 /**
@@ -101,6 +112,36 @@ export function entriesTableColumns(columns: EntryColumn[]): DataTableColumn[] {
     }
     return { ...base, ...NO_FLAGS, field: c.name, type: c.type, equalitySearch: true, rangeSearch: true, sortable: true, indexed: true };
   });
+}
+
+/**
+ * The data table columns of a transactions table (`TransactionsTableResult.columns`): `row_no`
+ * (the row number of the transaction's first entry, i.e. its rowid in the entries table) is
+ * published as `rowid`; txid is a key (equality, prefix, substring, indexed) and the default sort
+ * (also indexed with rowid for that order); counts, totals and dates take equality and range,
+ * indexed; `balanced` takes equality only and has no index (two values: a scan is what the planner
+ * would choose anyway).
+ */
+export function transactionsTableColumns(columns: TransactionColumn[]): DataTableColumn[] {
+  return columns.map((c) => {
+    const base = { ...NO_FLAGS, sql: c.name, originalName: null, platformField: c.platformField, nullable: c.name !== "row_no", typeaheadDataTableId: null };
+    if (c.name === "row_no") return { ...base, field: "rowid", type: "INT64" as const, equalitySearch: true, rangeSearch: true, sortable: true, indexed: true };
+    if (c.type === "STRING") {
+      const key = { ...base, field: c.name, type: "STRING" as const, equalitySearch: true, caseInsensitivePrefixSearch: true, allowCaseInsensitiveSubstringSearch: true, sortable: true, indexed: true };
+      return c.name === "txid" ? { ...key, orderIndexed: true } : key;
+    }
+    if (c.type === "BOOLEAN") return { ...base, field: c.name, type: "BOOLEAN" as const, equalitySearch: true, sortable: true };
+    return { ...base, field: c.name, type: c.type, equalitySearch: true, rangeSearch: true, sortable: true, indexed: true };
+  });
+}
+
+/**
+ * A table's order when a request names none (wire reference 5: `rowid` for gl_journal_lines, `txid`
+ * for gl_journal_tx): transactions tables by txid, every other table by rowid. `row_no` ends
+ * every order either way.
+ */
+export function defaultSortOf(type: string | null): Array<{ field: string; direction: "ASC" | "DESC" }> {
+  return type === "transactions" ? [{ field: "txid", direction: "ASC" }] : [];
 }
 
 /** The query language's view of a definition: every column with its flags and physical name. */

@@ -39,7 +39,7 @@ export function checkExport(table: RowsTable, input: ExportInput) {
   if (input.limit !== null && input.limit !== undefined && (!Number.isInteger(input.limit) || input.limit < 1)) {
     throw new ValidationError("limit must be a whole number of at least 1", { identifier: "limit", values: [String(input.limit)], problemType: "GREATER_VALUE_REQUIRED" });
   }
-  const orders = parseSortOrders(input.sort, set);
+  const orders = parseSortOrders(input.sort, set, "sort", table);
   const columns = selectedColumns(table, { fields: input.fields && input.fields.length > 0 ? input.fields : defaultFields(table) });
   const format = csvFormatOf(input.csvConfiguration, "csvConfiguration");
   // Validated for the caller's sake; entries tables have no list columns to apply it to.

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { ValidationError, type Problem } from "../../core/errors.js";
 import { columnSetOf, compileFilter, quoteIdent, SqlParams, type ColumnSet, type SortOrder } from "../../query-language/index.js";
-import { queryColumnsOf, type DataTableColumn } from "./data-table-definition.js";
+import { defaultSortOf, queryColumnsOf, type DataTableColumn } from "./data-table-definition.js";
 
 export const MAX_DATA_PAGE_SIZE = 2000;
 export const DEFAULT_DATA_PAGE_SIZE = 100;
@@ -10,6 +10,8 @@ export const DEFAULT_DATA_PAGE_SIZE = 100;
 export interface RowsTable {
   id: string;
   logicalName: string | null;
+  /** The table's kind (`entries`, `transactions`): its default sort. */
+  type: string | null;
   tableName: string;
   columns: DataTableColumn[];
   rowCount: number;
@@ -52,9 +54,12 @@ function wireRow(columns: DataTableColumn[], row: unknown[]): Record<string, unk
   return out;
 }
 
-/** Parses `sort` (one `{field, direction}` or a list of them) against the sortable columns; 400 names the key. */
-export function parseSortOrders(sort: SortInput | SortInput[] | null | undefined, set: ColumnSet, key = "sort"): SortOrder[] {
-  if (sort === null || sort === undefined) return [];
+/**
+ * Parses `sort` (one `{field, direction}` or a list of them) against the sortable columns; 400
+ * names the key. Without one, the table's default sort (`defaultSortOf`).
+ */
+export function parseSortOrders(sort: SortInput | SortInput[] | null | undefined, set: ColumnSet, key = "sort", table?: Pick<RowsTable, "type">): SortOrder[] {
+  if (sort === null || sort === undefined) return table ? defaultSortOf(table.type).filter((o) => set.byField.has(o.field)) : [];
   const list = Array.isArray(sort) ? sort : [sort];
   const sortable = [...set.byField.values()].filter((c) => c.sortable).map((c) => c.field);
   return list.map((item, index) => {
@@ -135,7 +140,7 @@ export function dataPageQuery(table: RowsTable, input: DataPageInput) {
     throw new ValidationError(`pageSize must be an integer from 1 to ${MAX_DATA_PAGE_SIZE}`, { identifier: "pageSize", values: [String(size)], problemType: size > MAX_DATA_PAGE_SIZE ? "LESS_VALUE_REQUIRED" : "GREATER_VALUE_REQUIRED" });
   }
   const set = columnSet(table);
-  const orders = parseSortOrders(input.sort, set);
+  const orders = parseSortOrders(input.sort, set, "sort", table);
   const columns = selectedColumns(table, { excludeFields: input.excludeFields });
   const { sql: where, params } = compileFilter(input.query ?? {}, set, new SqlParams());
   const sql =

@@ -9,8 +9,10 @@ import { quotedTable } from "./data-table-rows.js";
  * the opclass serves both = and LIKE 'prefix%'), every other indexed column as it is. Free-text
  * columns get no index (a btree cannot serve substring search) but expression statistics on
  * lower(col): without them PostgreSQL guesses the selectivity of `lower(memo) LIKE '%x%'` and
- * scans the whole table even when the first page's matches sit at its start. Names are
- * `<table>_<position>` / `<table>_s<position>` (within 63 characters) and go away with the table.
+ * scans the whole table even when the first page's matches sit at its start. A table's default
+ * sort column (`orderIndexed`) also gets (col, row_no) so its first pages walk an index. Names are
+ * `<table>_<position>` / `<table>_s<position>` / `<table>_o<position>` (within 63 characters) and
+ * go away with the table.
  */
 export function indexStatements(tableName: string, columns: DataTableColumn[]): string[] {
   const parts = tableName.split(".");
@@ -19,10 +21,17 @@ export function indexStatements(tableName: string, columns: DataTableColumn[]): 
   const table = quotedTable(tableName);
   return columns.flatMap((column, position) => {
     const name = quoteIdent(column.sql);
+    const statements: string[] = [];
+    if (column.orderIndexed) {
+      // The default sort's ORDER BY (lower(col), row_no) under the collation, which the pattern_ops index cannot serve.
+      const key = column.type === "STRING" ? `lower(${name})` : name;
+      statements.push(`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_o${position}`)} ON ${table} (${key}, "row_no")`);
+    }
     if (column.indexed) {
       const key = column.type === "STRING" ? `(lower(${name}) text_pattern_ops)` : `(${name})`;
-      return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_${position}`)} ON ${table} ${key}`];
+      return [...statements, `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_${position}`)} ON ${table} ${key}`];
     }
+    if (statements.length > 0) return statements;
     if (column.type === "STRING" && (column.allowCaseInsensitiveSubstringSearch || column.keywordSearch)) {
       return [`CREATE STATISTICS IF NOT EXISTS ${schema}${quoteIdent(`${base}_s${position}`)} ON (lower(${name})) FROM ${table}`];
     }

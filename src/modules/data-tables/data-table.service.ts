@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { ForbiddenError, ValidationError } from "../../core/errors.js";
-import { createAudit, findEntity, queryEntities, touchAudit, type PageArgs } from "../../core/entity/index.js";
-import { inTransaction } from "../../events/outbox.js";
+import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { onEntriesTableCreated, onEntriesTableDropped } from "../../ingestion/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -10,17 +10,17 @@ import type { App } from "../../app-services.js";
 import { startFileResultJob, writeFileResult } from "../file-results/file-result.service.js";
 import { checkPlacement, createFileRow, fileObjectKey, markFileReady } from "../file-manager/file-manager.service.js";
 import { dataTableColumns } from "./data-table.columns.js";
-import { entriesTableColumns, logicalNameFor, type DataTableColumn } from "./data-table-definition.js";
+import { entriesTableColumns, logicalNameFor, transactionsTableColumns, type DataTableColumn } from "./data-table-definition.js";
 import { readDataPage, type DataPageInput, type RowsTable } from "./data-table-rows.js";
 import { checkExport, exportCsv, planExport, type ExportInput } from "./data-table-export.js";
 import { indexDataTableJob } from "./data-table.indexes.js";
 
 const ENTITY = "DataTable";
 
-type StoredDataTable = { id: string; engagementId: string; logicalName: string | null; tableName: string; columns: unknown; rowCount: bigint | number };
+type StoredDataTable = { id: string; engagementId: string; logicalName: string | null; type: string | null; tableName: string; columns: unknown; rowCount: bigint | number };
 
 function rowsTable(row: StoredDataTable): RowsTable {
-  return { id: row.id, logicalName: row.logicalName, tableName: row.tableName, columns: row.columns as DataTableColumn[], rowCount: Number(row.rowCount) };
+  return { id: row.id, logicalName: row.logicalName, type: row.type, tableName: row.tableName, columns: row.columns as DataTableColumn[], rowCount: Number(row.rowCount) };
 }
 
 export function getDataTable(ctx: RequestContext, id: string) {
@@ -143,32 +143,57 @@ function plainInput(input: ExportInput): ExportInput {
 }
 
 /**
- * The seam with analysis sources (src/ingestion/entries-table-hooks.ts): a parsed entries table is
- * published as a data table in the transaction that records the parse, replacing the source's
- * previous definition (same id, next version); its indexes are built by a job after commit.
+ * The seam with analysis sources (src/ingestion/entries-table-hooks.ts): a parsed entries table,
+ * and for journals its transactions table, are published as data tables in the transaction that
+ * records the parse, each replacing the source's previous definition of the same name (same id,
+ * next version); a definition the new parse no longer has is deleted. Indexes are built by a job
+ * per definition after commit.
  */
 onEntriesTableCreated(async (tx, emit, actor, event) => {
-  const { logicalName, apiStability } = logicalNameFor(event.analysisSourceTypeId);
-  const columns = entriesTableColumns(event.columns) as unknown as Prisma.InputJsonValue;
-  const fields = { engagementId: event.engagementId, analysisId: event.analysisId, logicalName, apiStability, columns, rowCount: BigInt(event.rowCount), tableName: event.table };
-  const existing = await tx.dataTable.findUnique({ where: { analysisSourceId: event.analysisSourceId }, select: { id: true } });
-  const row = existing
-    ? await tx.dataTable.update({ where: { id: existing.id }, data: { ...fields, ...touchAudit(actor), version: { increment: 1 } } })
-    : await tx.dataTable.create({ data: { ...createAudit(actor), ...fields, analysisSourceId: event.analysisSourceId } });
-  emit({
-    type: existing ? "data-table.updated" : "data-table.created",
-    entityType: "DATA_TABLE",
-    entityId: row.id,
-    userId: actor.userId,
-    payload: { dataTableId: row.id, analysisId: row.analysisId, analysisSourceId: event.analysisSourceId, logicalName },
-  });
-  await startJob(tx, { job: indexDataTableJob, payload: { dataTableId: row.id }, entityType: "DATA_TABLE", entityId: row.id, startedBy: actor });
+  const published = [
+    { kind: "entries" as const, table: event.table, rowCount: event.rowCount, columns: entriesTableColumns(event.columns) },
+    ...(event.transactions ? [{ kind: "transactions" as const, table: event.transactions.table, rowCount: event.transactions.rowCount, columns: transactionsTableColumns(event.transactions.columns) }] : []),
+  ];
+  const existing = await tx.dataTable.findMany({ where: { analysisSourceId: event.analysisSourceId }, select: { id: true, logicalName: true } });
+  const kept = new Set<string>();
+  for (const table of published) {
+    const { logicalName, apiStability } = logicalNameFor(event.analysisSourceTypeId, table.kind);
+    const fields = {
+      engagementId: event.engagementId,
+      analysisId: event.analysisId,
+      logicalName,
+      type: table.kind,
+      apiStability,
+      columns: table.columns as unknown as Prisma.InputJsonValue,
+      rowCount: BigInt(table.rowCount),
+      tableName: table.table,
+    };
+    const previous = existing.find((e) => e.logicalName === logicalName);
+    const row = previous
+      ? await tx.dataTable.update({ where: { id: previous.id }, data: { ...fields, ...touchAudit(actor), version: { increment: 1 } } })
+      : await tx.dataTable.create({ data: { ...createAudit(actor), ...fields, analysisSourceId: event.analysisSourceId } });
+    kept.add(row.id);
+    emit({
+      type: previous ? "data-table.updated" : "data-table.created",
+      entityType: "DATA_TABLE",
+      entityId: row.id,
+      userId: actor.userId,
+      payload: { dataTableId: row.id, analysisId: row.analysisId, analysisSourceId: event.analysisSourceId, logicalName },
+    });
+    await startJob(tx, { job: indexDataTableJob, payload: { dataTableId: row.id }, entityType: "DATA_TABLE", entityId: row.id, startedBy: actor });
+  }
+  const gone = existing.filter((e) => !kept.has(e.id)).map((e) => e.id);
+  if (gone.length > 0) await deleteDefinitions(tx, emit, actor, { analysisId: event.analysisId, analysisSourceId: event.analysisSourceId }, gone);
 });
 
 onEntriesTableDropped(async (tx, emit, actor, event) => {
   const rows = await tx.dataTable.findMany({ where: { analysisSourceId: event.analysisSourceId }, select: { id: true } });
-  await tx.dataTable.deleteMany({ where: { analysisSourceId: event.analysisSourceId } });
-  for (const { id } of rows) {
+  await deleteDefinitions(tx, emit, actor, event, rows.map((r) => r.id));
+});
+
+async function deleteDefinitions(tx: Tx, emit: Emit, actor: Actor, event: { analysisId: string; analysisSourceId: string }, ids: string[]): Promise<void> {
+  await tx.dataTable.deleteMany({ where: { id: { in: ids } } });
+  for (const id of ids) {
     emit({ type: "data-table.deleted", entityType: "DATA_TABLE", entityId: id, userId: actor.userId, payload: { dataTableId: id, analysisId: event.analysisId, analysisSourceId: event.analysisSourceId } });
   }
-});
+}

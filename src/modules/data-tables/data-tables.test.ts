@@ -31,8 +31,10 @@ let server: TestServer;
 let source: ParsedSource;
 let dataTableId: string;
 
-async function findDataTable(analysisId: string, includeUnstable = false) {
-  const response = await server.api.post(`/data-tables/query${includeUnstable ? "?include-unstable-schemas=true" : ""}`, { analysisId });
+/** The analysis's data tables (entries tables by default: a journal also publishes gl_journal_tx). */
+async function findDataTable(analysisId: string, includeUnstable = false, type: "entries" | "transactions" | null = "entries") {
+  const filter = type ? { $and: [{ analysisId }, { type }] } : { analysisId };
+  const response = await server.api.post(`/data-tables/query${includeUnstable ? "?include-unstable-schemas=true" : ""}`, filter);
   expect(response.status).toBe(200);
   return response.body.content as Array<Record<string, any>>;
 }
@@ -83,6 +85,7 @@ describe("data table definitions", () => {
       analysisId: source.analysisId,
       analysisSourceId: source.analysisSourceId,
       logicalName: "gl_journal_lines",
+      type: "entries",
       apiStability: "STABLE",
       rowCount: 6,
     });
@@ -130,23 +133,29 @@ describe("data table definitions", () => {
     expect(all).toHaveLength(2);
     const unstable = all.find((t) => t.analysisSourceId === other.analysisSourceId)!;
     expect(unstable).toMatchObject({ logicalName: "adjusting_entries_entries", apiStability: "UNSTABLE" });
-    const byStability = await server.api.post("/data-tables/query?include-unstable-schemas=true", { apiStability: "UNSTABLE", analysisId: source.analysisId });
+    const byStability = await server.api.post("/data-tables/query?include-unstable-schemas=true", { apiStability: "UNSTABLE", analysisId: source.analysisId, type: "entries" });
     expect(byStability.body.content.map((t: { id: string }) => t.id)).toEqual([unstable.id]);
     const gql = await server.gql(`query($f: JSON) { a: dataTables(filter: $f) { totalElements } b: dataTables(filter: $f, includeUnstableSchemas: true) { totalElements } }`, { f: { analysisId: source.analysisId } });
-    expect(gql.body.data).toEqual({ a: { totalElements: 1 }, b: { totalElements: 2 } });
+    // The journal's transactions table is stable too; the adjusting entries' one is not.
+    expect(gql.body.data).toEqual({ a: { totalElements: 2 }, b: { totalElements: 4 } });
+    expect((await findDataTable(source.analysisId, true, "transactions")).map((t) => t.logicalName).sort()).toEqual(["adjusting_entries_transactions", "gl_journal_tx"]);
     expect((await server.api.post("/data-tables/query?include-unstable-schemas=yes", {})).status).toBe(400);
     expect((await server.api.post("/data-tables/query", { tableName: "x" })).status).toBe(400);
     await dropEntriesTable(server, other);
     expect((await server.api.get(`/data-tables/${unstable.id}`)).status).toBe(404);
     expect(await findDataTable(source.analysisId, true)).toHaveLength(1);
+    expect(await findDataTable(source.analysisId, true, null)).toHaveLength(2);
   });
 
   it("replaces a source's definition when it is parsed again (same id, next version)", async () => {
     const again = await parseIntoEntriesTable(server, LEDGER, { proposedColumnMappings: MAPPINGS.slice(0, 7) });
     const [first] = await findDataTable(again.analysisId);
+    const [firstTx] = await findDataTable(again.analysisId, false, "transactions");
+    expect(firstTx).toMatchObject({ logicalName: "gl_journal_tx", rowCount: 3 });
     await reparseEntriesTable(server, again, LEDGER.split("\r\n").slice(0, 3).join("\r\n") + "\r\n", MAPPINGS);
     const [second] = await findDataTable(again.analysisId);
     expect(second).toMatchObject({ id: first.id, version: 1, rowCount: 2 });
+    expect((await findDataTable(again.analysisId, false, "transactions"))[0]).toMatchObject({ id: firstTx.id, version: 1, rowCount: 1 });
     expect(second.columns.map((c: { field: string }) => c.field)).toContain("x_reference");
     expect(first.columns.map((c: { field: string }) => c.field)).not.toContain("x_reference");
   });
@@ -375,7 +384,7 @@ describe("exports above the sort limit", () => {
 
   it("are written unsorted (table order) when more rows than the limit are exported", async () => {
     const parsed = await parseIntoEntriesTable(small, LEDGER, { proposedColumnMappings: MAPPINGS });
-    const [table] = (await small.api.post("/data-tables/query", { analysisId: parsed.analysisId })).body.content;
+    const [table] = (await small.api.post("/data-tables/query", { $and: [{ analysisId: parsed.analysisId }, { logicalName: "gl_journal_lines" }] })).body.content;
     const run = async (body: Record<string, unknown>) => {
       const started = await small.api.post(`/data-tables/${table.id}/export`, { fields: ["rowid"], sort: { field: "rowid", direction: "DESC" }, ...body });
       const done = await awaitJob(small.api, started.body.id);
