@@ -38,7 +38,7 @@ export type {
   VirtualColumnDefinition,
   VirtualColumnType,
 } from "./mapping/model.js";
-export { buildParsePlan, FIELDS, type ParsePlan, type ResolvedField } from "./sql/parse-plan.js";
+export { buildParsePlan, FIELDS, signedAmountExpression, type ParsePlan, type ResolvedField } from "./sql/parse-plan.js";
 
 // Analyses of the mapped data.
 export { analyzeStagedData, type AnalyzeOptions, type StagedDataAnalysis } from "./analysis/staged-data.js";
@@ -62,13 +62,13 @@ export {
   type Rating,
   type TransactionIdPreview,
 } from "./analysis/transaction-ids.js";
-export { sameSelection, selectionProblems, type TransactionIdSelection, type TransactionIdType } from "./analysis/transaction-keys.js";
+export { needsWindow, sameSelection, selectionProblems, type TransactionIdSelection, type TransactionIdType } from "./analysis/transaction-keys.js";
 
 // Typed parse and accounts.
 export { discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";
 
 // Transactions summarised from the entries (General Ledger Transactions).
-export { buildTransactionsTable, hasTransactions, type TransactionColumn, type TransactionsTableOptions, type TransactionsTableResult } from "./transactions/transactions-table.js";
+export { buildTransactionsFromStaging, buildTransactionsTable, hasTransactions, type TransactionColumn, type TransactionsTableOptions, type TransactionsTableResult } from "./transactions/transactions-table.js";
 
 // The seam to the data tables module.
 export * from "./entries-table-hooks.js";

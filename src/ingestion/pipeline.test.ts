@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import pg from "pg";
+import { writeGeneralLedgerCsv } from "../../bench/gl-generator.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../test/helpers/database.js";
 import { FUND_GENERAL_LEDGER_COLUMNS, GENERAL_LEDGER_COLUMNS } from "../../test/ingestion/definitions.js";
@@ -21,6 +23,7 @@ import { applyColumnMappings, type ApplyMappingInput } from "./mapping/apply.js"
 import { summarizeColumns } from "./mapping/columns.js";
 import { profileVirtualColumns, placeVirtualColumns } from "./mapping/virtual-columns.js";
 import { discoverAccounts, parseEntries } from "./parse/parse.js";
+import { buildTransactionsFromStaging, buildTransactionsTable } from "./transactions/transactions-table.js";
 import { buildParsePlan, type ParsePlan } from "./sql/parse-plan.js";
 import { stageFile, type StageResult } from "./staging/stage.js";
 import type { ColumnDefinition } from "./types.js";
@@ -293,6 +296,31 @@ describe("typed parse", () => {
     const { result, rows } = await parse(p, null);
     expect(result.unparseable.effective_date).toBe(1);
     expect(rows[6].effective_date).toBeNull();
+  });
+
+  it("builds the same transactions table from the staging table (beside the parse) as from the entries", async () => {
+    const generated = dir.write("transactions.csv", "");
+    await writeGeneralLedgerCsv(generated, 3000, 17);
+    const unshadowed = await prepare(ERP_GENERAL_LEDGER, { typedShadows: false });
+    // A bad date the profile did not see: the unguarded statement fails and is retried guarded.
+    Object.assign(unshadowed.plan.fields.find((f) => f.platformField === "effective_date")!, { guarded: false, expectErrors: false });
+    const cases: [Prepared, TransactionIdSelection | null][] = [
+      [await prepare(ERP_GENERAL_LEDGER), null],
+      [unshadowed, null],
+      [await prepare(SIGNED_AMOUNT_LEDGER), null],
+      [await prepare(readFileSync(generated)), { type: "COMBINATION", columnSelection: [0, 2] }],
+    ];
+    for (const [p, selection] of cases) {
+      const { result, target } = await parse(p, selection);
+      const fromEntries = await buildTransactionsTable(pool, { entries: target, target: `${target}_tx_a`, columns: result.columns });
+      const fromStaging = await buildTransactionsFromStaging(pool, { staging: p.staging, target: `${target}_tx_b`, plan: p.plan, transactionIdSelection: selection });
+      expect(fromStaging.columns).toEqual(fromEntries.columns);
+      expect(fromStaging.rowCount).toBe(fromEntries.rowCount);
+      const difference = await pool.query(`SELECT count(*)::int AS n FROM ((TABLE ${target}_tx_a EXCEPT ALL TABLE ${target}_tx_b) UNION ALL (TABLE ${target}_tx_b EXCEPT ALL TABLE ${target}_tx_a)) d`);
+      expect(difference.rows[0].n).toBe(0);
+    }
+    const running = await prepare(ERP_GENERAL_LEDGER);
+    await expect(buildTransactionsFromStaging(pool, { staging: running.staging, target: "ingest.tx_running", plan: running.plan, transactionIdSelection: { type: "RUNNING_TOTAL", columnSelection: [] } })).rejects.toThrow(/running-total/);
   });
 
   it("discovers accounts with their most frequent description, per fund for fund ledgers", async () => {

@@ -1,7 +1,9 @@
 import type pg from "pg";
 import type { EntryColumn } from "../parse/parse.js";
 import { qualifiedTable } from "../sql/identifiers.js";
-import { FIELDS } from "../sql/parse-plan.js";
+import { combinationKey, needsWindow, type TransactionIdSelection } from "../analysis/transaction-keys.js";
+import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan, type ResolvedField } from "../sql/parse-plan.js";
+import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
 
 /** A column of the transactions table, described for data table definitions. */
 export interface TransactionColumn {
@@ -48,11 +50,65 @@ export function hasTransactions(columns: readonly Pick<EntryColumn, "name">[]): 
  * Measured on the 1M-line benchmark ledger: about 0.8 to 1 s (hash aggregation of 1M rows).
  */
 export async function buildTransactionsTable(pool: pg.Pool, options: TransactionsTableOptions): Promise<TransactionsTableResult> {
-  const entries = qualifiedTable(options.entries);
-  const target = qualifiedTable(options.target);
-  const names = new Set(options.columns.map((c) => c.name));
+  const types = new Map(options.columns.map((c) => [c.name, c.type]));
+  return createTransactionsTable(pool, options.target, options.statisticsTarget, {
+    from: qualifiedTable(options.entries),
+    effectiveDate: types.get(FIELDS.effectiveDate) === "DATE",
+    entryDate: types.get(ENTRY_DATE) === "DATE",
+  });
+}
+
+export interface StagedTransactionsOptions {
+  staging: string;
+  target: string;
+  plan: ParsePlan;
+  /** The selection the entries are (being) parsed with; one that needs file order is refused. */
+  transactionIdSelection: TransactionIdSelection | null;
+  statisticsTarget?: number;
+}
+
+/**
+ * The same table as `buildTransactionsTable`, read from the staging table with the parse's own
+ * expressions (txid, signed amount folded into debit and credit, typed dates) instead of from the
+ * entries: it does not wait for the parse and runs beside it on another connection. Selections
+ * that need file order (running totals) are not supported here: their txids exist only once the
+ * parse has numbered them.
+ */
+export async function buildTransactionsFromStaging(pool: pg.Pool, options: StagedTransactionsOptions): Promise<TransactionsTableResult> {
+  const { plan } = options;
+  const selection = options.transactionIdSelection;
+  if (selection && needsWindow(selection)) throw new Error("Transactions of a running-total selection are built from the entries");
+  const txid = field(plan, FIELDS.txid);
+  const effectiveDate = field(plan, FIELDS.effectiveDate);
+  const entryDate = field(plan, ENTRY_DATE);
+  const dated = (f: ResolvedField | undefined): f is ResolvedField => f !== undefined && f.storage === "DATE";
+  return withParseFallback(async (guarded) => {
+    const amount = signedAmountExpression(plan, guarded);
+    if (amount === null) throw new Error("Transactions need mapped amounts");
+    const key = selection ? combinationKey(selection, plan) : txid ? txid.text : "NULL::text";
+    const rows = `SELECT row_no, ${key} AS ${FIELDS.txid}, ${amount} AS a,
+                         ${dated(effectiveDate) ? typedExpression(effectiveDate, plan, guarded) : "NULL::date"} AS ${FIELDS.effectiveDate},
+                         ${dated(entryDate) ? typedExpression(entryDate, plan, guarded) : "NULL::date"} AS ${ENTRY_DATE}
+                    FROM ${qualifiedTable(options.staging)}${fence(plan, guarded)}`;
+    const from = `(SELECT row_no, ${FIELDS.txid}, greatest(a, 0) AS ${FIELDS.debit}, greatest(-a, 0) AS ${FIELDS.credit}, ${FIELDS.effectiveDate}, ${ENTRY_DATE} FROM (${rows}) s) e`;
+    return createTransactionsTable(pool, options.target, options.statisticsTarget, { from, effectiveDate: dated(effectiveDate), entryDate: dated(entryDate), dateStyle: dateStyleFor(plan.dateOrder) });
+  }, plan.fields.some((f) => f.guarded));
+}
+
+const ENTRY_DATE = "entry_date";
+
+interface TransactionsSource {
+  /** A FROM item yielding row_no, txid, debit, credit, effective_date and entry_date (those that exist). */
+  from: string;
+  effectiveDate: boolean;
+  entryDate: boolean;
+  /** DateStyle the typed date expressions of `from` need. */
+  dateStyle?: string;
+}
+
+async function createTransactionsTable(pool: pg.Pool, targetName: string, statisticsTarget: number | undefined, source: TransactionsSource): Promise<TransactionsTableResult> {
+  const target = qualifiedTable(targetName);
   const column = (name: string, type: TransactionColumn["type"], platformField: string | null, aggregate: string | null, outer = name) => ({ name, type, platformField, aggregate, outer });
-  const hasDates = names.has(FIELDS.effectiveDate);
   const summaries = [
     column("row_no", "INT64", null, "min(row_no)"),
     column(FIELDS.txid, "STRING", FIELDS.txid, FIELDS.txid),
@@ -62,25 +118,26 @@ export async function buildTransactionsTable(pool: pg.Pool, options: Transaction
     // Debits minus credits (0 when balanced, else what it is off by): from the two sums, not a third.
     column("balance", "MONEY_100", null, null, "debit_total - credit_total AS balance"),
     column("balanced", "BOOLEAN", null, null, "debit_total = credit_total AS balanced"),
-    ...(hasDates ? [column(FIELDS.effectiveDate, "DATE", FIELDS.effectiveDate, `min(${FIELDS.effectiveDate})`), column("last_effective_date", "DATE", null, `max(${FIELDS.effectiveDate})`)] : []),
-    ...(names.has("entry_date") ? [column("entry_date", "DATE", "entry_date", "min(entry_date)")] : []),
+    ...(source.effectiveDate
+      ? [column(FIELDS.effectiveDate, "DATE", FIELDS.effectiveDate, `min(${FIELDS.effectiveDate})`), column("last_effective_date", "DATE", null, `max(${FIELDS.effectiveDate})`)]
+      : []),
+    ...(source.entryDate ? [column(ENTRY_DATE, "DATE", ENTRY_DATE, `min(${ENTRY_DATE})`)] : []),
   ];
   const inner = summaries.filter((s) => s.aggregate !== null).map((s) => (s.aggregate === s.name ? s.name : `${s.aggregate} AS ${s.name}`));
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
+    if (source.dateStyle) await client.query(`SET LOCAL DateStyle = '${source.dateStyle}'`);
     // One group per transaction, hashed in memory (a quarter of a million groups per million lines).
-    await client.query("SET LOCAL work_mem = '128MB'");
+    await client.query(SERIAL_PASS_SETTINGS);
     await client.query(`DROP TABLE IF EXISTS ${target}`);
-    const result = await client.query(
-      `CREATE TABLE ${target} AS SELECT ${summaries.map((s) => s.outer).join(", ")} FROM (SELECT ${inner.join(", ")} FROM ${entries} GROUP BY ${FIELDS.txid}) t`,
-    );
+    const result = await client.query(`CREATE TABLE ${target} AS SELECT ${summaries.map((s) => s.outer).join(", ")} FROM (SELECT ${inner.join(", ")} FROM ${source.from} GROUP BY ${FIELDS.txid}) t`);
     // Statistics for the data-table queries that follow at once, as the parse does for the entries.
-    await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
+    await client.query(`SET LOCAL default_statistics_target = ${statisticsTarget ?? 30}`);
     await client.query(`ANALYZE ${target}`);
     await client.query("COMMIT");
     return {
-      table: options.target,
+      table: targetName,
       rowCount: result.rowCount ?? 0,
       columns: summaries.map((s) => ({ name: s.name, type: s.type, platformField: s.platformField, originalName: null })),
     };

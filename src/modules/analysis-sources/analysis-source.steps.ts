@@ -3,6 +3,7 @@ import {
   analyzeStagedData,
   applyColumnMappings,
   buildParsePlan,
+  buildTransactionsFromStaging,
   buildTransactionsTable,
   chooseTransactionId,
   detectFormat,
@@ -11,6 +12,7 @@ import {
   ingestionTables,
   MappingError,
   mappedMetrics,
+  needsWindow,
   NotTabularFileError,
   parseEntries,
   placeVirtualColumns,
@@ -18,6 +20,7 @@ import {
   profileVirtualColumns,
   sameSelection,
   selectionProblems,
+  signedAmountExpression,
   stagingIntact,
   stageFile,
   summarizeColumns,
@@ -262,26 +265,38 @@ export async function parseStep(
   const plan = planOf(source, env.definitions);
   const { staging, entries, transactions: transactionsTable } = ingestionTables(source.id);
   const stage = source.stage as unknown as StoredStage;
-  // Milestones: the entries written, then the transactions table; estimates in between, each
-  // phase's share of the step in proportion to its expected duration.
+  const selection = (source.transactionIdSelection ?? null) as unknown as TransactionIdSelection | null;
+  const parse = () => parseEntries(env.app.pool, { staging, target: entries, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) });
+  const summarised = withTransactions && signedAmountExpression(plan, false) !== null;
+  // Transactions are summarised from the staging table beside the parse, on a second connection,
+  // unless their ids come from running totals (numbered by the parse itself): then after it, from
+  // the entries. Progress is estimated over the whole step, milestones at its end.
+  const beside = summarised && !(selection && needsWindow(selection));
   const parseMs = expectedMs(stage, "parse");
-  const transactionsMs = withTransactions ? expectedMs(stage, "transactions") : 0;
-  const entriesDone = transactionsMs > 0 ? Math.round((100 * parseMs) / (parseMs + transactionsMs)) : 100;
-  let stop = estimatePhase(env.progress, 0, entriesDone, parseMs);
+  const transactionsMs = summarised ? expectedMs(stage, "transactions") : 0;
+  const expected = beside ? Math.max(parseMs, transactionsMs) * 1.2 : parseMs + transactionsMs;
+  // The two statements end in either order: what is reported never goes back.
+  let reported = 0;
+  const report = (percent: number) => {
+    if (percent <= reported) return;
+    reported = percent;
+    env.progress(percent);
+  };
+  env.progress(0);
+  const stop = estimatePhase(report, 0, 100, expected);
   try {
-    const result = await parseEntries(env.app.pool, {
-      staging,
-      target: entries,
-      plan,
-      transactionIdSelection: (source.transactionIdSelection ?? null) as unknown as TransactionIdSelection | null,
-      columnNames: stage.columns.map((c) => c.name),
-    });
-    stop();
+    let result: ParseResult;
     let transactions: TransactionsTableResult | null = null;
-    if (withTransactions && hasTransactions(result.columns)) {
-      stop = estimatePhase(env.progress, entriesDone, 100, transactionsMs);
-      transactions = await buildTransactionsTable(env.app.pool, { entries, target: transactionsTable, columns: result.columns });
-      stop();
+    if (beside) {
+      // The first of the two done is a milestone: its share of the expected work.
+      const milestone = (ms: number) => () => report(Math.round((100 * ms) / (parseMs + transactionsMs)));
+      [result, transactions] = await bothOrFail(
+        parse().finally(milestone(parseMs)),
+        buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsTable, plan, transactionIdSelection: selection }).finally(milestone(transactionsMs)),
+      );
+    } else {
+      result = await parse();
+      if (summarised && hasTransactions(result.columns)) transactions = await buildTransactionsTable(env.app.pool, { entries, target: transactionsTable, columns: result.columns });
     }
     env.progress(100);
     const mapsAccount = plan.fields.some((f) => f.platformField === "account");
@@ -290,6 +305,14 @@ export async function parseStep(
   } finally {
     stop();
   }
+}
+
+/** Both results, or the first failure once neither statement is still running (no half-done step left behind). */
+async function bothOrFail<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [x, y] = await Promise.allSettled([a, b]);
+  if (x.status === "rejected") throw x.reason;
+  if (y.status === "rejected") throw y.reason;
+  return [x.value, y.value];
 }
 
 export type { EffectiveDateSummary };
