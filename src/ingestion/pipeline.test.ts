@@ -17,7 +17,7 @@ import {
 } from "../../test/ingestion/fixtures.js";
 import { effectiveDateMetrics, loadRows, periodLabel, summarizeEffectiveDates } from "./analysis/effective-dates.js";
 import { analyzeStagedData } from "./analysis/staged-data.js";
-import { bestPreview, chooseTransactionId, previewTransactionIds, transactionIdCandidates } from "./analysis/transaction-ids.js";
+import { bestPreview, chooseTransactionId, previewFromTransactions, previewTransactionIds, transactionIdCandidates } from "./analysis/transaction-ids.js";
 import type { TransactionIdSelection } from "./analysis/transaction-keys.js";
 import { applyColumnMappings, type ApplyMappingInput } from "./mapping/apply.js";
 import { summarizeColumns } from "./mapping/columns.js";
@@ -318,6 +318,18 @@ describe("typed parse", () => {
       expect(fromStaging.rowCount).toBe(fromEntries.rowCount);
       const difference = await pool.query(`SELECT count(*)::int AS n FROM ((TABLE ${target}_tx_a EXCEPT ALL TABLE ${target}_tx_b) UNION ALL (TABLE ${target}_tx_b EXCEPT ALL TABLE ${target}_tx_a)) d`);
       expect(difference.rows[0].n).toBe(0);
+      if (!selection) continue;
+      // ...and rating the selection from it gives the preview that grouping the staged rows gives.
+      const [expected] = await previewTransactionIds(pool, p.staging, p.plan, [selection]);
+      expect(await previewFromTransactions(pool, { staging: p.staging, transactions: `${target}_tx_b`, plan: p.plan, selection })).toEqual(expected);
+    }
+    // The same for the mapped txid column as a selection.
+    for (const p of [await prepare(ERP_GENERAL_LEDGER), await prepare(SIGNED_AMOUNT_LEDGER)]) {
+      const txid = p.plan.fields.find((f) => f.platformField === "txid")!;
+      const selection: TransactionIdSelection = { type: "COMBINATION", columnSelection: [txid.position] };
+      const transactions = await buildTransactionsFromStaging(pool, { staging: p.staging, target: `${p.staging}_tx_rated`, plan: p.plan, transactionIdSelection: selection });
+      const [expected] = await previewTransactionIds(pool, p.staging, p.plan, [selection]);
+      expect(await previewFromTransactions(pool, { staging: p.staging, transactions: transactions.table, plan: p.plan, selection })).toEqual(expected);
     }
     const running = await prepare(ERP_GENERAL_LEDGER);
     await expect(buildTransactionsFromStaging(pool, { staging: running.staging, target: "ingest.tx_running", plan: running.plan, transactionIdSelection: { type: "RUNNING_TOTAL", columnSelection: [] } })).rejects.toThrow(/running-total/);

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { qualifiedTable } from "../sql/identifiers.js";
+import { ensureRowIndex } from "../staging/stage.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
 import type { DataPreview, MetricState } from "../types.js";
 
@@ -171,6 +172,7 @@ export async function loadRows(pool: pg.Pool, table: string, rowNos: number[]): 
   try {
     await client.query("BEGIN");
     // Staging tables have only a BRIN index on row_no and no statistics: make the planner use it.
+    await ensureRowIndex(client, table);
     await client.query("SET LOCAL enable_seqscan = off");
     const { rows } = await client.query(`SELECT * FROM ${qualifiedTable(table)} WHERE row_no = ANY($1::bigint[])`, [rowNos]);
     await client.query("COMMIT");

@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { ColumnSummary } from "../mapping/columns.js";
 import { FIELDS, fence, field, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { qualifiedTable } from "../sql/identifiers.js";
+import { ensureRowIndex } from "../staging/stage.js";
 import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
 import { combinationKey, needsWindow, normalizeSelection, sameSelection, windowedKeys, type TransactionIdSelection } from "./transaction-keys.js";
 
@@ -157,6 +158,40 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
   }, forceGuard);
 }
 
+/**
+ * The preview of a selection whose transactions table already exists (built with it, see
+ * `buildTransactionsFromStaging`): the groups are that table's rows, so rating them reads a
+ * quarter of a million summaries instead of grouping a million staged rows again. The same
+ * figures as `previewTransactionIds`; example rows still come from the staging table.
+ */
+export async function previewFromTransactions(pool: pg.Pool, options: { staging: string; transactions: string; plan: ParsePlan; selection: TransactionIdSelection }): Promise<TransactionIdPreview> {
+  const { plan, selection } = options;
+  if (needsWindow(selection)) throw new Error("A running-total selection is rated from the staged rows");
+  const dated = field(plan, FIELDS.effectiveDate)?.storage === "DATE";
+  return withParseFallback(async (guarded) => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
+      const { rows } = await client.query(
+        `SELECT ${aggregates(FIELDS.txid)}
+           FROM (SELECT ${FIELDS.txid}, entry_count AS n, balance AS bal, ${dated ? `${FIELDS.effectiveDate} <> last_effective_date` : "NULL::boolean"} AS dates, row_no AS lo
+                   FROM ${qualifiedTable(options.transactions)}) g`,
+      );
+      const stats = toStats(rows[0]);
+      const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
+      const details = await exampleRows(client, qualifiedTable(options.staging), plan, [selection], new Map([[0, stats]]), amount);
+      await client.query("COMMIT");
+      return preview(selection, stats, details.get(0) ?? [], !!signedAmountExpression(plan, false));
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }, plan.fields.some((f) => f.guarded));
+}
+
 /** Select list rating the groups of one selection (columns n, bal, dates, lo, hi per group). */
 export function aggregates(key: string, withKeys = false): string {
   // Ids computed by a window are only known here: carried as "<lo padded>|<id>" so min/max pick the same groups.
@@ -226,6 +261,7 @@ export async function exampleRows(
   const result = new Map<number, ExampleTransaction[]>();
   const shown = plan.fields.map((f) => `${f.text} AS ${sqlColumn(f.platformField)}`).join(", ");
   // Staging tables have no statistics: without this the planner reads the whole table for a few ranges.
+  if (stats.size > 0 && [...stats.values()].some((s) => s.examples.length > 0)) await ensureRowIndex(client, table);
   await client.query("SET LOCAL enable_seqscan = off");
   for (const [i, selection] of selections.entries()) {
     const examples = stats.get(i)?.examples ?? [];

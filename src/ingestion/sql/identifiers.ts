@@ -26,12 +26,19 @@ export function stagingColumn(position: number): string {
 
 /**
  * The tables of one analysis source: staging (unlogged, recreated by staging), entries (typed) and
- * transactions (one row per txid of the entries, for journal sources).
+ * transactions (one row per txid of the entries, for journal sources), and the two built ahead of
+ * the parse while the workflow passes through (`*Ahead`, renamed into place when the parse comes).
  */
-export function ingestionTables(analysisSourceId: string): { staging: string; entries: string; transactions: string } {
+export function ingestionTables(analysisSourceId: string): { staging: string; entries: string; transactions: string; entriesAhead: string; transactionsAhead: string } {
   const id = analysisSourceId.toLowerCase();
   if (!/^[a-z0-9]{1,40}$/.test(id)) throw new Error(`Invalid analysis source id ${JSON.stringify(analysisSourceId)}`);
-  return { staging: `${INGEST_SCHEMA}.stg_${id}`, entries: `${INGEST_SCHEMA}.entries_${id}`, transactions: `${INGEST_SCHEMA}.tx_${id}` };
+  return {
+    staging: `${INGEST_SCHEMA}.stg_${id}`,
+    entries: `${INGEST_SCHEMA}.entries_${id}`,
+    transactions: `${INGEST_SCHEMA}.tx_${id}`,
+    entriesAhead: `${INGEST_SCHEMA}.entries_${id}_ahead`,
+    transactionsAhead: `${INGEST_SCHEMA}.tx_${id}_ahead`,
+  };
 }
 
 /** A SQL string literal (for values the engine itself controls, e.g. a delimiter in split_part). */

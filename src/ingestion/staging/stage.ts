@@ -154,8 +154,6 @@ async function stage(
       await client.query("ROLLBACK");
       return null;
     }
-    // Rows are stored in row_no order: a BRIN index (a few kilobytes) finds any row range in a few pages.
-    await client.query(`CREATE INDEX ON ${table} USING brin (row_no)`);
     await client.query("COMMIT");
     const profiled = known
       ? { ...known, name: options.name ?? known.name }
@@ -223,9 +221,39 @@ export async function stagingIntact(pool: pg.Pool, table: string, stagedRows: nu
   return rowCount === 1;
 }
 
+/**
+ * The staging table's row index, made on first use: rows are stored in row_no order, so a BRIN
+ * index (a few kilobytes) finds any row range in a few pages. Building it costs a scan of the
+ * table, which staging itself no longer pays for a source whose previews nobody reads row by row.
+ */
+export async function ensureRowIndex(client: pg.ClientBase, table: string): Promise<void> {
+  const plain = table.replace(/"/g, ""); // callers may hold the quoted form
+  await client.query(`CREATE INDEX IF NOT EXISTS ${column(`${plain.split(".").at(-1)!}_row_no`)} ON ${qualifiedTable(plain)} USING brin (row_no)`);
+}
+
 /** Drops the engine's tables of a source (staging and entries). */
 export async function dropTables(pool: pg.Pool, tables: string[]): Promise<void> {
   for (const t of tables) await pool.query(`DROP TABLE IF EXISTS ${qualifiedTable(t)}`);
+}
+
+/** Puts tables built elsewhere in the places of others (dropping those), all in one transaction. */
+export async function replaceTables(pool: pg.Pool, moves: [from: string, to: string][]): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    for (const [from, to] of moves) {
+      const [schema, name] = to.split(".");
+      if (from.split(".")[0] !== schema) throw new Error(`${from} and ${to} are not in one schema`);
+      await client.query(`DROP TABLE IF EXISTS ${qualifiedTable(to)}`);
+      await client.query(`ALTER TABLE ${qualifiedTable(from)} RENAME TO ${column(name)}`);
+    }
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { displayText } from "../account-groupings/localized-text.js";
 import { accountMappingColumns } from "./account-mapping.columns.js";
-import { inferMapping, type CandidateGroup, type DiscoveredAccount } from "./mapping-inference.js";
+import { indexCandidates, inferMapping, type CandidateGroup, type CandidateIndex, type DiscoveredAccount } from "./mapping-inference.js";
 
 const ENTITY = "AccountMapping";
 export const ACCOUNT_MAPPING_STATUSES = ["MANUAL", "MAC_CODE", "MODIFIED_MAC", "UNVERIFIED", "VERIFIED", "INFERRED", "UNMAPPED", "USED", "UNUSED"] as const;
@@ -115,7 +115,15 @@ export async function recordDiscoveredAccounts(
   actor: Actor,
   input: { engagementId: string; analysisSourceId?: string | null; accounts: DiscoveredAccount[] },
 ): Promise<{ created: number; updated: number; unmapped: number }> {
-  const { mac, groups } = await engagementGroups(tx, input.engagementId);
+  // The engagement's groups are read, and indexed once, only when an account is new.
+  let inference: { mac: boolean; candidates: CandidateIndex } | undefined;
+  const infer = async (account: DiscoveredAccount) => {
+    if (!inference) {
+      const { mac, groups } = await engagementGroups(tx, input.engagementId);
+      inference = { mac, candidates: indexCandidates(groups) };
+    }
+    return inferMapping(account, inference.candidates, inference.mac);
+  };
   const existing = await tx.accountMapping.findMany({ where: { engagementId: input.engagementId, account: { in: [...new Set(input.accounts.map((a) => a.account))] } } });
   const key = (account: string, fundId: string | null | undefined) => `${account}\u0000${fundId ?? ""}`;
   const known = new Map(existing.map((m) => [key(m.account, m.fundId), m]));
@@ -134,7 +142,7 @@ export async function recordDiscoveredAccounts(
       if (newSource || description !== mapping.accountDescription) touched.push({ id: mapping.id, description });
       continue;
     }
-    const inferred = inferMapping(account, groups, mac);
+    const inferred = await infer(account);
     if (inferred.status === "UNMAPPED") result.unmapped++;
     fresh.push({
       ...createAudit(actor),

@@ -27,20 +27,42 @@ export interface DiscoveredAccount {
 
 export type InferredStatus = "MAC_CODE" | "INFERRED" | "UNMAPPED";
 
-export function inferMapping(account: DiscoveredAccount, groups: readonly CandidateGroup[], groupingIsMac: boolean): { code: string | null; status: InferredStatus } {
-  const lowest = groups.filter((g) => g.lowestLevel);
-  const byCode = new Map(lowest.map((g) => [g.code, g]));
+/** The engagement's lowest-level groups indexed once for all the accounts of an import. */
+export interface CandidateIndex {
+  byCode: Map<string, CandidateGroup>;
+  byMacCode: Map<string, CandidateGroup[]>;
+  byText: Map<string, CandidateGroup[]>;
+}
+
+export function indexCandidates(groups: readonly CandidateGroup[]): CandidateIndex {
+  const index: CandidateIndex = { byCode: new Map(), byMacCode: new Map(), byText: new Map() };
+  const add = (map: Map<string, CandidateGroup[]>, key: string, group: CandidateGroup) => {
+    const list = map.get(key);
+    if (!list) map.set(key, [group]);
+    else if (!list.includes(group)) list.push(group);
+  };
+  for (const g of groups) {
+    if (!g.lowestLevel) continue;
+    index.byCode.set(g.code, g);
+    if (g.macCode) add(index.byMacCode, g.macCode, g);
+    add(index.byText, g.description.trim().toLowerCase(), g);
+    if (g.alias) add(index.byText, g.alias.trim().toLowerCase(), g);
+  }
+  return index;
+}
+
+export function inferMapping(account: DiscoveredAccount, candidates: CandidateIndex, groupingIsMac: boolean): { code: string | null; status: InferredStatus } {
   const given = account.code?.trim();
   if (given) {
-    if (byCode.has(given)) return { code: given, status: groupingIsMac ? "MAC_CODE" : "INFERRED" };
-    const viaMac = lowest.filter((g) => g.macCode === given);
+    if (candidates.byCode.has(given)) return { code: given, status: groupingIsMac ? "MAC_CODE" : "INFERRED" };
+    const viaMac = candidates.byMacCode.get(given) ?? [];
     if (viaMac.length === 1) return { code: viaMac[0].code, status: "INFERRED" };
   }
   const number = account.account.trim();
-  if (byCode.has(number)) return { code: number, status: "INFERRED" };
+  if (candidates.byCode.has(number)) return { code: number, status: "INFERRED" };
   const description = account.accountDescription?.trim().toLowerCase();
   if (description) {
-    const matches = lowest.filter((g) => g.description.trim().toLowerCase() === description || g.alias?.trim().toLowerCase() === description);
+    const matches = candidates.byText.get(description) ?? [];
     if (matches.length === 1) return { code: matches[0].code, status: "INFERRED" };
   }
   return { code: null, status: "UNMAPPED" };

@@ -254,8 +254,7 @@ export async function deleteAnalysisSource(ctx: RequestContext, id: string) {
     const source = await tx.analysisSource.delete({ where: { id } });
     emit({ type: "analysis-source.deleted", entityType: "ANALYSIS_SOURCE", entityId: id, userId: actor.userId, payload: { analysisSourceId: id, analysisId: source.analysisId, engagementId: source.engagementId } });
   });
-  const { staging, entries, transactions } = ingestionTables(id);
-  await dropTables(ctx.app.pool, [staging, entries, transactions]);
+  await dropTables(ctx.app.pool, Object.values(ingestionTables(id)));
   return { id };
 }
 

@@ -8,6 +8,7 @@ import {
   chooseTransactionId,
   detectFormat,
   discoverAccounts,
+  dropTables,
   hasTransactions,
   ingestionTables,
   MappingError,
@@ -16,8 +17,10 @@ import {
   NotTabularFileError,
   parseEntries,
   placeVirtualColumns,
+  previewFromTransactions,
   previewTransactionIds,
   profileVirtualColumns,
+  replaceTables,
   sameSelection,
   selectionProblems,
   signedAmountExpression,
@@ -200,16 +203,71 @@ function firstSelection(source: SourceRow, plan: ParsePlan): TransactionIdSelect
   return transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount)[0] ?? null;
 }
 
-/** ANALYZE_EFFECTIVE_DATES: daily summary and accounts in one pass, a first preview beside it. */
-export async function effectiveDatesStep(env: StepEnv, source: SourceRow, wantsPreview: boolean): Promise<{ patch: Patch; preview: TransactionIdPreview | null }> {
+/**
+ * The parse made ahead, while the workflow passes through to PARSING: entries and transactions
+ * under `*Ahead` names, built with the selection CHECK_INTEGRITY is expected to choose.
+ */
+export interface AheadParse {
+  selection: TransactionIdSelection;
+  result: ParseResult;
+  transactions: TransactionsTableResult;
+}
+
+/**
+ * ANALYZE_EFFECTIVE_DATES: daily summary and accounts in one pass, a first preview beside it.
+ *
+ * With `parseFollows` (the walk goes on to PARSING without stopping) the parse does not wait its
+ * turn: the entries and the transactions table are built with the first selection, each on its own
+ * connection beside the date pass, and that selection is rated from the transactions table. When
+ * CHECK_INTEGRITY then chooses it (it rated GOOD, or was proposed), PARSE only moves the tables into
+ * place. Building ahead never changes an outcome: if it fails, or another selection is chosen, the
+ * parse runs as usual.
+ */
+export async function effectiveDatesStep(
+  env: StepEnv,
+  source: SourceRow,
+  wantsPreview: boolean,
+  parseFollows = false,
+): Promise<{ patch: Patch; preview: TransactionIdPreview | null; ahead: AheadParse | null }> {
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);
-  const { staging } = ingestionTables(source.id);
-  const stop = estimatePhase(env.progress, 0, 100, expectedMs(source.stage as unknown as StoredStage, "effectiveDates"));
+  const { staging, entriesAhead, transactionsAhead } = ingestionTables(source.id);
+  const stage = source.stage as unknown as StoredStage;
+  const selection = wantsPreview ? firstSelection(source, plan) : null;
+  const aheadPossible = parseFollows && selection !== null && !needsWindow(selection) && signedAmountExpression(plan, false) !== null;
+  const expected = aheadPossible ? Math.max(expectedMs(stage, "effectiveDates"), expectedMs(stage, "parse"), expectedMs(stage, "transactions")) * 1.5 : expectedMs(stage, "effectiveDates");
+  const report = forwardOnly(env.progress);
+  const stop = estimatePhase(report, 0, 100, expected);
   try {
-    const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection: wantsPreview ? firstSelection(source, plan) : null });
-    env.progress(100);
-    return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview };
+    if (!aheadPossible) {
+      const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection });
+      report(100);
+      return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
+    }
+    const buildAhead = async (): Promise<AheadParse | null> => {
+      try {
+        const [result, transactions] = await settleAll(
+          parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) }),
+          buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection }),
+        );
+        return { selection, result, transactions };
+      } catch (error) {
+        env.app.logger.warn("parse ahead failed; the parse will run in its turn", { analysisSourceId: source.id, error: String(error) });
+        await dropTables(env.app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
+        return null;
+      }
+    };
+    // The date pass is the shorter: its end is a milestone, the rest is the parse's.
+    const datesShare = Math.round((100 * expectedMs(stage, "effectiveDates")) / expected);
+    const [analysis, ahead] = await settleAll(
+      analyzeStagedData(env.app.pool, staging, plan, { selection: null }).finally(() => report(datesShare)),
+      buildAhead(),
+    );
+    const preview = ahead
+      ? await previewFromTransactions(env.app.pool, { staging, transactions: transactionsAhead, plan, selection })
+      : (await previewTransactionIds(env.app.pool, staging, plan, [selection]))[0];
+    report(100);
+    return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview, ahead };
   } finally {
     stop();
   }
@@ -260,12 +318,25 @@ export async function parseStep(
   env: StepEnv,
   source: SourceRow,
   withTransactions: boolean,
+  ahead: AheadParse | null = null,
 ): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[] }> {
+  const { staging, entries, transactions: transactionsTable, entriesAhead, transactionsAhead } = ingestionTables(source.id);
+  const selection = (source.transactionIdSelection ?? null) as unknown as TransactionIdSelection | null;
+  if (ahead && withTransactions && selection && sameSelection(ahead.selection, selection)) {
+    env.progress(0);
+    await replaceTables(env.app.pool, [
+      [entriesAhead, entries],
+      [transactionsAhead, transactionsTable],
+    ]);
+    env.progress(100);
+    const accounts = (source.accounts as unknown as DiscoveredAccount[] | null) ?? (await discoverAccounts(env.app.pool, entries));
+    return { result: { ...ahead.result, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts };
+  }
+  // Tables built ahead for another selection (or left by an interrupted walk) are not used.
+  await dropTables(env.app.pool, [entriesAhead, transactionsAhead]);
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);
-  const { staging, entries, transactions: transactionsTable } = ingestionTables(source.id);
   const stage = source.stage as unknown as StoredStage;
-  const selection = (source.transactionIdSelection ?? null) as unknown as TransactionIdSelection | null;
   const parse = () => parseEntries(env.app.pool, { staging, target: entries, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) });
   const summarised = withTransactions && signedAmountExpression(plan, false) !== null;
   // Transactions are summarised from the staging table beside the parse, on a second connection,
@@ -276,13 +347,7 @@ export async function parseStep(
   const transactionsMs = summarised ? expectedMs(stage, "transactions") : 0;
   const expected = beside ? Math.max(parseMs, transactionsMs) * 1.2 : parseMs + transactionsMs;
   // The two statements end in either order: what is reported never goes back.
-  let reported = 0;
-  const report = (percent: number) => {
-    if (percent <= reported) return;
-    reported = percent;
-    env.progress(percent);
-  };
-  env.progress(0);
+  const report = forwardOnly(env.progress);
   const stop = estimatePhase(report, 0, 100, expected);
   try {
     let result: ParseResult;
@@ -290,7 +355,7 @@ export async function parseStep(
     if (beside) {
       // The first of the two done is a milestone: its share of the expected work.
       const milestone = (ms: number) => () => report(Math.round((100 * ms) / (parseMs + transactionsMs)));
-      [result, transactions] = await bothOrFail(
+      [result, transactions] = await settleAll(
         parse().finally(milestone(parseMs)),
         buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsTable, plan, transactionIdSelection: selection }).finally(milestone(transactionsMs)),
       );
@@ -298,7 +363,7 @@ export async function parseStep(
       result = await parse();
       if (summarised && hasTransactions(result.columns)) transactions = await buildTransactionsTable(env.app.pool, { entries, target: transactionsTable, columns: result.columns });
     }
-    env.progress(100);
+    report(100);
     const mapsAccount = plan.fields.some((f) => f.platformField === "account");
     const accounts = (source.accounts as unknown as DiscoveredAccount[] | null) ?? (mapsAccount ? await discoverAccounts(env.app.pool, entries) : []);
     return { result, transactions, accounts };
@@ -307,8 +372,18 @@ export async function parseStep(
   }
 }
 
+/** A progress reporter that starts at 0 and ignores anything below what it already reported. */
+function forwardOnly(progress: (percent: number) => void): (percent: number) => void {
+  let reported = -1;
+  return (percent) => {
+    if (percent <= reported) return;
+    reported = percent;
+    progress(percent);
+  };
+}
+
 /** Both results, or the first failure once neither statement is still running (no half-done step left behind). */
-async function bothOrFail<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+async function settleAll<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
   const [x, y] = await Promise.allSettled([a, b]);
   if (x.status === "rejected") throw x.reason;
   if (y.status === "rejected") throw y.reason;

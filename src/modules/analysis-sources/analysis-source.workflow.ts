@@ -28,6 +28,7 @@ import {
   selectAndPreview,
   stageStep,
   type Patch,
+  type AheadParse,
   type SourceRow,
   type StepEnv,
 } from "./analysis-source.steps.js";
@@ -148,6 +149,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
     if (stateDefinition(current).kind === "Transition" && current !== "STARTED") from = path[path.indexOf(current) - 1];
 
     let pendingPreview: TransactionIdPreview | null = null;
+    let ahead: AheadParse | null = null;
     for (;;) {
       // Stopping or lease lost: throw, so the runtime hands the job back instead of completing it.
       ctx.signal.throwIfAborted();
@@ -173,9 +175,10 @@ export const ingestionJob = defineJob<IngestionPayload>({
           break;
         case "ANALYZE_EFFECTIVE_DATES": {
           const wantsPreview = type.features.includes("TRANSACTION_ID_SELECTION");
-          const result = await effectiveDatesStep(env, source, wantsPreview);
+          const result = await effectiveDatesStep(env, source, wantsPreview, walksThroughParse(move, state));
           patch = result.patch;
           pendingPreview = result.preview;
+          ahead = result.ahead;
           break;
         }
         case "CHECK_INTEGRITY": {
@@ -190,7 +193,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
           break;
         }
         case "PARSE": {
-          const { result, transactions, accounts } = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"));
+          const { result, transactions, accounts } = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
           const before = source;
           source = await inTransaction(app, async (tx, emit) => {
             await announceEntriesDropped(tx, emit, actor, before);
@@ -239,6 +242,17 @@ export const ingestionJob = defineJob<IngestionPayload>({
     publishSourceProgress(ctx.app, { analysisSourceId: source.id, workflowState: "FAILED", percent: 100, stepPercent: null, message: error });
   },
 });
+
+/** Whether the walk, from `state`, reaches PARSING without resting in a Step before it. */
+function walksThroughParse(move: MoveInput, state: WorkflowState): boolean {
+  for (let at = state; ; ) {
+    const next = nextStep(move, at);
+    if (!next) return false;
+    if (stateDefinition(next.state).job === "PARSE") return true;
+    if (next.stop) return false;
+    at = next.state;
+  }
+}
 
 /**
  * Values the parse could not read (they are NULL in the entries): the analysis is not ready until

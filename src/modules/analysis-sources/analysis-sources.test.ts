@@ -426,37 +426,79 @@ describe("parse results and events", () => {
     }
   });
 
-  it("reports progress within ANALYZING_EFFECTIVE_DATE_METRICS and PARSING: milestones and estimates, never going back", async () => {
-    const { source } = await ingest(server, fixture, largeLedger(100_000));
-    expect(source.workflowState).toBe("COLUMNS_ANALYZED");
-    const stream = subscribe<{ analysisSourceProgress: { workflowState: string; percent: number; stepPercent: number | null } }>(
-      server.url,
-      server.token,
-      `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState percent stepPercent } }`,
-      { id: source.id },
-    );
-    try {
-      await stream.ready;
-      await new Promise((r) => setTimeout(r, 100));
-      const { source: moved } = await advance(server, source.id, { targetWorkflowState: "PARSED" });
-      expect(moved.workflowState).toBe("PARSED");
-      await stream.next((e) => e.analysisSourceProgress.workflowState === "PARSED");
-      const within = (state: string) => stream.events.filter((e) => e.analysisSourceProgress.workflowState === state && e.analysisSourceProgress.stepPercent !== null).map((e) => e.analysisSourceProgress.stepPercent!);
-      const dates = within("ANALYZING_EFFECTIVE_DATE_METRICS");
-      expect(dates[0]).toBe(0);
-      expect(dates.at(-1)).toBe(100);
-      // Parsing a journal: the entries written is a milestone between the start and the transactions table.
-      const parse = within("PARSING");
-      expect(parse[0]).toBe(0);
-      expect(parse.at(-1)).toBe(100);
-      expect(parse.some((p) => p > 0 && p < 100)).toBe(true);
-      expect([...parse].sort((a, b) => a - b)).toEqual(parse);
-      const percents = stream.events.map((e) => e.analysisSourceProgress.percent);
-      expect([...percents].sort((a, b) => a - b)).toEqual(percents);
-      expect(stream.errors).toEqual([]);
-    } finally {
-      await stream.close();
+  it("passing through, builds entries and transactions ahead: the same data tables as a walk that rests before parsing", async () => {
+    const content = largeLedger(2_000);
+    const { source: through } = await ingest(server, fixture, content, { targetWorkflowState: "COMPLETED" });
+    const { source: resting } = await ingest(server, fixture, content, { targetWorkflowState: "INTEGRITY_CHECKED" });
+    const { source: stepwise } = await advance(server, resting.id, { targetWorkflowState: "COMPLETED" });
+    for (const source of [through, stepwise]) expect(source).toMatchObject({ workflowState: "COMPLETED", errors: [], transactionIdSelection: { type: "COMBINATION", columnSelection: [0] } });
+    const rows = async (sourceId: string, logicalName: string) => {
+      const tables = await server.api.post("/data-tables/query", { analysisSourceId: sourceId, logicalName });
+      const [table] = tables.body.content;
+      expect(table, `${logicalName} of ${sourceId}`).toBeDefined();
+      const data = await server.api.post(`/data-tables/${table.id}/data`, { pageSize: 2000, sort: [{ field: "rowid", direction: "ASC" }] });
+      expect(data.status, JSON.stringify(data.body)).toBe(200);
+      return data.body.content;
+    };
+    for (const logicalName of ["gl_journal_lines", "gl_journal_tx"]) {
+      const ahead = await rows(through.id, logicalName);
+      expect(ahead.length).toBe(logicalName === "gl_journal_lines" ? 2_000 : 1_000);
+      expect(ahead).toEqual(await rows(stepwise.id, logicalName));
     }
+    const previews = async (sourceId: string) => (await server.api.post("/transaction-id-previews/query", { analysisSourceId: sourceId })).body.content.map((p: Record<string, unknown>) => [p.type, p.columnSelection, p.overallRating, p.indicators]);
+    expect(await previews(through.id)).toEqual(await previews(stepwise.id));
+    for (const name of [`ingest.entries_${through.id}_ahead`, `ingest.tx_${through.id}_ahead`]) expect(await tableExists(name)).toBe(false);
+  });
+
+  it("passing through, drops what it built ahead when CHECK_INTEGRITY chooses another transaction id", async () => {
+    // Journal ids reused on other days: each id balances, but only id and date together separate the entries.
+    const lines = ["Journal ID,Effective Date,Account,Debit,Credit"];
+    for (let i = 0; i < 200; i++) lines.push(`JE${i % 50},03/0${(i % 9) + 1}/2023,10100,${i + 1}.00,`, `JE${i % 50},03/0${(i % 9) + 1}/2023,40100,,${i + 1}.00`);
+    const { source } = await ingest(server, fixture, lines.join("\n") + "\n", { targetWorkflowState: "COMPLETED" });
+    // Built ahead with the mapped id (rated POOR: one id spans several days); chosen: id and date (GOOD).
+    expect(source).toMatchObject({ workflowState: "COMPLETED", errors: [], transactionIdSelection: { type: "COMBINATION", columnSelection: [0, 1] } });
+    const tx = await db.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE balanced)::int AS balanced, sum(entry_count)::int AS entries, max(entry_count)::int AS largest FROM ingest.tx_${source.id}`);
+    expect(tx.rows[0]).toEqual({ n: 200, balanced: 200, entries: 400, largest: 2 });
+    const entries = await db.query(`SELECT count(DISTINCT txid)::int AS n FROM ingest.entries_${source.id}`);
+    expect(entries.rows[0].n).toBe(200);
+    for (const name of [`ingest.entries_${source.id}_ahead`, `ingest.tx_${source.id}_ahead`]) expect(await tableExists(name)).toBe(false);
+  });
+
+  it("reports progress within ANALYZING_EFFECTIVE_DATE_METRICS and PARSING: milestones and estimates, never going back", async () => {
+    type Progress = { analysisSourceProgress: { workflowState: string; percent: number; stepPercent: number | null } };
+    const walk = async (targets: string[]) => {
+      const { source } = await ingest(server, fixture, largeLedger(100_000));
+      expect(source.workflowState).toBe("COLUMNS_ANALYZED");
+      const stream = subscribe<Progress>(server.url, server.token, `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState percent stepPercent } }`, { id: source.id });
+      try {
+        await stream.ready;
+        await new Promise((r) => setTimeout(r, 100));
+        for (const target of targets) {
+          const { source: moved } = await advance(server, source.id, { targetWorkflowState: target });
+          expect(moved.workflowState).toBe(target);
+          await stream.next((e) => e.analysisSourceProgress.workflowState === target);
+        }
+        const within = (state: string) => stream.events.filter((e) => e.analysisSourceProgress.workflowState === state && e.analysisSourceProgress.stepPercent !== null).map((e) => e.analysisSourceProgress.stepPercent!);
+        for (const state of ["ANALYZING_EFFECTIVE_DATE_METRICS", "PARSING"]) {
+          expect(within(state)[0], state).toBe(0);
+          expect(within(state).at(-1), state).toBe(100);
+          expect([...within(state)].sort((a, b) => a - b), state).toEqual(within(state));
+        }
+        const percents = stream.events.map((e) => e.analysisSourceProgress.percent);
+        expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+        expect(stream.errors).toEqual([]);
+        return { dates: within("ANALYZING_EFFECTIVE_DATE_METRICS"), parse: within("PARSING") };
+      } finally {
+        await stream.close();
+      }
+    };
+    // Resting at INTEGRITY_CHECKED first: PARSING does the work, the first of its two statements done is a milestone.
+    const stepwise = await walk(["INTEGRITY_CHECKED", "PARSED"]);
+    expect(stepwise.parse.some((p) => p > 0 && p < 100)).toBe(true);
+    // Passing through: the parse is built beside the date pass, whose end is the milestone; PARSING only moves tables.
+    const through = await walk(["PARSED"]);
+    expect(through.dates.some((p) => p > 0 && p < 100)).toBe(true);
+    expect(through.parse).toEqual([0, 100]);
   });
 
   it("reports the percentage within the staging step of a large file", async () => {
