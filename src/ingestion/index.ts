@@ -19,7 +19,7 @@ export type { FileEncoding } from "./csv/encoding.js";
 export { NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./profile/number-shape.js";
 
 // Staging.
-export { stageFile, stagedRowCount, stagingIntact, dropTables, replaceTables, type StageOptions, type StageResult, type StagedColumn } from "./staging/stage.js";
+export { stageFile, stagedRowCount, stagingIntact, dropTables, indexStagedRows, replaceTables, type StageOptions, type StageResult, type StagedColumn } from "./staging/stage.js";
 export { ingestionTables, INGEST_SCHEMA } from "./sql/identifiers.js";
 
 // Column mapping.

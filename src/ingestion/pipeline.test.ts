@@ -24,7 +24,7 @@ import { summarizeColumns } from "./mapping/columns.js";
 import { profileVirtualColumns, placeVirtualColumns } from "./mapping/virtual-columns.js";
 import { discoverAccounts, parseEntries } from "./parse/parse.js";
 import { buildTransactionsFromStaging, buildTransactionsTable } from "./transactions/transactions-table.js";
-import { buildParsePlan, type ParsePlan } from "./sql/parse-plan.js";
+import { buildParsePlan, typedExpression, type ParsePlan } from "./sql/parse-plan.js";
 import { stageFile, type StageResult } from "./staging/stage.js";
 import type { ColumnDefinition } from "./types.js";
 
@@ -296,6 +296,21 @@ describe("typed parse", () => {
     const { result, rows } = await parse(p, null);
     expect(result.unparseable.effective_date).toBe(1);
     expect(rows[6].effective_date).toBeNull();
+  });
+
+  it("casts columns of plain numbers as they are, and cleans up the others first", async () => {
+    const content = ["Journal ID,Line,Effective Date,Account,Debit,Credit", "J1,1,01/15/2023,1000,\"1,250.00\",", "J1,2,01/15/2023,4000,,1250.00", "J2,10,01/16/2023,1000,-5.5,"].join("\n") + "\n";
+    const p = await prepare(content, { typedShadows: false });
+    const expression = (name: string) => typedExpression(p.plan.fields.find((f) => f.platformField === name)!, p.plan, false);
+    expect(expression("line_number")).not.toContain("translate");
+    expect(expression("credit")).not.toContain("translate");
+    expect(expression("debit")).toContain("translate");
+    const { rows } = await parse(p, null);
+    expect(rows.map((r) => [Number(r.line_number), Number(r.debit), Number(r.credit), Number(r.amount)])).toEqual([
+      [1, 125000, 0, 125000],
+      [2, 0, 125000, -125000],
+      [10, 0, 550, -550],
+    ]);
   });
 
   it("builds the same transactions table from the staging table (beside the parse) as from the entries", async () => {

@@ -29,7 +29,7 @@ export interface ColumnProfile {
   /** Values read differently by the two number formats ("1,234"). */
   numberAmbiguous: number;
   negatives: number;
-  numberStyle: { parentheses: boolean; trailingMinus: boolean; currency: boolean; letters: boolean };
+  numberStyle: { parentheses: boolean; trailingMinus: boolean; currency: boolean; letters: boolean; plain: boolean };
   /** Valid values per date pattern (every order a value is valid under counts). */
   dateValid: Record<string, number>;
   /** First values of each kind, for previews: kind -> [rowIndex, value]. */
@@ -86,6 +86,8 @@ class ColumnAccumulator {
   trailingMinus = false;
   currency = false;
   letters = false;
+  /** A number was written otherwise than plainly (grouping, symbols, spaces, exponent...). */
+  decorated = false;
   /** shape -> counts per order [MDY, DMY, YMD]. */
   dateShapes = new Map<number, Int32Array>();
   distinct = new DistinctCounter();
@@ -121,6 +123,8 @@ const F_PARENS = 8;
 const F_TRAILING = 16;
 const F_CURRENCY = 32;
 const F_LETTERS = 64;
+/** Only digits, a leading minus and one decimal point: numeric input reads it as it is. */
+const F_PLAIN = 128;
 const SAMPLE_SCAN_LIMIT = 1000;
 
 /**
@@ -348,6 +352,7 @@ export class Profiler {
       if (number.trailingMinus) flags |= F_TRAILING;
       if (number.currency) flags |= F_CURRENCY;
       if (number.letters) flags |= F_LETTERS;
+      if (plainNumber(buf, s, e)) flags |= F_PLAIN;
       column.cacheFlags[slot] = flags;
       column.cacheDot[slot] = number.dotCents;
       column.cacheComma[slot] = number.commaCents;
@@ -402,6 +407,7 @@ export class Profiler {
     if (flags & F_TRAILING) column.trailingMinus = true;
     if (flags & F_CURRENCY) column.currency = true;
     if (flags & F_LETTERS) column.letters = true;
+    if (!(flags & F_PLAIN)) column.decorated = true;
     if (column.examples.NUMBER.length < EXAMPLES) column.examples.NUMBER.push([index, text(buf, s, e)]);
   }
 
@@ -447,13 +453,27 @@ export class Profiler {
           numberSums: { [NUMBER_FORMAT_DOT]: c.dotSum, [NUMBER_FORMAT_COMMA]: c.commaSum },
           numberAmbiguous: c.numberAmbiguous,
           negatives: c.negatives,
-          numberStyle: { parentheses: c.parentheses, trailingMinus: c.trailingMinus, currency: c.currency, letters: c.letters },
+          numberStyle: { parentheses: c.parentheses, trailingMinus: c.trailingMinus, currency: c.currency, letters: c.letters, plain: c.numberCount > 0 && !c.decorated },
           dateValid,
           examples: c.examples,
         };
       }),
     };
   }
+}
+
+/** `-?digits(.digits)?`, nothing else. */
+function plainNumber(buf: Uint8Array, s: number, e: number): boolean {
+  if (s < e && buf[s] === 0x2d) s++;
+  let digits = 0;
+  let point = false;
+  for (let k = s; k < e; k++) {
+    const b = buf[k];
+    if (b >= 0x30 && b <= 0x39) digits++;
+    else if (b === 0x2e && !point && digits > 0) point = true;
+    else return false;
+  }
+  return digits > 0 && buf[e - 1] !== 0x2e;
 }
 
 function hasContent(record: RecordView, from: number): boolean {

@@ -18,6 +18,8 @@ export interface NumberStyle {
   trailingMinus?: boolean;
   currency?: boolean;
   letters?: boolean;
+  /** Every number in the column was plain (`-?digits(.digits)?`): no clean-up before the cast. */
+  plain?: boolean;
 }
 
 export function dateStyleFor(order: DateOrder): string {
@@ -81,6 +83,8 @@ export function dateExpression(x: string, format: string, statementOrder: DateOr
 /** Text of `x` reduced to what numeric input accepts: signs normalised, symbols and grouping gone. */
 function numericText(x: string, format: NumberFormat, style: NumberStyle): string {
   const comma = format === NUMBER_FORMAT_COMMA;
+  // Read as written (a translate() per value cost a tenth of the parse on a million rows).
+  if (style.plain && !comma) return x;
   // Grouping characters of the format, currency symbols, spaces (incl. no-break), apostrophes, parentheses.
   const drop = `$€£¥ \u00a0\u202f'’()${comma ? "." : ","}`;
   let text = `translate(${x}, ${literal(drop)}, '')`;

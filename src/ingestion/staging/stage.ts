@@ -122,7 +122,9 @@ async function stage(
     const columns = Array.from({ length: width }, (_, i) => `${column(stagingColumn(i))} text`);
     columns.push("extra text");
     for (const f of shadowFields) columns.push(shadows[f]!.kind === "MONEY_100" ? `n${f} bigint` : `d${f} integer`);
-    await client.query(`CREATE UNLOGGED TABLE ${table} (row_no bigint NOT NULL, ${columns.join(", ")})`);
+    // Read only by the engine's own passes, which need no planner statistics: autovacuum would
+    // analyze (and vacuum) a million fresh rows while those passes run, on the same cores.
+    await client.query(`CREATE UNLOGGED TABLE ${table} (row_no bigint NOT NULL, ${columns.join(", ")}) WITH (autovacuum_enabled = false)`);
     encoder = new CopyRowEncoder(width, detection.delimiter.charCodeAt(0), detection.quote ? detection.quote.charCodeAt(0) : -1, shadowFields);
     const textColumns = Array.from({ length: width }, (_, i) => column(stagingColumn(i)));
     const copy = client.query(copyFrom(`COPY ${table} FROM STDIN WITH (${encoder.copyOptions([...textColumns, "extra"])}, FREEZE)`));
@@ -229,6 +231,16 @@ export async function stagingIntact(pool: pg.Pool, table: string, stagedRows: nu
 export async function ensureRowIndex(client: pg.ClientBase, table: string): Promise<void> {
   const plain = table.replace(/"/g, ""); // callers may hold the quoted form
   await client.query(`CREATE INDEX IF NOT EXISTS ${column(`${plain.split(".").at(-1)!}_row_no`)} ON ${qualifiedTable(plain)} USING brin (row_no)`);
+}
+
+/** `ensureRowIndex` on a connection of its own (to build it beside other passes). */
+export async function indexStagedRows(pool: pg.Pool, table: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await ensureRowIndex(client, table);
+  } finally {
+    client.release();
+  }
 }
 
 /** Drops the engine's tables of a source (staging and entries). */

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { EntryColumn } from "../parse/parse.js";
+import { WRITE_ONCE, type EntryColumn } from "../parse/parse.js";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { combinationKey, needsWindow, type TransactionIdSelection } from "../analysis/transaction-keys.js";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan, type ResolvedField } from "../sql/parse-plan.js";
@@ -131,7 +131,7 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
     // One group per transaction, hashed in memory (a quarter of a million groups per million lines).
     await client.query(SERIAL_PASS_SETTINGS);
     await client.query(`DROP TABLE IF EXISTS ${target}`);
-    const result = await client.query(`CREATE TABLE ${target} AS SELECT ${summaries.map((s) => s.outer).join(", ")} FROM (SELECT ${inner.join(", ")} FROM ${source.from} GROUP BY ${FIELDS.txid}) t`);
+    const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${summaries.map((s) => s.outer).join(", ")} FROM (SELECT ${inner.join(", ")} FROM ${source.from} GROUP BY ${FIELDS.txid}) t`);
     // Statistics for the data-table queries that follow at once, as the parse does for the entries.
     await client.query(`SET LOCAL default_statistics_target = ${statisticsTarget ?? 30}`);
     await client.query(`ANALYZE ${target}`);

@@ -10,6 +10,7 @@ import {
   discoverAccounts,
   dropTables,
   hasTransactions,
+  indexStagedRows,
   ingestionTables,
   MappingError,
   mappedMetrics,
@@ -244,13 +245,22 @@ export async function effectiveDatesStep(
       report(100);
       return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
     }
-    const buildAhead = async (): Promise<AheadParse | null> => {
+    // Two lanes of about equal length: the parse; the date pass, then the transactions table and
+    // the rating from it (which is not left waiting for the parse).
+    const buildAhead = async (): Promise<{ ahead: AheadParse; preview: TransactionIdPreview } | null> => {
       try {
-        const [result, transactions] = await settleAll(
+        // The rating's example rows are found through the staging table's row index: built now,
+        // beside the rest, it is ready when the rating needs it instead of being built after.
+        const indexed = indexStagedRows(env.app.pool, staging);
+        const rated = settleAll(buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection }), indexed).then(async ([transactions]) => ({
+          transactions,
+          preview: await previewFromTransactions(env.app.pool, { staging, transactions: transactionsAhead, plan, selection }),
+        }));
+        const [result, { transactions, preview }] = await settleAll(
           parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) }),
-          buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection }),
+          rated,
         );
-        return { selection, result, transactions };
+        return { ahead: { selection, result, transactions }, preview };
       } catch (error) {
         env.app.logger.warn("parse ahead failed; the parse will run in its turn", { analysisSourceId: source.id, error: String(error) });
         await dropTables(env.app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
@@ -259,13 +269,12 @@ export async function effectiveDatesStep(
     };
     // The date pass is the shorter: its end is a milestone, the rest is the parse's.
     const datesShare = Math.round((100 * expectedMs(stage, "effectiveDates")) / expected);
-    const [analysis, ahead] = await settleAll(
+    const [analysis, built] = await settleAll(
       analyzeStagedData(env.app.pool, staging, plan, { selection: null }).finally(() => report(datesShare)),
       buildAhead(),
     );
-    const preview = ahead
-      ? await previewFromTransactions(env.app.pool, { staging, transactions: transactionsAhead, plan, selection })
-      : (await previewTransactionIds(env.app.pool, staging, plan, [selection]))[0];
+    const ahead = built?.ahead ?? null;
+    const preview = built ? built.preview : (await previewTransactionIds(env.app.pool, staging, plan, [selection]))[0];
     report(100);
     return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview, ahead };
   } finally {
