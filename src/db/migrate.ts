@@ -1,9 +1,18 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, existsSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type pg from "pg";
 
-export const MIGRATIONS_DIR = new URL("../../prisma/migrations/", import.meta.url).pathname;
+/** prisma/migrations of the project this module belongs to, whether it runs from src/ or dist/src/. */
+function migrationsDir(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "prisma", "migrations"))) return join(dir, "prisma", "migrations");
+  }
+  throw new Error("prisma/migrations not found above " + import.meta.url);
+}
+
+export const MIGRATIONS_DIR = migrationsDir();
 
 export interface Migration {
   name: string;

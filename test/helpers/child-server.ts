@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,13 +13,23 @@ export interface ChildServer {
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-/** Runs the server as a separate OS process exactly as `npm start` does, with the given environment. */
-export async function startChildServer(env: Record<string, string>, options: { dataDir?: string } = {}): Promise<ChildServer> {
+let built = false;
+
+/**
+ * Runs the server as a separate OS process with the given environment: from the TypeScript sources
+ * (`npm run dev`), or with `compiled` from the build `npm start` makes and runs (dist/).
+ */
+export async function startChildServer(env: Record<string, string>, options: { dataDir?: string; compiled?: boolean } = {}): Promise<ChildServer> {
+  if (options.compiled && !built) {
+    const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8" });
+    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);
+    built = true;
+  }
   const port = await freePort();
   // A given DATA_DIR belongs to the caller (e.g. kept across restarts) and is left in place on stop.
   const ownDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "fap-child-"));
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, options.compiled ? ["dist/src/main.js"] : ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "error", ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
     stdio: ["ignore", "pipe", "pipe"],
