@@ -66,14 +66,14 @@ try {
 
 ${today()}, ${machine()}. ${LINES.toLocaleString("en-US")}-line general ledger CSV (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, 13 columns, bench/gl-generator.ts), embedded PostgreSQL 18 on the same machine; median of ${ROUNDS} rounds, each run in its own process. Load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (the 2 cores are shared with other work, which slows the two-process pipeline more than a bare COPY).
 
-"Bare COPY" is \`COPY ... FROM STDIN (FORMAT csv, HEADER)\` of the same file into a table of 13 text columns (PostgreSQL parses the CSV itself). "Pipeline" is the engine from file to typed entries with every choice made automatically, as in full automation (bench/ingestion-worker.ts): format detection; staging into an unlogged table with profiling in the same pass (file info with its metrics, typed shadows of amounts and dates); recommended mapping; one pass for the effective-date summary and the accounts, with the first transaction id candidate (the mapped txid column) rated beside it on a second connection (it rated GOOD, so no other candidate was generated: "transaction ids" 0 ms); typed parse into a logged entries table with ANALYZE. Not included: the integrator's job bookkeeping and the indexes a data table adds.
+"Bare COPY" is \`COPY ... FROM STDIN (FORMAT csv, HEADER)\` of the same file into a table of 13 text columns (PostgreSQL parses the CSV itself). This measures the engine's steps one after another from a file never seen before (profiling included, no transactions table, nothing side by side); the issue's target (at most 3x) is for ingestion through the API, next section, where staging reuses the file's file info and the parse is built beside the date pass. "Pipeline" is the engine from file to typed entries with every choice made automatically, as in full automation (bench/ingestion-worker.ts): format detection; staging into an unlogged table with profiling in the same pass (file info with its metrics, typed shadows of amounts and dates); recommended mapping; one pass for the effective-date summary and the accounts, with the first transaction id candidate (the mapped txid column) rated beside it on a second connection (it rated GOOD, so no other candidate was generated: "transaction ids" 0 ms); typed parse into a logged entries table with ANALYZE. Not included: the integrator's job bookkeeping and the indexes a data table adds.
 
 | Run | median ms |
 |---|---|
 | bare COPY into a logged table | ${Math.round(bare)} |
 | bare COPY into an unlogged table | ${Math.round(bareUnlogged)} |
 | **pipeline** | **${Math.round(total)}** |
-| ratio pipeline / bare COPY (logged) | **${ratio.toFixed(2)}x** (target at most 3x); per round ${spread} |
+| ratio pipeline / bare COPY (logged) | **${ratio.toFixed(2)}x**; per round ${spread} |
 | ratio pipeline / bare COPY (unlogged) | ${(total / bareUnlogged).toFixed(2)}x |
 | peak RSS of the pipeline process | **${peak} MB** (target under 512 MB) |
 
