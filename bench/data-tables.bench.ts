@@ -3,8 +3,7 @@
 // plus the time the data-tables.index job takes and a full CSV export through the async job.
 // Runs under `npm run bench` or alone: node --import tsx bench/data-tables.bench.ts
 // Environment: BENCH_GL_LINES (default 1,000,000), BENCH_QUERY_ROUNDS (default 40), BENCH_DATABASE_URL.
-import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
-import { Readable } from "node:stream";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -15,7 +14,7 @@ import { startServer } from "../src/server.js";
 import { dataPageQuery } from "../src/modules/data-tables/data-table-rows.js";
 import type { DataTableColumn } from "../src/modules/data-tables/data-table-definition.js";
 import { writeGeneralLedgerCsv } from "./gl-generator.js";
-import { benchDatabase, machine, today, writeSection } from "./lib.js";
+import { benchDatabase, machine, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_QUERY_ROUNDS ?? 40);
@@ -35,21 +34,6 @@ async function call(method: string, path: string, body?: unknown) {
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return text.startsWith("{") ? JSON.parse(text) : text;
-}
-
-/** POST /file-manager/import of a file on disk (multipart, streamed). */
-async function uploadFile(engagementId: string, path: string): Promise<{ id: string }> {
-  const boundary = `----bench${randomBytes(8).toString("hex")}`;
-  async function* body() {
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="fileManagerFile"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ engagementId })}\r\n`);
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="general-ledger.csv"\r\nContent-Type: text/csv\r\n\r\n`);
-    yield* createReadStream(path, { highWaterMark: 1 << 20 });
-    yield Buffer.from(`\r\n--${boundary}--\r\n`);
-  }
-  const response = await fetch(`${running.url}/api/v1/file-manager/import`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${boundary}` }, body: Readable.from(body()) as never, duplex: "half" } as RequestInit);
-  const result = await response.json();
-  if (!response.ok) throw new Error(`upload: ${response.status} ${JSON.stringify(result)}`);
-  return result;
 }
 
 async function settled(asyncResultId: string): Promise<void> {
@@ -73,14 +57,14 @@ try {
   const organization = await call("POST", "/organizations", { name: "Bench" });
   const engagement = await call("POST", "/engagements", { organizationId: organization.id, name: "Bench", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
   const analysis = await call("POST", "/analyses", { engagementId: engagement.id, analysisTypeId: ANALYSIS_TYPE_IDS.GENERAL_LEDGER, name: "Bench", analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }] });
-  const upload = await uploadFile(engagement.id, file);
+  const uploadId = await uploadLedgerFile(running.url, token, engagement.id, file);
   const pool = running.app.pool;
   const ingestion = await call("POST", "/analysis-sources", {
     engagementId: engagement.id,
     analysisId: analysis.id,
     analysisPeriodId: analysis.analysisPeriods[0].id,
     analysisSourceTypeId: ANALYSIS_SOURCE_TYPE_IDS.GENERAL_LEDGER_JOURNAL,
-    fileManagerFileId: upload.id,
+    fileManagerFileId: uploadId,
     targetWorkflowState: "COMPLETED",
   });
   await settled(ingestion.id);

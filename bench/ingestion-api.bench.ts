@@ -9,13 +9,12 @@ import { randomBytes } from "node:crypto";
 import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { subscribe } from "../test/helpers/ws-client.js";
 import { writeGeneralLedgerCsv } from "./gl-generator.js";
-import { benchDatabase, machine, rssSampler, startServer, today, writeSection } from "./lib.js";
+import { benchDatabase, machine, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -45,20 +44,6 @@ async function api(method: string, path: string, body?: unknown) {
   const json = await response.json();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
   return json;
-}
-
-async function upload(engagementId: string, file: string): Promise<string> {
-  const boundary = `----bench${randomBytes(8).toString("hex")}`;
-  async function* body() {
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="fileManagerFile"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ engagementId })}\r\n`);
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="general-ledger.csv"\r\nContent-Type: text/csv\r\n\r\n`);
-    yield* createReadStream(file, { highWaterMark: 1 << 20 });
-    yield Buffer.from(`\r\n--${boundary}--\r\n`);
-  }
-  const response = await fetch(`${server.url}/api/v1/file-manager/import`, { method: "POST", headers: { ...auth, "content-type": `multipart/form-data; boundary=${boundary}` }, body: Readable.from(body()) as never, duplex: "half" } as RequestInit);
-  const result = await response.json();
-  if (!response.ok) throw new Error(`upload: ${response.status} ${JSON.stringify(result)}`);
-  return result.id;
 }
 
 async function bareCopy(file: string): Promise<number> {
@@ -152,7 +137,7 @@ try {
   const organization = await api("POST", "/organizations", { name: "Bench" });
   const engagement = await api("POST", "/engagements", { organizationId: organization.id, name: "Bench", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
   const uploadStarted = performance.now();
-  const fileId = await upload(engagement.id, file);
+  const fileId = await uploadLedgerFile(server.url, token, engagement.id, file);
   const uploadMs = performance.now() - uploadStarted;
 
   const rss = rssSampler(server.child.pid!);

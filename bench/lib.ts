@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { cpus, totalmem, type } from "node:os";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Readable } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
@@ -137,4 +139,24 @@ export function rssSampler(pid: number) {
   let peak = read();
   const timer = setInterval(() => (peak = Math.max(peak, read())), 20);
   return { reset: () => (peak = read()), peakMb: () => Math.max(peak, read()) / 2 ** 20, stop: () => clearInterval(timer) };
+}
+
+/** POST /file-manager/import of a file on disk into an engagement (multipart, streamed); the new file's id. */
+export async function uploadLedgerFile(baseUrl: string, token: string, engagementId: string, path: string): Promise<string> {
+  const boundary = `----bench${randomBytes(8).toString("hex")}`;
+  async function* body() {
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="fileManagerFile"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ engagementId })}\r\n`);
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="general-ledger.csv"\r\nContent-Type: text/csv\r\n\r\n`);
+    yield* createReadStream(path, { highWaterMark: 1 << 20 });
+    yield Buffer.from(`\r\n--${boundary}--\r\n`);
+  }
+  const response = await fetch(`${baseUrl}/api/v1/file-manager/import`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+    body: Readable.from(body()) as never,
+    duplex: "half",
+  } as RequestInit);
+  const result = await response.json();
+  if (!response.ok) throw new Error(`upload: ${response.status} ${JSON.stringify(result)}`);
+  return result.id;
 }

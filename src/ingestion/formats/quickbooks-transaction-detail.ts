@@ -1,4 +1,4 @@
-import { blank, cell, findColumn, isAmount, isDate, namedPositions, nonBlankCount, type Degrouper, type FlatRow, type GroupedFormatDefinition } from "./common.js";
+import { cell, findColumn, isAmount, isDate, namedPositions, nonBlankCount, type Degrouper, type FlatRow, type GroupedFormatDefinition } from "./common.js";
 
 /**
  * QuickBooks "Transaction Detail by Account" (and the Desktop "General Ledger" detail, same shape).

@@ -245,8 +245,8 @@ export async function effectiveDatesStep(
       report(100);
       return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
     }
-    // Two lanes of about equal length: the parse; the date pass, then the transactions table and
-    // the rating from it (which is not left waiting for the parse).
+    // Beside the date pass: the parse, and the transactions table followed by the rating from it
+    // (which does not wait for the parse, the longest of the three).
     const buildAhead = async (): Promise<{ ahead: AheadParse; preview: TransactionIdPreview } | null> => {
       try {
         // The rating's example rows are found through the staging table's row index: built now,

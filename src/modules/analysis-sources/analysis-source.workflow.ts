@@ -15,7 +15,7 @@ import {
   type WorkflowFeature,
   type WorkflowState,
 } from "../../ingestion/index.js";
-import { defineJob, JobError, type JobContext, type JobStarter } from "../../jobs/index.js";
+import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
 import { recordDiscoveredAccounts } from "../account-mappings/account-mapping.service.js";
 import { publishSourceProgress, walkProgress } from "./analysis-source.progress.js";
 import {
