@@ -2,6 +2,7 @@
 // in-process GraphQL -> services -> PostgreSQL) versus a minimal Express + pg handler on the same
 // database, both as separate processes, load from a third (autocannon, 10 connections).
 import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
 import pg from "pg";
 import { benchDatabase, load, machine, startProcess, startServer, today, writeSection } from "./lib.js";
 
@@ -9,14 +10,15 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROWS = 10_000;
 
 const db = await benchDatabase();
-const cleanup: Array<() => Promise<void>> = [() => db.stop()];
+const DATA_DIR = `/tmp/fap-bench-data-${process.pid}`;
+const cleanup: Array<() => Promise<void>> = [() => db.stop(), async () => rmSync(DATA_DIR, { recursive: true, force: true })];
 process.on("uncaughtException", async (error) => {
   process.stderr.write(`${error.stack}\n`);
   for (const stop of cleanup.reverse()) await stop().catch(() => undefined);
   process.exit(1);
 });
 const token = `fap_bench_${randomBytes(8).toString("hex")}`;
-const ours = await startServer({ DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: `/tmp/fap-bench-data-${process.pid}` });
+const ours = await startServer({ DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: DATA_DIR });
 
 const dbUrl = db.url;
 cleanup.push(() => ours.stop());
@@ -67,6 +69,7 @@ load(`${raw.url}/raw/engagements/${id}`, { seconds: 2 });
 await ours.stop();
 await raw.stop();
 await db.stop();
+rmSync(DATA_DIR, { recursive: true, force: true });
 
 const table = results
   .map((r) => `| ${r.name} | ${Math.round(r.ours)} | ${Math.round(r.raw)} | **${(r.ours / r.raw).toFixed(2)}x** | ${r.p99[0]} / ${r.p99[1]} |`)
