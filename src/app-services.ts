@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
+import { endPool } from "./db/end-pool.js";
 import { MemoryWindowCounter, RedisWindowCounter, type WindowCounter } from "./core/rate-limit.js";
 import { TokenAuthenticator } from "./auth/authenticate.js";
 import { createAppPubSub, type AppPubSub } from "./events/pubsub.js";
@@ -90,7 +91,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
       await relay.stop();
       await tokenChanges.return?.();
       await prisma.$disconnect().catch(() => undefined);
-      await pool.end().catch(() => undefined);
+      await endPool(pool).catch(() => undefined);
       redis?.disconnect();
       redisSubscriber?.disconnect();
     },

