@@ -182,6 +182,23 @@ async function touchKnownMappings(tx: Tx, touched: { id: string; description: st
      WHERE m.id = t.id`;
 }
 
+/**
+ * Deleted analysis sources (alone or with their analysis) stop using their accounts' mappings, so
+ * delete-unused can remove the mappings nothing uses any more. Inside the deleting transaction.
+ */
+export async function forgetAnalysisSources(tx: Tx, actor: Actor, engagementId: string, analysisSourceIds: string[]): Promise<number> {
+  if (analysisSourceIds.length === 0) return 0;
+  const audit = touchAudit(actor);
+  return tx.$executeRaw`
+    UPDATE account_mapping m
+       SET used_by_analysis_sources = ARRAY(SELECT u FROM unnest(m.used_by_analysis_sources) AS u WHERE u <> ALL (${analysisSourceIds}::text[])),
+           version = m.version + 1,
+           last_modified_date = ${audit.lastModifiedDate},
+           last_modified_user_id = ${audit.lastModifiedUserId},
+           last_modified_user_name = ${audit.lastModifiedUserName}
+     WHERE m.engagement_id = ${engagementId} AND m.used_by_analysis_sources && ${analysisSourceIds}::text[]`;
+}
+
 /** Counts for an analysis's readiness (analysis status): mapped, inferred and unmapped accounts of the engagement. */
 export async function accountMappingCounts(tx: Pick<Tx, "accountMapping">, engagementId: string) {
   const rows = await tx.accountMapping.groupBy({ by: ["status"], where: { engagementId }, _count: { _all: true } });

@@ -3,6 +3,7 @@ import { assertContent, createAudit, queryEntities, saveVersioned, type Actor, t
 import { newId } from "../../core/ids.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
+import { forgetAnalysisSources } from "../account-mappings/account-mapping.service.js";
 import { copyEngagementConfigurationToAnalysis } from "../analysis-type-configurations/configuration.copy.js";
 import { assertReportingPeriodConfigurationExists } from "../reporting-periods/reporting-period.service.js";
 import { analysisColumns } from "./analysis.columns.js";
@@ -171,7 +172,9 @@ export async function deleteAnalysis(ctx: RequestContext, id: string) {
   return inTransaction(ctx.app, async (tx, emit) => {
     const analysis = await tx.analysis.findUnique({ where: { id }, select: { id: true, engagementId: true } });
     if (!analysis) throw new NotFoundError(ENTITY, id);
+    const sources = await tx.analysisSource.findMany({ where: { analysisId: id }, select: { id: true } });
     await tx.analysis.delete({ where: { id } });
+    await forgetAnalysisSources(tx, actor, analysis.engagementId, sources.map((s) => s.id));
     emitAnalysisEvent(emit, "deleted", analysis, actor.userId);
     return { id };
   });

@@ -24,6 +24,7 @@ import {
   type WorkflowState,
 } from "../../ingestion/index.js";
 import { jobStarter, startJob } from "../../jobs/index.js";
+import { forgetAnalysisSources } from "../account-mappings/account-mapping.service.js";
 import { dateOnly } from "../analyses/analysis.service.js";
 import { analysisSourceColumns, transactionIdPreviewColumns } from "./analysis-source.columns.js";
 import { checkPositions } from "./analysis-source.input-checks.js";
@@ -252,6 +253,7 @@ export async function deleteAnalysisSource(ctx: RequestContext, id: string) {
     // Data tables go first: deleting the source would cascade to their rows without their events.
     await announceEntriesDropped(tx, emit, actor, await tx.analysisSource.findUniqueOrThrow({ where: { id } }));
     const source = await tx.analysisSource.delete({ where: { id } });
+    await forgetAnalysisSources(tx, actor, source.engagementId, [id]);
     emit({ type: "analysis-source.deleted", entityType: "ANALYSIS_SOURCE", entityId: id, userId: actor.userId, payload: { analysisSourceId: id, analysisId: source.analysisId, engagementId: source.engagementId } });
   });
   await dropTables(ctx.app.pool, Object.values(ingestionTables(id)));

@@ -128,8 +128,12 @@ describe("create, read, query, delete", () => {
     const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "COMPLETED" });
     expect(await tableExists(`ingest.entries_${source.id}`)).toBe(true);
     expect(created.find((e) => e.analysisSourceId === source.id)).toMatchObject({ table: `ingest.entries_${source.id}`, rowCount: 10, analysisId: fixture.analysisId, engagementId: fixture.engagementId, analysisSourceTypeId: GL_SOURCE_TYPE });
+    const usedBy = { engagementId: fixture.engagementId, usedByAnalysisSources: { $contains: source.id } };
+    expect((await server.api.post("/account-mappings/query", usedBy)).body.totalElements).toBeGreaterThan(0);
     const deleted = await server.api.delete(`/analysis-sources/${source.id}`);
     expect(deleted.status).toBe(204);
+    // Its accounts' mappings no longer name it: delete-unused can remove those nothing else uses.
+    expect((await server.api.post("/account-mappings/query", usedBy)).body.totalElements).toBe(0);
     expect(dropped).toContainEqual({ analysisId: fixture.analysisId, analysisSourceId: source.id });
     expect(await tableExists(`ingest.entries_${source.id}`)).toBe(false);
     expect(await tableExists(`ingest.stg_${source.id}`)).toBe(false);
@@ -144,6 +148,11 @@ describe("create, read, query, delete", () => {
     expect(await tableExists(`ingest.entries_${source.id}`)).toBe(true);
     expect((await server.api.delete(`/analyses/${own.analysisId}`)).status).toBe(204);
     expect((await server.api.get(`/analysis-sources/${source.id}`)).status).toBe(404);
+    // The mappings its ledger created are unused now, and delete-unused removes them.
+    const before = (await server.api.post("/account-mappings/query", { engagementId: own.engagementId })).body.totalElements;
+    expect(before).toBeGreaterThan(0);
+    expect((await server.api.post("/account-mappings/delete-unused", { engagementId: own.engagementId })).body).toMatchObject({ deletedCount: before });
+    expect((await server.api.post("/account-mappings/query", { engagementId: own.engagementId })).body.totalElements).toBe(0);
     await waitFor(async () => ((await tableExists(`ingest.entries_${source.id}`)) || (await tableExists(`ingest.stg_${source.id}`)) ? undefined : true), "orphaned tables dropped", 10_000);
   });
 });
