@@ -80,12 +80,16 @@ function queryValue(raw: unknown, type: GraphQLInputType, name: string): unknown
  */
 function unknownBodyKeys(route: CompiledRoute, body: unknown): Problem[] {
   const sources = route.variables.map((v) => v.source);
-  if (sources.some((s) => s.from === "body") || !sources.some((s) => s.from === "bodyKey")) return [];
-  if (!body || typeof body !== "object" || Array.isArray(body)) return [];
+  // A route taking the whole body leaves its shape to GraphQL input coercion.
+  if (body === undefined || body === null || sources.some((s) => s.from === "body")) return [];
   const known = new Set(sources.flatMap((s) => (s.from === "bodyKey" ? [s.name] : [])));
+  const expected = known.size > 0 ? `expected ${[...known].join(", ")}` : "this request takes no body properties";
+  if (typeof body !== "object" || Array.isArray(body)) {
+    return [{ problemType: "INCORRECT_DATA_TYPE", severity: "ERROR", identifier: "body", reason: `The request body must be a JSON object; ${expected}` }];
+  }
   return Object.keys(body)
     .filter((key) => !known.has(key))
-    .map((key) => ({ problemType: "ILLEGAL_ARGUMENT" as const, severity: "ERROR" as const, identifier: key, reason: `${key} is not a property of this request; expected ${[...known].join(", ")}` }));
+    .map((key) => ({ problemType: "ILLEGAL_ARGUMENT" as const, severity: "ERROR" as const, identifier: key, reason: `${key} is not a property of this request; ${expected}` }));
 }
 
 /**

@@ -71,6 +71,15 @@ describe("every route under hostile input", () => {
     }
   });
 
+  it("refuses an unknown body key on every POST and PUT route with 400 naming it, bodiless action routes included", async () => {
+    for (const route of routes.filter((r) => (r.method === "POST" || r.method === "PUT") && !r.bodyFile)) {
+      const response = await send(route.method, fill(route.path, MISSING_ID), '{"noSuchProperty": 1}');
+      const where = `${route.method} ${route.path} -> ${response.status} ${response.text.slice(0, 300)}`;
+      expect(response.status, where).toBe(400);
+      expect(JSON.parse(response.text).problems, where).toContainEqual(expect.objectContaining({ identifier: expect.stringContaining("noSuchProperty") }));
+    }
+  });
+
   it("answers nonsense paging on every query route with a 4xx error body", async () => {
     for (const route of routes.filter((r) => r.path.endsWith("/query"))) {
       for (const qs of ["?page=-1", "?size=abc", "?size=100000", "?sort=noSuchField,up"]) {
