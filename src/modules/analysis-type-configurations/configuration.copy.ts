@@ -82,6 +82,26 @@ export async function copyLibraryConfigurationsToEngagement(tx: Tx, engagement: 
   for (const source of sources) await insertCopy(tx, { engagementId: engagement.id }, source, remapRiskRanges(configurationOf(source), riskRangeIds), actor);
 }
 
+/**
+ * Analysis types added to a library in use: each of its engagements without a configuration of
+ * such a type gets a copy now (with the risk ranges it selects), as it would have at creation.
+ * Copies an engagement already holds (a type removed and added again) stay as they are.
+ */
+export async function copyAddedLibraryTypesToEngagements(tx: Tx, libraryId: string, analysisTypeIds: readonly string[], actor: Actor): Promise<void> {
+  if (analysisTypeIds.length === 0) return;
+  const sources = await tx.analysisTypeConfiguration.findMany({ where: { libraryId, analysisTypeId: { in: [...analysisTypeIds] } }, orderBy: { id: "asc" } });
+  const engagements = await tx.engagement.findMany({ where: { libraryId }, select: { id: true } });
+  for (const engagement of engagements) {
+    const held = await tx.analysisTypeConfiguration.findMany({ where: { engagementId: engagement.id, analysisTypeId: { in: [...analysisTypeIds] } }, select: { analysisTypeId: true } });
+    const missing = analysisTypeIds.filter((type) => !held.some((h) => h.analysisTypeId === type));
+    if (missing.length === 0) continue;
+    const riskRangeIds = await copyLibraryRiskRanges(tx, libraryId, { engagementId: engagement.id }, missing, actor);
+    for (const source of sources.filter((s) => missing.includes(s.analysisTypeId))) {
+      await insertCopy(tx, { engagementId: engagement.id }, source, remapRiskRanges(configurationOf(source), riskRangeIds), actor);
+    }
+  }
+}
+
 /** At analysis creation: the analysis gets its own copy of its engagement's configuration for its type. */
 export async function copyEngagementConfigurationToAnalysis(tx: Tx, analysis: { id: string; engagementId: string; analysisTypeId: string }, actor: Actor): Promise<boolean> {
   const source = await tx.analysisTypeConfiguration.findFirst({ where: { engagementId: analysis.engagementId, analysisTypeId: analysis.analysisTypeId } });

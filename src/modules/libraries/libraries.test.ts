@@ -162,7 +162,7 @@ describe("libraries REST", () => {
     expect(copy.body).toMatchObject({ basedOnLibraryId: library.id, system: false, originalSystemLibraryId: FOR_PROFIT });
   });
 
-  it("adds and removes analysis types on a library in use without touching its engagements' copies", async () => {
+  it("adds and removes analysis types on a library in use: engagements keep their copies and gain the added types", async () => {
     const library = await createLibrary();
     const engagement = await createEngagement(library.id);
     const engagementConfigs = await configurationsOf({ engagementId: engagement.id });
@@ -178,8 +178,24 @@ describe("libraries REST", () => {
     expect(await riskRangesOf({ libraryId: library.id, analysisTypeId: ap })).toEqual([]);
     expect(await riskRangesOf({ libraryId: library.id, analysisTypeId: npo })).toHaveLength(1);
 
+    // The engagement keeps its copies (AP included) and gets one of the added type, with its risk range.
     const after = await configurationsOf({ engagementId: engagement.id });
-    expect(after).toEqual(engagementConfigs);
+    expect(after.filter((c: { analysisTypeId: string }) => c.analysisTypeId !== npo)).toEqual(engagementConfigs);
+    const added = after.filter((c: { analysisTypeId: string }) => c.analysisTypeId === npo);
+    expect(added).toHaveLength(1);
+    const [range] = await riskRangesOf({ engagementId: engagement.id, analysisTypeId: npo });
+    expect(range).toBeDefined();
+    expect(JSON.stringify(added[0].configuration)).toContain(range.id);
+    // ...so its analyses can be of that type.
+    const period = { startDate: "2025-01-01", endDate: "2025-12-31" };
+    const analysis = await server.api.post("/analyses", { engagementId: engagement.id, analysisTypeId: npo, name: "NPO FY2025", analysisPeriods: [period] });
+    expect(analysis.status, JSON.stringify(analysis.body)).toBe(200);
+
+    // Removed and added again: the engagement's copy is the one it had, not a second one.
+    const removed = await server.api.put(`/libraries/${library.id}`, { ...updated.body, analysisTypeIds: [GL] });
+    expect(removed.status).toBe(200);
+    expect((await server.api.put(`/libraries/${library.id}`, { ...removed.body, analysisTypeIds: [GL, npo] })).status).toBe(200);
+    expect(await configurationsOf({ engagementId: engagement.id })).toEqual(after);
   });
 
   it("updates settings with the latest version and refuses a stale one", async () => {

@@ -4,7 +4,7 @@ import { inTransaction, type Tx } from "../../events/outbox.js";
 import { isForeignKeyViolation } from "../../core/db-errors.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
-import { copyLibraryConfigurations, createDefaultLibraryConfiguration, remapRiskRanges, resetAccountFilters } from "../analysis-type-configurations/configuration.copy.js";
+import { copyAddedLibraryTypesToEngagements, copyLibraryConfigurations, createDefaultLibraryConfiguration, remapRiskRanges, resetAccountFilters } from "../analysis-type-configurations/configuration.copy.js";
 import { copyLibraryRiskRanges, createDefaultRiskRange } from "../risk-ranges/risk-range.copy.js";
 import { libraryColumns } from "./library.columns.js";
 
@@ -155,7 +155,8 @@ export async function createLibrary(ctx: RequestContext, input: CreateLibraryInp
 
 /**
  * Analysis types may be added to or removed from a library in use (spec 2.12). Engagements keep
- * their own copies, so removing a type here changes only what new engagements get.
+ * their own copies, so removing a type here changes only what new engagements get; an added type
+ * reaches the library's engagements (a copy each) so that their analyses can use it.
  */
 export async function updateLibrary(ctx: RequestContext, id: string, input: UpdateLibraryInput) {
   assertContent(input, ["analysisTypeIds"]);
@@ -179,6 +180,7 @@ export async function updateLibrary(ctx: RequestContext, id: string, input: Upda
       await tx.riskRange.deleteMany({ where: { libraryId: id, analysisTypeId: { in: removed } } });
     }
     await addDefaultsForTypes(tx, id, added, actor);
+    await copyAddedLibraryTypesToEngagements(tx, id, added, actor);
     emit({ type: "library.updated", entityType: "LIBRARY", entityId: id, userId: actor.userId, payload: { libraryId: id } });
     return library;
   });
