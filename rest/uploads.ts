@@ -59,7 +59,8 @@ export async function receiveMultipart(
 
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { fieldSize: JSON_PART_LIMIT, files: 1, fields: spec.jsonParts.length + 4, parts: spec.jsonParts.length + 5 } });
+    // Clients send file names as raw UTF-8 (browsers, curl); busboy would read them as latin1.
+    parser = busboy({ headers: req.headers, defParamCharset: "utf8", limits: { fieldSize: JSON_PART_LIMIT, files: 1, fields: spec.jsonParts.length + 4, parts: spec.jsonParts.length + 5 } });
   } catch (error) {
     throw new ValidationError(`Malformed multipart request: ${(error as Error).message}`, { identifier: "Content-Type" });
   }

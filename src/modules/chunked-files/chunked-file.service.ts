@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit } from "../../core/entity/index.js";
+import { assertContent, createAudit, touchAudit } from "../../core/entity/index.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { App } from "../../app-services.js";
 import { takeUpload } from "../../storage/uploads.js";
@@ -110,7 +110,8 @@ export async function uploadChunkedFilePart(ctx: RequestContext, id: string, par
       create: { chunkedFileId: id, offset: start, size: BigInt(part.size) },
       update: { size: BigInt(part.size), receivedAt: new Date() },
     });
-    await tx.chunkedFile.update({ where: { id }, data: { lastModifiedDate: new Date() } });
+    // A part is a save of the chunked file: its version counts them (spec 2.1), its audit says who.
+    await tx.chunkedFile.update({ where: { id }, data: { ...touchAudit(actorOf(ctx)), version: { increment: 1 } } });
   });
   return getChunkedFile(ctx, id);
 }

@@ -132,6 +132,8 @@ describe("chunked files", () => {
       { offset: 4000, size: 5000 },
       { offset: 9000, size: content.length - 9000 },
     ]);
+    // Every stored part is a save: five parts, version 5.
+    expect(retried.body.version).toBe(5);
 
     const created = await server.api.post("/file-manager/create-from-chunked-file", { chunkedFileId: file.id, engagementId, name: "assembled" });
     expect(created.status).toBe(200);

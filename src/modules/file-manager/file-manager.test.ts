@@ -101,6 +101,14 @@ describe("import and download", () => {
     expect(bytes.bytes.equals(expected)).toBe(true);
   });
 
+  it("keeps a UTF-8 file name as sent, in the entity and in the download's Content-Disposition", async () => {
+    const response = await upload(server, importParts({ engagementId }, "Buchungsjournal März €.csv", "a,b\n1,2\n"));
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ name: "Buchungsjournal März €", extension: "csv", originalName: "Buchungsjournal März €.csv" });
+    const file = await download(response.body.id);
+    expect(file.headers.get("content-disposition")).toContain(`filename*=UTF-8''${encodeURIComponent("Buchungsjournal März €.csv")}`);
+  });
+
   it("accepts the JSON part as a plain form field too", async () => {
     const form = new FormData();
     form.append("fileManagerFile", JSON.stringify({ engagementId, name: "form" }));
