@@ -57,6 +57,12 @@ export interface BodyFileSpec {
   name: string;
   /** JSON schema of the body for the OpenAPI description. */
   schema: Record<string, unknown>;
+  /**
+   * Claims the target for the whole request before a byte of the body is read (e.g. one page
+   * upload at a time per JSON table, however slowly it arrives); may refuse (404, 409). The
+   * function it returns releases the claim once the mutation has run.
+   */
+  claim?: (ctx: RequestContext, params: Record<string, string>) => Promise<() => Promise<void>>;
 }
 
 /**

@@ -142,72 +142,78 @@ export function createRestHandler(options: {
       // (or stage a huge upload), and a bad body must not hide a 401/403 behind a 400.
       const contextValue = (await contextFactory()) as unknown as RequestContext;
       assertPermission(contextValue, route.acceptedPermissions);
-      let body: unknown;
-      let multipart: ReceivedMultipart | undefined;
-      if (route.def.upload) {
-        const params = Object.fromEntries(route.pathParams.map((name, i) => [name, decodeURIComponent(match![i + 1])]));
-        const limitFor = await route.def.upload.limit?.(contextValue, params);
-        multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor);
-        contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
-      } else if (route.def.bodyFile) {
-        multipart = await receiveBody(req, route.def.bodyFile, storage, bodyLimit);
-        contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
-      } else if (req.method === "POST" || req.method === "PUT") {
-        const text = await readBody(req, bodyLimit);
-        body = text.trim() === "" ? undefined : parseJsonBody(text);
-      }
-
+      let release: (() => Promise<void>) | undefined;
       try {
-        const problems: Problem[] = [];
-        problems.push(...unknownBodyKeys(route, body));
-        const variables: Record<string, unknown> = {};
-        for (const variable of route.variables) {
-          const source = variable.source;
-          let value: unknown;
-          if (source.from === "path") value = decodeURIComponent(match[route.pathParams.indexOf(source.name) + 1]);
-          else if (source.from === "query") value = queryValue(req.query[source.name], variable.type, source.name);
-          else if (source.from === "body") value = body;
-          else if (source.from === "bodyKey") value = body && typeof body === "object" ? (body as Record<string, unknown>)[source.name] : undefined;
-          else if (source.from === "part") value = multipart?.json[source.name];
-          else if (source.from === "file") value = multipart?.files.get(source.name)?.id;
-          else if (source.from === "bodyFile") value = route.def.bodyFile && multipart?.files.get(route.def.bodyFile.name)?.id;
-          else value = source.value;
-          if (value === undefined && (source.from === "body" || source.from === "part") && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
-          if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, source.from === "part" ? source.name : "", problems);
-          if (value !== undefined) variables[variable.name] = value;
-          const found = coercionProblems(value ?? null, variable.type, source.from === "part" ? source.name : variable.name, source.from === "body");
-          // Name a JSON part's fields with the part, as the unknown-key problems above do.
-          if (source.from === "part") for (const problem of found) if (problem.identifier && problem.identifier !== source.name) problem.identifier = `${source.name}.${problem.identifier}`;
-          problems.push(...found);
+        let body: unknown;
+        let multipart: ReceivedMultipart | undefined;
+        const params = () => Object.fromEntries(route!.pathParams.map((name, i) => [name, decodeURIComponent(match![i + 1])]));
+        if (route.def.upload) {
+          const limitFor = await route.def.upload.limit?.(contextValue, params());
+          multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor);
+          contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
+        } else if (route.def.bodyFile) {
+          release = await route.def.bodyFile.claim?.(contextValue, params());
+          multipart = await receiveBody(req, route.def.bodyFile, storage, bodyLimit);
+          contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
+        } else if (req.method === "POST" || req.method === "PUT") {
+          const text = await readBody(req, bodyLimit);
+          body = text.trim() === "" ? undefined : parseJsonBody(text);
         }
-        throwIfProblems(problems);
 
-        const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
-        if (result.errors?.length) {
-          send(res, info, result.errors[0]);
-          return;
+        try {
+          const problems: Problem[] = [];
+          problems.push(...unknownBodyKeys(route, body));
+          const variables: Record<string, unknown> = {};
+          for (const variable of route.variables) {
+            const source = variable.source;
+            let value: unknown;
+            if (source.from === "path") value = decodeURIComponent(match[route.pathParams.indexOf(source.name) + 1]);
+            else if (source.from === "query") value = queryValue(req.query[source.name], variable.type, source.name);
+            else if (source.from === "body") value = body;
+            else if (source.from === "bodyKey") value = body && typeof body === "object" ? (body as Record<string, unknown>)[source.name] : undefined;
+            else if (source.from === "part") value = multipart?.json[source.name];
+            else if (source.from === "file") value = multipart?.files.get(source.name)?.id;
+            else if (source.from === "bodyFile") value = route.def.bodyFile && multipart?.files.get(route.def.bodyFile.name)?.id;
+            else value = source.value;
+            if (value === undefined && (source.from === "body" || source.from === "part") && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
+            if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, source.from === "part" ? source.name : "", problems);
+            if (value !== undefined) variables[variable.name] = value;
+            const found = coercionProblems(value ?? null, variable.type, source.from === "part" ? source.name : variable.name, source.from === "body");
+            // Name a JSON part's fields with the part, as the unknown-key problems above do.
+            if (source.from === "part") for (const problem of found) if (problem.identifier && problem.identifier !== source.name) problem.identifier = `${source.name}.${problem.identifier}`;
+            problems.push(...found);
+          }
+          throwIfProblems(problems);
+
+          const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
+          if (result.errors?.length) {
+            send(res, info, result.errors[0]);
+            return;
+          }
+          const data = result.data?.[route.def.field];
+          if (route.def.download) {
+            const spec = route.def.download;
+            const key = spec.storageKey(data);
+            const size = await storage.size(key);
+            if (size === undefined) throw new Error(`Stored bytes ${key} are missing`);
+            res.status(200).set({
+              "Content-Type": spec.contentType?.(data) ?? "application/octet-stream",
+              "Content-Length": String(size),
+              "Content-Disposition": contentDisposition(spec.fileName(data)),
+            });
+            await pipeline(storage.read(key), res);
+            return;
+          }
+          if (route.status === 204) {
+            res.status(204).end();
+            return;
+          }
+          res.status(route.status).json(stripNulls(data));
+        } finally {
+          await multipart?.discard();
         }
-        const data = result.data?.[route.def.field];
-        if (route.def.download) {
-          const spec = route.def.download;
-          const key = spec.storageKey(data);
-          const size = await storage.size(key);
-          if (size === undefined) throw new Error(`Stored bytes ${key} are missing`);
-          res.status(200).set({
-            "Content-Type": spec.contentType?.(data) ?? "application/octet-stream",
-            "Content-Length": String(size),
-            "Content-Disposition": contentDisposition(spec.fileName(data)),
-          });
-          await pipeline(storage.read(key), res);
-          return;
-        }
-        if (route.status === 204) {
-          res.status(204).end();
-          return;
-        }
-        res.status(route.status).json(stripNulls(data));
       } finally {
-        await multipart?.discard();
+        await release?.();
       }
     } catch (error) {
       if (res.headersSent) {

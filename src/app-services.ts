@@ -21,7 +21,8 @@ import type { FileStorage } from "./storage/storage.js";
  * token authentication and rate-limit counters. Built once at start-up, closed once at shutdown.
  */
 export interface App {
-  config: Config;
+  /** The configuration, with the database the process really uses (embedded or DATABASE_URL). */
+  config: Config & { databaseUrl: string };
   logger: Logger;
   pool: pg.Pool;
   prisma: PrismaClient;

@@ -14,6 +14,8 @@ export interface RequestContext {
   origin?: string;
   /** Files a REST upload route streamed into storage for this request (see src/storage/uploads.ts). */
   uploads?: Map<string, StagedUpload>;
+  /** Names this request holds an exclusive claim on for its whole length (src/db/request-claim.ts). */
+  claims?: Set<string>;
 }
 
 /** Bytes of one multipart file part, already in storage; a mutation takes it over by id. */

@@ -1,4 +1,5 @@
 import { route, type RouteDef } from "../../../rest/route-helpers.js";
+import { claimJsonTableAppend } from "./json-table.service.js";
 
 const tag = "JSON tables";
 const id = { from: "path", name: "jsonTableId" } as const;
@@ -13,7 +14,7 @@ export const jsonTableRoutes: RouteDef[] = [
     field: "appendJsonTableFromBody",
     args: { id, page: { from: "bodyFile" } },
     // Streamed: a page of 50,000 rows would otherwise be parsed whole into memory.
-    bodyFile: { name: "page", schema: { type: "array", minItems: 1, items: { type: "object", minProperties: 1, description: "A row: column name to value" } } },
+    bodyFile: { name: "page", claim: (ctx, params) => claimJsonTableAppend(ctx, params.jsonTableId), schema: { type: "array", minItems: 1, items: { type: "object", minProperties: 1, description: "A row: column name to value" } } },
     summary: "Append one page: a JSON array of row objects; one page at a time",
     tag,
   }),

@@ -7,6 +7,7 @@ import { batched, csvLine } from "../../tabular/csv-writer.js";
 import { findDuplicateKey, parseJsonBody } from "../../core/json-body.js";
 import { jsonArrayElements } from "../../core/json-array-stream.js";
 import { compactJson, decodeJsonString, forEachMember, JsonKind } from "../../core/json-text.js";
+import { claimForRequest, claimFreeInTransaction } from "../../db/request-claim.js";
 import { takeUpload } from "../../storage/uploads.js";
 import { createFileFromStream, type PlacementInput } from "../file-manager/file-manager.service.js";
 
@@ -122,6 +123,26 @@ function pageElements(source: AsyncIterable<Buffer | Uint8Array>): AsyncIterable
  * second append arriving while one is being stored is refused with 409 instead of queueing. The
  * page is written as it is read; a bad row fails the write, and with it the whole page.
  */
+const appendClaim = (id: string) => `json-table-append:${id}`;
+
+function appendInProgress(id: string): ConflictError {
+  return new ConflictError(`Another page of JSON table ${id} is being appended; pages are uploaded one at a time, send this one when the other has finished`, {
+    entityId: id,
+    entityType: ENTITY,
+  });
+}
+
+/**
+ * REST append: the table is claimed before its page's bytes are read, so a second page sent while
+ * the first is still arriving is refused at once (409) instead of both being accepted.
+ */
+export async function claimJsonTableAppend(ctx: RequestContext, id: string): Promise<() => Promise<void>> {
+  await getJsonTable(ctx, id);
+  const release = await claimForRequest(ctx, appendClaim(id));
+  if (!release) throw appendInProgress(id);
+  return release;
+}
+
 async function appendPage(ctx: RequestContext, id: string, elements: Parameters<typeof pageLines>[0]) {
   const actor = actorOf(ctx);
   const client = await ctx.app.pool.connect();
@@ -134,14 +155,10 @@ async function appendPage(ctx: RequestContext, id: string, elements: Parameters<
         [id],
       );
     } catch (error) {
-      if ((error as { code?: string }).code === "55P03") {
-        throw new ConflictError(`Another page of JSON table ${id} is being appended; pages are uploaded one at a time, send this one when the other has finished`, {
-          entityId: id,
-          entityType: ENTITY,
-        });
-      }
+      if ((error as { code?: string }).code === "55P03") throw appendInProgress(id);
       throw error;
     }
+    if (!(await claimFreeInTransaction(ctx, client, appendClaim(id)))) throw appendInProgress(id);
     const table = locked.rows[0];
     if (!table || table.creation_date.getTime() < Date.now() - RETENTION_MS) throw new NotFoundError(ENTITY, id);
     const page = { headers: [...table.headers], rows: 0 };

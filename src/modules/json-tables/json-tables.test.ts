@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,6 +154,36 @@ describe("JSON tables", () => {
       holder.release();
     }
     expect((await server.api.post(`/json-tables/${id}/append`, [{ a: 1 }])).status).toBe(200);
+  });
+
+  it("refuses a second page while the first is still arriving, over REST and GraphQL, and accepts it once the first is stored", async () => {
+    const id = await newTable();
+    // The first page's body arrives slowly: half of it, then (after the second attempts) the rest.
+    const first = request(`${server.url}/api/v1/json-tables/${id}/append`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+    });
+    const firstAnswer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      first.on("response", (response) => {
+        let body = "";
+        response.on("data", (chunk) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode!, body }));
+      });
+      first.on("error", reject);
+    });
+    first.write('[{"page": 1, "row": 1},');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const second = await server.api.post(`/json-tables/${id}/append`, [{ page: 2 }]);
+    expect(second.status, JSON.stringify(second.body)).toBe(409);
+    expect(second.body.title).toMatch(/being appended; pages are uploaded one at a time/);
+    const overGraphql = await server.gql(`mutation($id: ID!, $page: String) { appendJsonTable(id: $id, rowsText: $page) { id } }`, { id, page: '[{"page": 3}]' });
+    expect(overGraphql.body.errors?.[0]?.extensions, JSON.stringify(overGraphql.body)).toMatchObject({ code: "CONFLICT" });
+
+    first.end('{"page": 1, "row": 2}]');
+    expect((await firstAnswer).status).toBe(200);
+    expect((await server.api.post(`/json-tables/${id}/append`, [{ page: 2 }])).status).toBe(200);
+    expect((await csvOf(id, "sequential")).split("\r\n")).toEqual(["page,row", "1,1", "1,2", "2,", ""]);
   });
 
   it("keeps the table consistent under truly concurrent appends: each page is either stored whole or refused", async () => {
