@@ -76,6 +76,8 @@ export async function detectFormat(path: string, options: DetectOptions = {}): P
   let modeCount = 0;
   for (const [w, c] of widths) if (c > modeCount || (c === modeCount && w > mode)) [mode, modeCount] = [w, c];
   const lines = text.split(/\r\n|\n|\r/, SNIPPET_LINES + 1);
+  // The line break ending the file's last line does not start another line.
+  if (lines.length <= SNIPPET_LINES && lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   return {
     encoding,
     delimiter,

@@ -65,6 +65,8 @@ describe("file infos", () => {
       ],
       tableMetadata: { rowCount: { state: "PASS", count: 2 } },
     });
+    // One snippet per line of the file: the final line break starts no empty line.
+    expect(info.rowContentSnippets).toEqual(["account,name", "1000,Cash", "2000,Bank"]);
   });
 
   it("describes a semicolon-delimited export with its metrics: types per column, duplicate rows, unreadable dates", async () => {
