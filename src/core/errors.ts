@@ -79,15 +79,24 @@ export abstract class AppError extends GraphQLError {
         status,
         problems,
         ...(entity?.entityId ? { entityId: entity.entityId } : {}),
-        ...(entity?.entityType ? { entityType: entity.entityType } : {}),
+        ...(entity?.entityType ? { entityType: entityTypeCode(entity.entityType) } : {}),
         http: { status, headers },
       },
     });
     this.headers = headers;
     this.problems = problems;
     this.entityId = entity?.entityId;
-    this.entityType = entity?.entityType;
+    this.entityType = entity?.entityType && entityTypeCode(entity.entityType);
   }
+}
+
+/**
+ * Error bodies name entity types as the wire names them elsewhere (async results: ANALYSIS_SOURCE,
+ * FILE_MANAGER_FILE); services may pass their model names (AnalysisSource), which read better in
+ * messages.
+ */
+export function entityTypeCode(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase();
 }
 
 function problem(defaultType: ProblemType, reason: string, init: ProblemInit = {}): Problem {
@@ -99,7 +108,7 @@ function problem(defaultType: ProblemType, reason: string, init: ProblemInit = {
     ...(init.values ? { values: init.values.map(stringify) } : {}),
     ...(init.suggestedValues ? { suggestedValues: init.suggestedValues } : {}),
     ...(init.entityId ? { entityId: init.entityId } : {}),
-    ...(init.entityType ? { entityType: init.entityType } : {}),
+    ...(init.entityType ? { entityType: entityTypeCode(init.entityType) } : {}),
   };
 }
 

@@ -114,7 +114,7 @@ describe("catalogue rules", () => {
   it("is read-only: unknown ids 404, no write routes", async () => {
     const missing = await server.api.get("/analysis-types/4b8360d000000000000000ff");
     expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ entityType: "AnalysisType", entityId: "4b8360d000000000000000ff" });
+    expect(missing.body).toMatchObject({ entityType: "ANALYSIS_TYPE", entityId: "4b8360d000000000000000ff" });
     expect((await server.api.get("/analysis-source-types/4b8361d000000000000000ff")).status).toBe(404);
     expect((await server.api.put(`/analysis-types/${ANALYSIS_TYPE_IDS.GENERAL_LEDGER}`, { name: "x" })).status).toBe(405);
     expect((await server.api.delete(`/analysis-source-types/${ANALYSIS_SOURCE_TYPE_IDS.VENDOR_LIST}`)).status).toBe(405);

@@ -99,7 +99,7 @@ describe("organizations REST", () => {
   it("answers 404 with the error body for unknown ids and paths", async () => {
     const missing = await server.api.get("/organizations/5cc9076887f13cb8a7a19999");
     expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ status: 404, entityType: "Organization", entityId: "5cc9076887f13cb8a7a19999" });
+    expect(missing.body).toMatchObject({ status: 404, entityType: "ORGANIZATION", entityId: "5cc9076887f13cb8a7a19999" });
     expect((await server.api.get("/organizations/not-an-id")).status).toBe(404);
     expect((await server.api.put("/organizations/5cc9076887f13cb8a7a19999", { name: "x", version: 0 })).status).toBe(404);
     expect((await server.api.delete("/organizations/5cc9076887f13cb8a7a19999")).status).toBe(404);
