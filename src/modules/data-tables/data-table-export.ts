@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { compileFilter, SqlParams } from "../../query-language/index.js";
+import { assertContent } from "../../core/entity/index.js";
 import { ValidationError } from "../../core/errors.js";
 import { batched } from "../../tabular/csv-writer.js";
 import { csvFormatOf, csvWriter, type CsvConfigurationInput, type CsvFormat } from "./data-table-csv.js";
@@ -35,12 +36,14 @@ function defaultFields(table: RowsTable): string[] {
 
 /** Validates an export request without touching the rows (400 naming the key); returns the pieces. */
 export function checkExport(table: RowsTable, input: ExportInput) {
+  // Spec 2.1 rule 5: `fields`, when sent, names at least one column (left out, it means the default columns).
+  assertContent({ fields: input.fields }, ["fields"]);
   const set = columnSet(table);
   if (input.limit !== null && input.limit !== undefined && (!Number.isInteger(input.limit) || input.limit < 1)) {
     throw new ValidationError("limit must be a whole number of at least 1", { identifier: "limit", values: [String(input.limit)], problemType: "GREATER_VALUE_REQUIRED" });
   }
   const orders = parseSortOrders(input.sort, set, "sort", table);
-  const columns = selectedColumns(table, { fields: input.fields && input.fields.length > 0 ? input.fields : defaultFields(table) });
+  const columns = selectedColumns(table, { fields: input.fields ?? defaultFields(table) });
   const format = csvFormatOf(input.csvConfiguration, "csvConfiguration");
   // Validated for the caller's sake; entries tables have no list columns to apply it to.
   csvFormatOf(input.innerListCsvConfiguration, "innerListCsvConfiguration");

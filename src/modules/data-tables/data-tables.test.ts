@@ -297,6 +297,7 @@ describe("CSV export", () => {
       expect(response.status, JSON.stringify(response.body)).toBe(400);
       return response.body.problems[0].identifier;
     };
+    expect(await refuse({ fields: [] })).toBe("fields");
     expect(await refuse({ fields: ["nope"] })).toBe("fields[0]");
     expect(await refuse({ sort: { field: "memo2" } })).toBe("sort.field");
     expect(await refuse({ query: { memo: { $eq: "x" } } })).toBe("memo.$eq");
