@@ -34,7 +34,8 @@ const SAMPLE: Partial<Record<ColumnDef["type"], unknown>> = {
 
 function searches(column: ColumnDef): Array<{ op: string; value: unknown }> {
   if (column.type === "BOOLEAN" || column.field === "version") return [];
-  const value = SAMPLE[column.type];
+  // Enumeration columns only take one of their values (compared as stored).
+  const value = column.values?.[0] ?? SAMPLE[column.type];
   if (value === undefined) throw new Error(`no sample value for ${column.type} (${column.field}); extend SAMPLE`);
   const out: Array<{ op: string; value: unknown }> = [];
   if (column.equalitySearch) out.push({ op: "$eq", value }, { op: "$in", value: [value] });

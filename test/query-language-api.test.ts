@@ -17,6 +17,7 @@ let other: string;
 let orgA: string;
 let orgB: string;
 let dataTableId: string;
+let source: { engagementId: string; analysisId: string; analysisSourceId: string };
 
 const LEDGER = [
   "Journal ID,Effective Date,Account,Account Description,Debit,Credit,Memo",
@@ -52,7 +53,7 @@ beforeAll(async () => {
     const created = await server.api.post("/engagements", { ...engagement, accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency } });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
   }
-  const source = await parseIntoEntriesTable(server, LEDGER, { proposedColumnMappings: MAPPINGS });
+  source = await parseIntoEntriesTable(server, LEDGER, { proposedColumnMappings: MAPPINGS });
   dataTableId = (await server.api.post("/data-tables/query", { analysisId: source.analysisId })).body.content[0].id;
 }, 180_000);
 afterAll(async () => server?.close());
@@ -97,6 +98,8 @@ describe("query language operators over REST", () => {
     ["$lt on a DATE_TIME with an offset", ENG, { creationDate: { $lt: "2200-01-01T00:00:00+02:00" } }, [ALPHA, GAMMA, BETA]],
     ["$in", ENG, { frequency: { $in: ["annual", "MONTHLY"] } }, [ALPHA, GAMMA]],
     ["$nin", ENG, { frequency: { $nin: ["ANNUAL"] } }, [GAMMA, BETA]],
+    ["enum value in lower case", ENG, { frequency: "quarterly" }, [BETA]],
+    ["enum value in mixed case ($ne)", ENG, { frequency: { $ne: "Annual" } }, [GAMMA, BETA]],
     ["$in on an id", ENG, () => ({ organizationId: { $in: [orgB] } }), [GAMMA]],
     ["$contains on an id array", ENG, () => ({ auditorIds: { $contains: other } }), [BETA]],
     ["$ncontains", ENG, () => ({ auditorIds: { $ncontains: me } }), [GAMMA]],
@@ -186,5 +189,95 @@ describe("query language errors over REST: 400 naming the key and the reason", (
     const response = await post(ENG, { colour: 1, version: "x", $or: [{ size: 1 }] });
     expect(response.status).toBe(400);
     expect(response.body.problems.map((p: { identifier: string }) => p.identifier).sort()).toEqual(["$or[0].size", "colour", "version"]);
+  });
+});
+
+// Wire reference 3: a filter value that is not one of an enumeration column's values (section 7)
+// is a 400 with problemType INCORRECT_DATA_TYPE naming the key; a known value matches in any case.
+describe("enumeration columns over REST", () => {
+  const ACCOUNT_MAPPING_STATUS = ["MANUAL", "MAC_CODE", "MODIFIED_MAC", "UNVERIFIED", "VERIFIED", "INFERRED", "UNMAPPED", "USED", "UNUSED"];
+  const ROLE = ["ROLE_ADMIN", "ROLE_USER_ADMIN", "ROLE_ORGANIZATION_ADMIN", "ROLE_USER", "ROLE_CLIENT", "ROLE_PLATFORM_SUPPORT"];
+  const ASYNC_TYPE = [
+    "ANALYSIS_RUN", "ANALYSIS_SOURCE_INGESTION", "ADMIN_REPORT", "DATA_TABLE_EXPORT", "ANALYSIS_ROLL_FORWARD",
+    "GDPDU_UNPACK_JOB", "ACCOUNT_GROUPING_EXPORT", "ACCOUNT_MAPPING_EXPORT", "DATA_TRANSFORMATION_JOB", "DATA_SOURCE_IMPORT_TASK",
+  ];
+  const ASYNC_ENTITY_TYPE = [
+    "ORGANIZATION", "ENGAGEMENT", "ANALYSIS", "ANALYSIS_RESULT", "ANALYSIS_SOURCE", "FILE_RESULT", "GDPDU_UNPACK_JOB",
+    "ACCOUNT_GROUPING", "ENGAGEMENT_ACCOUNT_GROUPING", "FILE_MANAGER_FILE", "DATA_SOURCE_IMPORT_TASK",
+  ];
+  const FREQUENCY = ["ANNUAL", "SEMI_ANNUAL", "QUARTERLY", "MONTHLY", "THIRTEEN_PERIODS"];
+
+  const wrong: Array<[kind: string, path: string, filter: unknown, identifier: string, field: string, value: string, allowed: string[]]> = [
+    ["account mapping status", "/account-mappings/query", { status: "BOGUS" }, "status", "status", "BOGUS", ACCOUNT_MAPPING_STATUS],
+    ["user role", "/users/query", { role: "ROLE_BOSS" }, "role", "role", "ROLE_BOSS", ROLE],
+    ["async result type", "/async-results/query", { type: "NOPE" }, "type", "type", "NOPE", ASYNC_TYPE],
+    ["$eq", "/async-results/query", { status: { $eq: "DONE" } }, "status.$eq", "status", "DONE", ["IN_PROGRESS", "COMPLETE", "ERROR"]],
+    ["$ne", "/file-manager/query", { type: { $ne: "FOLDER" } }, "type.$ne", "type", "FOLDER", ["DIRECTORY", "FILE"]],
+    ["$in with one bad value", "/async-results/query", { $and: [{ entityType: { $in: ["analysis_source", "NOPE"] } }] }, "$and[0].entityType.$in", "entityType", "NOPE", ASYNC_ENTITY_TYPE],
+    ["$nin with one bad value", ENG, { frequency: { $nin: ["annual", "YEARLY"] } }, "frequency.$nin", "frequency", "YEARLY", FREQUENCY],
+  ];
+  for (const [kind, path, filter, identifier, field, value, allowed] of wrong) {
+    it(`a value outside the enumeration is a 400: ${kind}`, async () => {
+      const response = await post(path, filter);
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body).toMatchObject({ status: 400, origin: expect.stringMatching(new RegExp(`${path}$`)), problemCount: 1 });
+      expect(response.body.problems).toEqual([
+        { problemType: "INCORRECT_DATA_TYPE", severity: "ERROR", identifier, reason: `${field}: expects one of ${allowed.join(", ")}`, values: [value], suggestedValues: allowed },
+      ]);
+    });
+  }
+
+  it("a known value matches whatever its case: user role", async () => {
+    const users = async (filter: unknown) => {
+      const response = await post("/users/query", filter);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.content as Array<{ id: string; role: string }>;
+    };
+    const plain = await users({ role: "rOlE_uSeR" });
+    expect(plain.map((u) => u.id)).toContain(other);
+    expect(new Set(plain.map((u) => u.role))).toEqual(new Set(["ROLE_USER"]));
+    const admins = await users({ role: { $in: ["role_admin", "ROLE_CLIENT"] } });
+    expect(admins.map((u) => u.id)).toContain(me);
+    expect(admins.map((u) => u.id)).not.toContain(other);
+  });
+
+  it("a known value matches whatever its case: async result type, entity type and status", async () => {
+    const response = await post("/async-results/query", {
+      $and: [{ entityId: source.analysisSourceId }, { type: "analysis_source_ingestion" }, { entityType: { $in: ["Analysis_Source"] } }, { status: { $ne: "error" } }],
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.content.length).toBeGreaterThan(0);
+    for (const result of response.body.content) expect(result).toMatchObject({ entityId: source.analysisSourceId, type: "ANALYSIS_SOURCE_INGESTION", entityType: "ANALYSIS_SOURCE", status: "COMPLETE" });
+  });
+
+  it("a known value matches whatever its case: account mapping status", async () => {
+    const all = await post("/account-mappings/query?size=100", { engagementId: source.engagementId });
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    const mappings = all.body.content as Array<{ id: string; status: string }>;
+    expect(mappings.length).toBeGreaterThan(0);
+    const status = mappings[0].status;
+    const byStatus = await post("/account-mappings/query?size=100", { engagementId: source.engagementId, status: status.toLowerCase() });
+    expect(byStatus.status, JSON.stringify(byStatus.body)).toBe(200);
+    expect(byStatus.body.content.map((m: { id: string }) => m.id).sort()).toEqual(mappings.filter((m) => m.status === status).map((m) => m.id).sort());
+    const none = await post("/account-mappings/query?size=100", { engagementId: source.engagementId, status: { $nin: ACCOUNT_MAPPING_STATUS.map((s) => s.toLowerCase()) } });
+    expect(none.status, JSON.stringify(none.body)).toBe(200);
+    expect(none.body.content).toEqual([]);
+  });
+
+  it("sorts by an enumeration column", async () => {
+    const response = await post(`${ENG}?sort=frequency,desc`, { organizationId: { $in: [orgA, orgB] } });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.content.map((e: { name: string }) => e.name)).toEqual([BETA, GAMMA, ALPHA]);
+  });
+
+  it("GraphQL list filters check enumeration values the same way", async () => {
+    const bad = await server.gql(`{ users(filter: { role: "ROLE_BOSS" }) { totalElements } }`);
+    expect(bad.body.errors[0].extensions).toMatchObject({ status: 400 });
+    expect(bad.body.errors[0].extensions.problems).toEqual([
+      { problemType: "INCORRECT_DATA_TYPE", severity: "ERROR", identifier: "role", reason: `role: expects one of ${ROLE.join(", ")}`, values: ["ROLE_BOSS"], suggestedValues: ROLE },
+    ]);
+    const good = await server.gql(`query($f: JSON) { users(filter: $f) { content { id role } } }`, { f: { role: "role_user" } });
+    expect(good.body.errors, JSON.stringify(good.body.errors)).toBeUndefined();
+    expect(good.body.data.users.content.map((u: { id: string }) => u.id)).toContain(other);
   });
 });

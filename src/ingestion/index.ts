@@ -13,6 +13,7 @@ export { detectFormat, NotTabularFileError, type DetectOptions, type FormatDetec
 export { inspectFile, type InspectOptions } from "./inspect.js";
 export { SUPPORTED_GROUPED_FORMATS, detectGroupedFormat } from "./formats/index.js";
 export { mappedMetrics, withRecommendedMetrics } from "./profile/mapped-metrics.js";
+export { ALL_GROUPED_FORMATS } from "./types.js";
 export type { ColumnData, ColumnDefinition, DataPreview, GroupedFormat, Metric, MetricState, TabularFileInfo } from "./types.js";
 export type { DetectedType } from "./profile/classify.js";
 export type { FileEncoding } from "./csv/encoding.js";
@@ -60,10 +61,11 @@ export {
   transactionIdCandidates,
   type EntryPreview,
   type Indicator,
+  RATINGS,
   type Rating,
   type TransactionIdPreview,
 } from "./analysis/transaction-ids.js";
-export { needsWindow, sameSelection, selectionProblems, type TransactionIdSelection, type TransactionIdType } from "./analysis/transaction-keys.js";
+export { needsWindow, sameSelection, selectionProblems, TRANSACTION_ID_TYPES, type TransactionIdSelection, type TransactionIdType } from "./analysis/transaction-keys.js";
 
 // Typed parse and accounts.
 export { discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";

@@ -43,15 +43,18 @@ export interface ColumnData {
   columnMetadata: Record<string, Metric>;
 }
 
-export type GroupedFormat =
-  | "QUICKBOOKS_JOURNAL"
-  | "QUICKBOOKS_JOURNAL_2024"
-  | "QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT"
-  | "SAGE50_LEDGER"
-  | "SAGE50_TRANSACTIONS"
-  | "CCH_ACCOUNT_LIST"
-  | "MS_DYNAMICS_JOURNAL"
-  | "SAGE50_UK";
+/** Every grouped format of the wire enum (wire reference 7); SUPPORTED_GROUPED_FORMATS are those detected here. */
+export const ALL_GROUPED_FORMATS = [
+  "QUICKBOOKS_JOURNAL",
+  "QUICKBOOKS_JOURNAL_2024",
+  "QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT",
+  "SAGE50_LEDGER",
+  "SAGE50_TRANSACTIONS",
+  "CCH_ACCOUNT_LIST",
+  "MS_DYNAMICS_JOURNAL",
+  "SAGE50_UK",
+] as const;
+export type GroupedFormat = (typeof ALL_GROUPED_FORMATS)[number];
 
 /** The wire's TABULAR_FILE_INFO read model plus `encoding`, `quote`, `rowCount` and `degrouped`. */
 export interface TabularFileInfo {

@@ -50,6 +50,12 @@ export interface ColumnDef extends SearchFlags {
    * whose GIN expression index serves them instead.
    */
   storedLowerCase?: boolean;
+  /**
+   * STRING columns holding an enumeration (see `enumOf`): its canonical values, exactly as stored.
+   * `$eq`/`$ne`/`$in`/`$nin` accept them case-insensitively, bind the canonical spelling and compare
+   * the column as stored (`col = $1`, served by a plain btree index); any other value is a 400.
+   */
+  values?: readonly string[];
 }
 
 export interface ColumnSet {
@@ -92,7 +98,14 @@ export const TEXT: ColumnSpec = {
   sortable: true,
 };
 export const ID: ColumnSpec = { type: "OBJECTID", equalitySearch: true, sortable: true };
-export const ENUM: ColumnSpec = { type: "STRING", equalitySearch: true, sortable: true };
+/**
+ * An enumeration column: equality and sorting, values checked against `values` (its canonical,
+ * stored spelling, e.g. the constant behind the module's GraphQL enum). A column whose stored
+ * values are not a closed set is a plain `{ type: "STRING", equalitySearch: true, ... }` instead.
+ */
+export function enumOf(values: readonly string[]): ColumnSpec {
+  return { type: "STRING", equalitySearch: true, sortable: true, values };
+}
 export const FLAG: ColumnSpec = { type: "BOOLEAN", equalitySearch: true, sortable: true };
 /** Arrays of ids or permission names: canonical lower-case values, validated on every write. */
 export const ID_LIST: ColumnSpec = { type: "ARRAY_STRINGS", containsSearch: true, storedLowerCase: true };

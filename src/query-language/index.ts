@@ -4,7 +4,7 @@ import { parseFilter } from "./parse.js";
 import { SqlParams, translateFilter, type TranslateOptions } from "./translate.js";
 import { validateFilter, type CheckedNode } from "./validate.js";
 
-export { defineColumns, columnSetOf, AUDIT_COLUMNS, TEXT, ID, ENUM, FLAG, ID_LIST, type ColumnDef, type ColumnSet, type ColumnType } from "./columns.js";
+export { defineColumns, columnSetOf, AUDIT_COLUMNS, TEXT, ID, enumOf, FLAG, ID_LIST, type ColumnDef, type ColumnSet, type ColumnType } from "./columns.js";
 export { SqlParams, quoteIdent } from "./translate.js";
 export { parseSort, orderByClause, type SortOrder } from "./sort.js";
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../test/helpers/database.js";
 import { ValidationError } from "../core/errors.js";
 import { parseJsonBody } from "../core/json-body.js";
-import { checkFilter, compileFilter, defineColumns, SqlParams } from "./index.js";
+import { checkFilter, compileFilter, defineColumns, enumOf, orderByClause, SqlParams } from "./index.js";
 
 // Every operator runs as SQL against a real table holding each column type the language knows;
 // the expected rows follow from the data below, not from the translator.
@@ -25,13 +25,14 @@ const columns = defineColumns("probe", {
   memo: { type: "KEYWORD_SEARCH", keywordSearch: true },
   notes: { type: "KEYWORD_SEARCH", keywordSearch: true },
   noflags: { type: "STRING", sql: "name" },
+  state: enumOf(["OPEN", "ON_HOLD", "CLOSED"]),
 });
 
 const ROWS = [
-  { id: "000000000000000000000001", name: "Alpha Ltd", code: "A", posted: "2025-01-10T10:00:00Z", day: "2025-01-10", qty: 1, big: "9000000000", ratio: 0.5, precise: 1.25, amount: 10050, pct: 1000, active: true, tags: ["Cash", "Bank"], flags: { manual: true, weekend: false }, memo: "Year-end accrual reversal", notes: null },
-  { id: "000000000000000000000002", name: "beta gmbh", code: "B", posted: "2025-02-15T12:30:00Z", day: "2025-02-15", qty: 2, big: "-5", ratio: 2.5, precise: -3.5, amount: -250, pct: 5000, active: false, tags: ["Revenue"], flags: { manual: false, weekend: true }, memo: "Sales invoice 1002", notes: "approved late" },
-  { id: "000000000000000000000003", name: "Gamma_50%", code: null, posted: "2025-03-20T00:00:00Z", day: "2025-03-20", qty: 3, big: "0", ratio: 0, precise: 0, amount: 0, pct: 10000, active: true, tags: [], flags: {}, memo: null, notes: "Accrued bonus" },
-  { id: "000000000000000000000004", name: null, code: "D", posted: null, day: null, qty: null, big: null, ratio: null, precise: null, amount: null, pct: null, active: null, tags: null, flags: null, memo: "cash count", notes: null },
+  { id: "000000000000000000000001", name: "Alpha Ltd", code: "A", posted: "2025-01-10T10:00:00Z", day: "2025-01-10", qty: 1, big: "9000000000", ratio: 0.5, precise: 1.25, amount: 10050, pct: 1000, active: true, tags: ["Cash", "Bank"], flags: { manual: true, weekend: false }, memo: "Year-end accrual reversal", notes: null, state: "OPEN" },
+  { id: "000000000000000000000002", name: "beta gmbh", code: "B", posted: "2025-02-15T12:30:00Z", day: "2025-02-15", qty: 2, big: "-5", ratio: 2.5, precise: -3.5, amount: -250, pct: 5000, active: false, tags: ["Revenue"], flags: { manual: false, weekend: true }, memo: "Sales invoice 1002", notes: "approved late", state: "CLOSED" },
+  { id: "000000000000000000000003", name: "Gamma_50%", code: null, posted: "2025-03-20T00:00:00Z", day: "2025-03-20", qty: 3, big: "0", ratio: 0, precise: 0, amount: 0, pct: 10000, active: true, tags: [], flags: {}, memo: null, notes: "Accrued bonus", state: "ON_HOLD" },
+  { id: "000000000000000000000004", name: null, code: "D", posted: null, day: null, qty: null, big: null, ratio: null, precise: null, amount: null, pct: null, active: null, tags: null, flags: null, memo: "cash count", notes: null, state: null },
 ];
 
 let pool: pg.Pool;
@@ -39,10 +40,10 @@ beforeAll(async () => {
   const { url } = await createTestDatabase();
   pool = new pg.Pool({ connectionString: url, max: 2 });
   await pool.query(`CREATE TABLE probe (id text PRIMARY KEY, name text, code text, posted timestamptz, day date, qty integer, big bigint, ratio real,
-    precise double precision, amount bigint, pct numeric, active boolean, tags text[], flags jsonb, memo text, notes text)`);
+    precise double precision, amount bigint, pct numeric, active boolean, tags text[], flags jsonb, memo text, notes text, state text)`);
   for (const r of ROWS) {
-    await pool.query("INSERT INTO probe VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)", [
-      r.id, r.name, r.code, r.posted, r.day, r.qty, r.big, r.ratio, r.precise, r.amount, r.pct, r.active, r.tags, r.flags === null ? null : JSON.stringify(r.flags), r.memo, r.notes,
+    await pool.query("INSERT INTO probe VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)", [
+      r.id, r.name, r.code, r.posted, r.day, r.qty, r.big, r.ratio, r.precise, r.amount, r.pct, r.active, r.tags, r.flags === null ? null : JSON.stringify(r.flags), r.memo, r.notes, r.state,
     ]);
   }
 });
@@ -54,7 +55,7 @@ async function ids(filter: unknown): Promise<number[]> {
   return rows.map((r) => Number.parseInt(r.id, 16));
 }
 
-function problemsOf(filter: unknown): Array<{ identifier?: string; problemType: string; reason: string }> {
+function problemsOf(filter: unknown): Array<{ identifier?: string; problemType: string; reason: string; values?: string[]; suggestedValues?: string[] }> {
   try {
     checkFilter(filter, columns);
   } catch (error) {
@@ -140,6 +141,24 @@ describe("query language operators (executed in PostgreSQL)", () => {
     expect(await ids({ $keyword_prefix_not: "accru" })).toEqual([2, 4]);
     expect(await ids({ $keyword_prefix: "1002" })).toEqual([2]);
   });
+  it("enumeration columns: values in any case, compared as stored with the canonical value", async () => {
+    expect(await ids({ state: "open" })).toEqual([1]);
+    expect(await ids({ state: { $eq: "On_Hold" } })).toEqual([3]);
+    expect(await ids({ state: { $ne: "closed" } })).toEqual([1, 3, 4]);
+    expect(await ids({ state: { $in: ["closed", "ON_HOLD"] } })).toEqual([2, 3]);
+    expect(await ids({ state: { $nin: ["open"] } })).toEqual([2, 3, 4]);
+    expect(await ids({ state: null })).toEqual([4]);
+    expect(await ids({ state: { $ne: null } })).toEqual([1, 2, 3]);
+    // No lower(col): a plain index on the column serves equality, IN and the sort.
+    expect(compileFilter({ state: "open" }, columns, new SqlParams())).toMatchObject({ sql: `"state" = $1::text`, params: { values: ["OPEN"] } });
+    expect(compileFilter({ state: { $in: ["closed", "on_hold"] } }, columns, new SqlParams())).toMatchObject({ sql: `"state" = ANY($1::text[])`, params: { values: [["CLOSED", "ON_HOLD"]] } });
+    expect(compileFilter({ state: { $ne: "Closed" } }, columns, new SqlParams()).sql).toBe(`"state" IS DISTINCT FROM $1::text`);
+    expect(compileFilter({ state: { $nin: ["open"] } }, columns, new SqlParams()).sql).toBe(`("state" IS NULL OR NOT ("state" = ANY($1::text[])))`);
+    expect(orderByClause([{ field: "state", direction: "DESC" }], columns)).toBe(`"state" DESC NULLS LAST, "id" ASC`);
+    // Other STRING columns keep comparing and sorting lower-cased.
+    expect(compileFilter({ name: "Alpha" }, columns, new SqlParams()).sql).toBe(`lower("name") = $1::text`);
+    expect(orderByClause([{ field: "noflags", direction: "ASC" }], columns)).toBe(`lower("name") ASC NULLS LAST, "id" ASC`);
+  });
   it("binds values as parameters (no SQL injection through values)", async () => {
     expect(await ids({ name: "x' OR '1'='1" })).toEqual([]);
     expect(await ids({ $keyword_prefix: "a') OR TRUE --" })).toEqual([]);
@@ -215,6 +234,26 @@ describe("query language errors (each names the key)", () => {
     expect(problemsOf(parseJsonBody('{"big":9.2e18}'))[0].reason).toMatch(/not exact/);
   });
 
+  it("a value outside an enumeration column's values (INCORRECT_DATA_TYPE, the allowed values suggested)", () => {
+    const allowed = ["OPEN", "ON_HOLD", "CLOSED"];
+    expect(problemsOf({ state: "BOGUS" })).toEqual([
+      { problemType: "INCORRECT_DATA_TYPE", severity: "ERROR", identifier: "state", reason: "state: expects one of OPEN, ON_HOLD, CLOSED", values: ["BOGUS"], suggestedValues: allowed },
+    ]);
+    expect(problemsOf({ state: { $eq: "opened" } })[0]).toMatchObject({ identifier: "state.$eq", problemType: "INCORRECT_DATA_TYPE", values: ["opened"], suggestedValues: allowed });
+    expect(problemsOf({ state: { $ne: "ON HOLD" } })[0]).toMatchObject({ identifier: "state.$ne", problemType: "INCORRECT_DATA_TYPE", values: ["ON HOLD"] });
+    // One bad value in $in/$nin refuses the whole filter, naming that value.
+    expect(problemsOf({ state: { $in: ["open", "NOPE"] } })).toEqual([
+      { problemType: "INCORRECT_DATA_TYPE", severity: "ERROR", identifier: "state.$in", reason: "state: expects one of OPEN, ON_HOLD, CLOSED", values: ["NOPE"], suggestedValues: allowed },
+    ]);
+    expect(problemsOf({ state: { $nin: ["CLOSED", ""] } })[0]).toMatchObject({ identifier: "state.$nin", values: [""] });
+    // Not a string at all, and nested under $and/$or.
+    expect(problemsOf({ state: 5 })[0]).toMatchObject({ identifier: "state", problemType: "INCORRECT_DATA_TYPE", values: ["5"], suggestedValues: allowed });
+    expect(problemsOf({ state: { $in: [null] } })[0]).toMatchObject({ identifier: "state.$in", values: ["null"] });
+    expect(problemsOf({ $or: [{ qty: 1 }, { $and: [{ state: "gone" }] }] })[0]).toMatchObject({ identifier: "$or[1].$and[0].state", reason: expect.stringMatching(/expects one of/) });
+    // Operators other than equality keep their own checks (enumeration columns have no range or prefix search).
+    expect(problemsOf({ state: { $gt: "OPEN" } })[0].reason).toMatch(/rangeSearch/);
+    expect(problemsOf({ state: { $iprefix: "op" } })[0].reason).toMatch(/caseInsensitivePrefixSearch/);
+  });
   it("malformed operands", () => {
     expect(problemsOf({ qty: { $in: 1 } })[0].reason).toMatch(/array/);
     expect(problemsOf({ qty: { $in: [1, "x"] } })[0].identifier).toBe("qty.$in");

@@ -34,7 +34,9 @@ export function orderByClause(orders: SortOrder[], columns: ColumnSet, alias?: s
   const prefix = alias ? `${alias}.` : "";
   const parts = orders.map((o) => {
     const column = columns.byField.get(o.field)!;
-    const expr = column.type === "STRING" ? `lower(${prefix}${quoteIdent(column.sql)})` : `${prefix}${quoteIdent(column.sql)}`;
+    // Strings sort case-insensitively; enumeration columns hold one canonical spelling per value,
+    // so they sort as stored (a plain index on the column serves the order).
+    const expr = column.type === "STRING" && !column.values ? `lower(${prefix}${quoteIdent(column.sql)})` : `${prefix}${quoteIdent(column.sql)}`;
     return `${expr} ${o.direction} NULLS LAST`;
   });
   if (!orders.some((o) => columns.byField.get(o.field)?.sql === tieBreaker)) parts.push(`${prefix}${quoteIdent(tieBreaker)} ASC`);

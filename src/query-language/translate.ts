@@ -57,9 +57,11 @@ export function translateFilter(node: CheckedNode, params: SqlParams, options: T
 }
 
 function columnCondition(target: string, column: ColumnDef, op: string, value: unknown, params: SqlParams): string {
-  const text = column.type === "STRING";
-  // Case-insensitive comparison for strings: both sides lower-cased (values already are).
-  const lhs = text ? `lower(${target})` : target;
+  // Case-insensitive comparison for strings: both sides lower-cased (values already are). Equality
+  // on an enumeration column compares the column as stored with the canonical value validate.ts
+  // bound instead, so a plain btree index on the column serves it.
+  const asStored = column.values !== undefined && (op === "$eq" || op === "$ne" || op === "$in" || op === "$nin");
+  const lhs = column.type === "STRING" && !asStored ? `lower(${target})` : target;
   const cast = sqlTypeOf(column.type);
   switch (op) {
     case "$eq":

@@ -121,16 +121,18 @@ function validateColumn(node: Extract<FilterNode, { kind: "column" }>, columns: 
 const INVALID: unique symbol = Symbol("invalid");
 
 function checkOperand(node: Extract<FilterNode, { kind: "column" }>, column: ColumnDef, problems: Problem[]): unknown {
-  const fail = (reason: string, value: unknown): typeof INVALID => {
-    problems.push(problem(node.path, `${node.field}: ${reason}`, "INCORRECT_DATA_TYPE", [value]));
+  const fail = (reason: string, value: unknown, suggestedValues?: string[]): typeof INVALID => {
+    problems.push(problem(node.path, `${node.field}: ${reason}`, "INCORRECT_DATA_TYPE", [value], suggestedValues));
     return INVALID;
   };
+  // Equality on an enumeration column: one of its values, in its canonical spelling.
+  const equal = (item: unknown, itemExact: string | undefined) => (column.values ? enumValue(column.values, item, fail) : single(column.type, item, itemExact, fail));
   const { op, value, exact } = node;
   switch (op) {
     case "$eq":
     case "$ne":
       if (value === null) return null;
-      return single(column.type, value, exact, fail);
+      return equal(value, exact);
     case "$gt":
     case "$gte":
     case "$lt":
@@ -141,7 +143,7 @@ function checkOperand(node: Extract<FilterNode, { kind: "column" }>, column: Col
       if (!Array.isArray(value)) return fail(`${op} expects an array of literals`, value);
       const out: unknown[] = [];
       for (const [index, item] of value.entries()) {
-        const checked = single(column.type, item, exactIntegerText(value, index), fail);
+        const checked = equal(item, exactIntegerText(value, index));
         if (checked === INVALID) return INVALID;
         out.push(checked);
       }
@@ -163,6 +165,20 @@ function checkOperand(node: Extract<FilterNode, { kind: "column" }>, column: Col
       if (typeof value !== "string" || value === "") return fail(`${op} expects a non-empty string`, value);
       return value.toLowerCase();
   }
+}
+
+/**
+ * A value of an enumeration column: accepted whatever its case and returned as the canonical
+ * (stored) value, so the translator compares the column as stored; anything else is refused with
+ * the allowed values suggested.
+ */
+function enumValue(values: readonly string[], value: unknown, fail: (reason: string, value: unknown, suggestedValues?: string[]) => typeof INVALID): unknown {
+  if (typeof value === "string") {
+    const lower = value.toLowerCase();
+    const canonical = values.find((v) => v.toLowerCase() === lower);
+    if (canonical !== undefined) return canonical;
+  }
+  return fail(`expects one of ${values.join(", ")}`, value, [...values]);
 }
 
 function single(type: ColumnType, value: unknown, exact: string | undefined, fail: (reason: string, value: unknown) => typeof INVALID): unknown {

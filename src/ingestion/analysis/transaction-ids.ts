@@ -6,8 +6,10 @@ import { ensureRowIndex } from "../staging/stage.js";
 import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
 import { combinationKey, needsWindow, normalizeSelection, sameSelection, windowedKeys, type TransactionIdSelection } from "./transaction-keys.js";
 
-export type Rating = "BLOCK" | "FAIL" | "POOR" | "NEUTRAL" | "GOOD";
-const RATING_ORDER: Rating[] = ["BLOCK", "FAIL", "POOR", "NEUTRAL", "GOOD"];
+/** Preview ratings (wire reference 7), worst first. */
+export const RATINGS = ["BLOCK", "FAIL", "POOR", "NEUTRAL", "GOOD"] as const;
+export type Rating = (typeof RATINGS)[number];
+const RATING_ORDER: readonly Rating[] = RATINGS;
 
 export interface Indicator {
   rating: Rating;

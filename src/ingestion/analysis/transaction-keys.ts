@@ -2,7 +2,8 @@ import type { AppliedMapping } from "../mapping/model.js";
 import { columnTextExpression } from "../mapping/virtual-columns.js";
 import type { ParsePlan } from "../sql/parse-plan.js";
 
-export type TransactionIdType = "COMBINATION" | "RUNNING_TOTAL";
+export const TRANSACTION_ID_TYPES = ["COMBINATION", "RUNNING_TOTAL"] as const;
+export type TransactionIdType = (typeof TRANSACTION_ID_TYPES)[number];
 
 /** The wire's transaction id selection. */
 export interface TransactionIdSelection {

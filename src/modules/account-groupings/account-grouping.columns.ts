@@ -1,4 +1,7 @@
-import { AUDIT_COLUMNS, defineColumns, ENUM, FLAG, ID, TEXT } from "../../query-language/index.js";
+import { AUDIT_COLUMNS, defineColumns, enumOf, FLAG, ID, TEXT } from "../../query-language/index.js";
+
+/** Account grouping `publishStatus` (wire reference 7), as stored. */
+export const PUBLISH_STATUSES = ["DRAFT", "UNPUBLISHED_CHANGES", "PUBLISHED"] as const;
 
 const ARRAY: { type: "ARRAY_STRINGS"; containsSearch: true } = { type: "ARRAY_STRINGS", containsSearch: true };
 
@@ -7,8 +10,9 @@ export const accountGroupingColumns = defineColumns("account grouping", {
   mac: FLAG,
   system: FLAG,
   archived: FLAG,
-  publishStatus: ENUM,
-  delimiter: ENUM,
+  publishStatus: enumOf(PUBLISH_STATUSES),
+  /** Whatever the grouping file's settings name (not a closed set): plain text equality. */
+  delimiter: { type: "STRING", equalitySearch: true, sortable: true },
   publishedDate: { type: "DATE_TIME", equalitySearch: true, rangeSearch: true, sortable: true },
 });
 

@@ -13,7 +13,7 @@ import { readTemplateWorkbook } from "./template-workbook.js";
 import { groupingWorkbook } from "./grouping-workbook.js";
 
 const ENTITY = "AccountGrouping";
-export const PUBLISH_STATUSES = ["DRAFT", "UNPUBLISHED_CHANGES", "PUBLISHED"] as const;
+export { PUBLISH_STATUSES } from "./account-grouping.columns.js";
 export const IMPORT_TYPES = ["PLATFORM_TEMPLATE", "CCH_GROUP_TRIAL_BALANCE"] as const;
 export type ImportType = (typeof IMPORT_TYPES)[number];
 

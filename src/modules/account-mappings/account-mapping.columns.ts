@@ -1,4 +1,7 @@
-import { AUDIT_COLUMNS, defineColumns, ENUM, ID, ID_LIST, TEXT } from "../../query-language/index.js";
+import { AUDIT_COLUMNS, defineColumns, enumOf, ID, ID_LIST, TEXT } from "../../query-language/index.js";
+
+/** Account mapping `status` (wire reference 7). USED and UNUSED are never stored (usage is usedByAnalysisSources), so filtering on them matches nothing. */
+export const ACCOUNT_MAPPING_STATUSES = ["MANUAL", "MAC_CODE", "MODIFIED_MAC", "UNVERIFIED", "VERIFIED", "INFERRED", "UNMAPPED", "USED", "UNUSED"] as const;
 
 export const accountMappingColumns = defineColumns("account mapping", {
   ...AUDIT_COLUMNS,
@@ -7,7 +10,7 @@ export const accountMappingColumns = defineColumns("account mapping", {
   accountDescription: TEXT,
   code: TEXT,
   fundId: TEXT,
-  status: ENUM,
+  status: enumOf(ACCOUNT_MAPPING_STATUSES),
   accountTags: { type: "ARRAY_STRINGS", containsSearch: true },
   usedByAnalysisSources: ID_LIST,
 });

@@ -8,7 +8,7 @@ import { accountMappingColumns } from "./account-mapping.columns.js";
 import { indexCandidates, inferMapping, type CandidateGroup, type CandidateIndex, type DiscoveredAccount } from "./mapping-inference.js";
 
 const ENTITY = "AccountMapping";
-export const ACCOUNT_MAPPING_STATUSES = ["MANUAL", "MAC_CODE", "MODIFIED_MAC", "UNVERIFIED", "VERIFIED", "INFERRED", "UNMAPPED", "USED", "UNUSED"] as const;
+export { ACCOUNT_MAPPING_STATUSES } from "./account-mapping.columns.js";
 /** Mapped but not yet confirmed by a person: what POST /account-mappings/verify confirms. */
 export const UNVERIFIED_STATUSES = ["MANUAL", "MAC_CODE", "MODIFIED_MAC", "UNVERIFIED", "INFERRED"] as const;
 

@@ -2,6 +2,7 @@ import { Repeater } from "graphql-yoga";
 import type { TransientEvent } from "../../events/domain-event.js";
 import { builder } from "../../graphql/builder.js";
 import {
+  TRANSACTION_ID_TYPES,
   WORKFLOW_STATES,
   type AmbiguousColumnResolution as AmbiguousColumnResolutionModel,
   type ColumnMapping as ColumnMappingModel,
@@ -27,7 +28,7 @@ registerEventPermission("ANALYSIS_SOURCE", "api.analysis-sources.read");
 
 export const WorkflowStateEnum = builder.enumType("AnalysisSourceWorkflowState", { values: WORKFLOW_STATES.map((d) => d.state) });
 const VirtualColumnType = builder.enumType("VirtualColumnType", { values: ["DUPLICATE", "SPLIT_BY_POSITION", "SPLIT_BY_DELIMITER", "JOIN"] as const });
-const TransactionIdType = builder.enumType("TransactionIdType", { values: ["COMBINATION", "RUNNING_TOTAL"] as const });
+const TransactionIdType = builder.enumType("TransactionIdType", { values: TRANSACTION_ID_TYPES });
 const PeriodTypeEnum = builder.enumType("EffectiveDatePeriodType", { values: service.PERIOD_TYPES });
 
 const json = (description: string) => ({ type: "JSON" as const, nullable: true, description });

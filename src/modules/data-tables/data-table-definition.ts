@@ -26,7 +26,8 @@ export interface DataTableColumn {
   orderIndexed?: boolean;
 }
 
-export type ApiStability = "STABLE" | "UNSTABLE";
+export const API_STABILITIES = ["STABLE", "UNSTABLE"] as const;
+export type ApiStability = (typeof API_STABILITIES)[number];
 
 /**
  * What a data table holds, stored in its `type` (spec 2.10 identifies tables by `logicalName` or

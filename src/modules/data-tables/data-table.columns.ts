@@ -1,4 +1,5 @@
-import { AUDIT_COLUMNS, defineColumns, ENUM, ID, TEXT } from "../../query-language/index.js";
+import { AUDIT_COLUMNS, defineColumns, enumOf, ID, TEXT } from "../../query-language/index.js";
+import { API_STABILITIES } from "./data-table-definition.js";
 
 /** What POST /data-tables/query and `dataTables(filter:)` can filter and sort on. */
 export const dataTableColumns = defineColumns("data tables", {
@@ -9,5 +10,5 @@ export const dataTableColumns = defineColumns("data tables", {
   analysisResultId: ID,
   logicalName: TEXT,
   type: TEXT,
-  apiStability: ENUM,
+  apiStability: enumOf(API_STABILITIES),
 });

@@ -3,12 +3,12 @@ import { COLUMN_TYPES } from "../../query-language/columns.js";
 import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
-import type { DataTableColumn as StoredColumn } from "./data-table-definition.js";
+import { API_STABILITIES, type ApiStability as ApiStabilityValue, type DataTableColumn as StoredColumn } from "./data-table-definition.js";
 import type { DataPage } from "./data-table-rows.js";
 import * as service from "./data-table.service.js";
 
 export const ColumnType = builder.enumType("ColumnType", { values: COLUMN_TYPES });
-export const ApiStability = builder.enumType("ApiStability", { values: ["STABLE", "UNSTABLE"] as const });
+export const ApiStability = builder.enumType("ApiStability", { values: API_STABILITIES });
 const SortDirection = builder.enumType("SortDirection", { values: ["ASC", "DESC"] as const });
 
 const DataTableColumn = builder.objectRef<StoredColumn>("DataTableColumn").implement({
@@ -41,7 +41,7 @@ export const DataTable = builder.prismaObject("DataTable", {
     analysisResultId: t.exposeID("analysisResultId", { nullable: true }),
     logicalName: t.exposeString("logicalName", { nullable: true }),
     type: t.exposeString("type", { nullable: true }),
-    apiStability: t.field({ type: ApiStability, resolve: (d) => d.apiStability as "STABLE" | "UNSTABLE" }),
+    apiStability: t.field({ type: ApiStability, resolve: (d) => d.apiStability as ApiStabilityValue }),
     rowCount: t.field({ type: "Long", resolve: (d) => d.rowCount }),
     columns: t.field({ type: [DataTableColumn], resolve: (d) => d.columns as unknown as StoredColumn[] }),
   }),

@@ -6,10 +6,10 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import { libraryGroupingId } from "../account-groupings/library-usage.js";
 import { SYSTEM_ACCOUNT_GROUPING_ID } from "../account-groupings/mac-codes.js";
 import { groupingWorkbook } from "../account-groupings/grouping-workbook.js";
-import { engagementAccountGroupingColumns } from "./engagement-account-grouping.columns.js";
+import { engagementAccountGroupingColumns, GROUP_ORIGINS } from "./engagement-account-grouping.columns.js";
 
 const ENTITY = "EngagementAccountGrouping";
-export const GROUP_ORIGINS = ["IMPORTED_FROM_LIBRARY", "IMPORTED_FROM_ENGAGEMENT", "ADDED_ON_ENGAGEMENT"] as const;
+export { GROUP_ORIGINS };
 export type GroupOrigin = (typeof GROUP_ORIGINS)[number];
 
 export function getEngagementAccountGrouping(ctx: RequestContext, id: string) {

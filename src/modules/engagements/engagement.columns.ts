@@ -1,4 +1,7 @@
-import { AUDIT_COLUMNS, defineColumns, ENUM, ID, ID_LIST, TEXT } from "../../query-language/index.js";
+import { AUDIT_COLUMNS, defineColumns, enumOf, ID, ID_LIST, TEXT } from "../../query-language/index.js";
+
+/** Accounting period `frequency` (wire reference 7), as stored. */
+export const FREQUENCIES = ["ANNUAL", "SEMI_ANNUAL", "QUARTERLY", "MONTHLY", "THIRTEEN_PERIODS"] as const;
 
 export const engagementColumns = defineColumns("engagements", {
   ...AUDIT_COLUMNS,
@@ -12,5 +15,5 @@ export const engagementColumns = defineColumns("engagements", {
   engagementLeadId: ID,
   billingCode: TEXT,
   reportingPeriodConfigurationId: ID,
-  frequency: ENUM,
+  frequency: enumOf(FREQUENCIES),
 });

@@ -2,9 +2,10 @@ import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
+import { FREQUENCIES } from "./engagement.columns.js";
 import * as service from "./engagement.service.js";
 
-export const Frequency = builder.enumType("Frequency", { values: ["ANNUAL", "SEMI_ANNUAL", "QUARTERLY", "MONTHLY", "THIRTEEN_PERIODS"] as const });
+export const Frequency = builder.enumType("Frequency", { values: FREQUENCIES });
 
 const AccountingPeriod = builder.objectRef<{ fiscalStartDay: number | null; fiscalStartMonth: number | null; frequency: string | null }>("AccountingPeriod").implement({
   fields: (t) => ({

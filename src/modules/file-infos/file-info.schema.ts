@@ -2,22 +2,24 @@ import { builder } from "../../graphql/builder.js";
 import { Entity, type AuditShape } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
+import { ALL_GROUPED_FORMATS } from "../../ingestion/types.js";
+import { FILE_INFO_STATUSES, FILE_INFO_TYPES } from "./file-info.columns.js";
 import * as service from "./file-info.service.js";
 import "./file-info.jobs.js";
 
 registerEventPermission("FILE_INFO", "api.file-infos.read");
 
-export const FileInfoType = builder.enumType("FileInfoType", { values: ["FILE_INFO", "TABULAR_FILE_INFO"] as const });
+export const FileInfoType = builder.enumType("FileInfoType", { values: FILE_INFO_TYPES });
 export const FileInfoStatus = builder.enumType("FileInfoStatus", {
   description: "Where the file info's computation stands; until COMPLETE its other fields say nothing about the file",
   values: {
     PENDING: { description: "Being computed (a background job inspects the file after import): poll until COMPLETE or FAILED" },
     COMPLETE: { description: "Computed: type, format and (for TABULAR_FILE_INFO) the columns describe the file" },
     FAILED: { description: "Could not be computed (the file was unreadable or went away); the info stays a bare FILE_INFO" },
-  } as const,
+  } as const satisfies Record<(typeof FILE_INFO_STATUSES)[number], { description: string }>,
 });
 export const GroupedFormat = builder.enumType("GroupedFormat", {
-  values: ["QUICKBOOKS_JOURNAL", "QUICKBOOKS_JOURNAL_2024", "QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT", "SAGE50_LEDGER", "SAGE50_TRANSACTIONS", "CCH_ACCOUNT_LIST", "MS_DYNAMICS_JOURNAL", "SAGE50_UK"] as const,
+  values: ALL_GROUPED_FORMATS,
 });
 
 interface FileInfoRow extends AuditShape {

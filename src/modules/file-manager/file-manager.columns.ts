@@ -1,11 +1,14 @@
-import { AUDIT_COLUMNS, defineColumns, ENUM, ID, TEXT } from "../../query-language/index.js";
+import { AUDIT_COLUMNS, defineColumns, enumOf, ID, TEXT } from "../../query-language/index.js";
+
+/** File manager entity `type` (wire reference 7), as stored. */
+export const FILE_MANAGER_TYPES = ["DIRECTORY", "FILE"] as const;
 
 /** What POST /file-manager/query can filter and sort on; results mix DIRECTORY and FILE. */
 export const fileManagerColumns = defineColumns("file manager entity", {
   ...AUDIT_COLUMNS,
   engagementId: ID,
   parentFileManagerEntityId: ID,
-  type: ENUM,
+  type: enumOf(FILE_MANAGER_TYPES),
   name: TEXT,
   extension: TEXT,
   originalName: TEXT,

@@ -4,6 +4,7 @@ import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { FileDownload } from "../file-results/file-download.js";
+import { FILE_MANAGER_TYPES } from "./file-manager.columns.js";
 import * as service from "./file-manager.service.js";
 import "./file-manager.cleanup.js";
 import "../../storage/staging.cleanup.js";
@@ -11,7 +12,7 @@ import "../../storage/staging.cleanup.js";
 registerEventPermission("FILE_MANAGER_FILE", "api.file-manager.read");
 registerEventPermission("FILE_MANAGER_DIRECTORY", "api.file-manager.read");
 
-export const FileManagerType = builder.enumType("FileManagerType", { values: ["DIRECTORY", "FILE"] as const });
+export const FileManagerType = builder.enumType("FileManagerType", { values: FILE_MANAGER_TYPES });
 export const FileStatus = builder.enumType("FileStatus", { values: ["MODIFIED", "ROLLED_FORWARD"] as const });
 
 interface FileManagerRow extends AuditShape {

@@ -3,11 +3,12 @@ import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
+import { GDPDU_UNPACK_STATUSES } from "./gdpdu.columns.js";
 import * as service from "./gdpdu.service.js";
 
 registerEventPermission("GDPDU_UNPACK_JOB", "api.file-manager.read");
 
-const UnpackStatus = builder.enumType("GdpduUnpackStatus", { values: ["RUNNING", "UNPACK_COMPLETE", "FAILED"] as const });
+const UnpackStatus = builder.enumType("GdpduUnpackStatus", { values: GDPDU_UNPACK_STATUSES });
 
 interface UnpackedTable {
   name: string;

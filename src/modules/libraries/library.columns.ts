@@ -1,4 +1,7 @@
-import { AUDIT_COLUMNS, defineColumns, ENUM, FLAG, ID, ID_LIST, TEXT } from "../../query-language/index.js";
+import { AUDIT_COLUMNS, defineColumns, enumOf, FLAG, ID, ID_LIST, TEXT } from "../../query-language/index.js";
+
+/** Library `riskScoreDisplay` (wire reference 7), as stored. */
+export const RISK_SCORE_DISPLAYS = ["HIGH_MEDIUM_LOW", "PERCENTAGE"] as const;
 
 export const libraryColumns = defineColumns("libraries", {
   ...AUDIT_COLUMNS,
@@ -9,5 +12,5 @@ export const libraryColumns = defineColumns("libraries", {
   analysisTypeIds: ID_LIST,
   archived: FLAG,
   system: FLAG,
-  riskScoreDisplay: ENUM,
+  riskScoreDisplay: enumOf(RISK_SCORE_DISPLAYS),
 });

@@ -2,9 +2,10 @@ import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
+import { RISK_SCORE_DISPLAYS } from "./library.columns.js";
 import * as service from "./library.service.js";
 
-export const RiskScoreDisplay = builder.enumType("RiskScoreDisplay", { values: ["HIGH_MEDIUM_LOW", "PERCENTAGE"] as const });
+export const RiskScoreDisplay = builder.enumType("RiskScoreDisplay", { values: RISK_SCORE_DISPLAYS });
 
 const ConversionWarning = builder.objectRef<{ code: string; defaultMessage: string }>("ConversionWarning").implement({
   description: "A setting that could not be carried over unchanged when the library was created",
@@ -25,7 +26,7 @@ export const Library = builder.prismaObject("Library", {
     archived: t.exposeBoolean("archived"),
     system: t.exposeBoolean("system"),
     defaultDelimiter: t.exposeString("defaultDelimiter", { nullable: true }),
-    riskScoreDisplay: t.field({ type: RiskScoreDisplay, resolve: (l) => l.riskScoreDisplay as "HIGH_MEDIUM_LOW" | "PERCENTAGE" }),
+    riskScoreDisplay: t.field({ type: RiskScoreDisplay, resolve: (l) => l.riskScoreDisplay as (typeof RISK_SCORE_DISPLAYS)[number] }),
     controlPointSelectionPermission: t.exposeBoolean("controlPointSelectionPermission"),
     controlPointSettingsPermission: t.exposeBoolean("controlPointSettingsPermission"),
     controlPointWeightPermission: t.exposeBoolean("controlPointWeightPermission"),

@@ -3,11 +3,12 @@ import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import type { MonthlyEntry, WeeklyEntry } from "./reporting-period.rules.js";
+import { REPORTING_PERIOD_TYPES } from "./reporting-period.columns.js";
 import * as service from "./reporting-period.service.js";
 
 const ReportingPeriodType = builder.enumType("ReportingPeriodType", {
   description: "MONTHLY: monthly entries only; MONTHLY_AND_WEEKLY: weekly entries describe the same days",
-  values: ["MONTHLY", "MONTHLY_AND_WEEKLY"] as const,
+  values: REPORTING_PERIOD_TYPES,
 });
 
 const MonthlyReportingPeriod = builder.objectRef<MonthlyEntry>("MonthlyReportingPeriod").implement({

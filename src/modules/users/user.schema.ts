@@ -2,9 +2,10 @@ import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
+import { ROLES } from "./user.columns.js";
 import * as service from "./user.service.js";
 
-export const ROLES = ["ROLE_ADMIN", "ROLE_USER_ADMIN", "ROLE_ORGANIZATION_ADMIN", "ROLE_USER", "ROLE_CLIENT", "ROLE_PLATFORM_SUPPORT"] as const;
+export { ROLES };
 export const Role = builder.enumType("Role", { values: ROLES });
 
 const RecentLogin = builder.objectRef<{ ipAddress: string; timestamp: string }>("RecentLogin").implement({
