@@ -46,6 +46,7 @@ export { analyzeStagedData, type AnalyzeOptions, type StagedDataAnalysis } from 
 export {
   effectiveDateMetrics,
   loadRows,
+  loadStagedRecords,
   periodLabel,
   summarizeEffectiveDates,
   type AnalysisPeriod,
@@ -65,7 +66,7 @@ export {
   type Rating,
   type TransactionIdPreview,
 } from "./analysis/transaction-ids.js";
-export { needsWindow, sameSelection, selectionProblems, TRANSACTION_ID_TYPES, type TransactionIdSelection, type TransactionIdType } from "./analysis/transaction-keys.js";
+export { needsWindow, normalizeSelection, sameSelection, selectionProblems, TRANSACTION_ID_TYPES, type TransactionIdSelection, type TransactionIdType } from "./analysis/transaction-keys.js";
 
 // Typed parse and accounts.
 export { discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";

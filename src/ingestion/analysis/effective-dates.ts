@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
-import { qualifiedTable } from "../sql/identifiers.js";
+import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { ensureRowIndex } from "../staging/stage.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
 import type { DataPreview, MetricState } from "../types.js";
@@ -165,8 +165,8 @@ export function effectiveDateMetrics(summary: EffectiveDateSummary, period: Peri
   };
 }
 
-/** Rows of a staging or entries table by row_no, as string maps (to fill dataPreviews). */
-export async function loadRows(pool: pg.Pool, table: string, rowNos: number[]): Promise<Map<number, Record<string, unknown>>> {
+/** Rows of a staging or entries table by row_no, as string maps (every column, internal ones too). */
+export async function loadRows(pool: pg.Pool, table: string, rowNos: number[], select = "*"): Promise<Map<number, Record<string, unknown>>> {
   if (rowNos.length === 0) return new Map();
   const client = await pool.connect();
   try {
@@ -174,10 +174,23 @@ export async function loadRows(pool: pg.Pool, table: string, rowNos: number[]): 
     // Staging tables have only a BRIN index on row_no and no statistics: make the planner use it.
     await ensureRowIndex(client, table);
     await client.query("SET LOCAL enable_seqscan = off");
-    const { rows } = await client.query(`SELECT * FROM ${qualifiedTable(table)} WHERE row_no = ANY($1::bigint[])`, [rowNos]);
+    const { rows } = await client.query(`SELECT ${select} FROM ${qualifiedTable(table)} WHERE row_no = ANY($1::bigint[])`, [rowNos]);
     await client.query("COMMIT");
     return new Map(rows.map((r) => [Number(r.row_no), r]));
   } finally {
     client.release();
   }
+}
+
+/**
+ * Staged rows by row_no as the file's own fields, in column order (`width` = the file info's
+ * columns; blank fields as ""): the `row` of a data preview, shaped like the file info's previews.
+ * Internal columns of the staging table (row_no, typed shadows, fields beyond the width) stay out.
+ */
+export async function loadStagedRecords(pool: pg.Pool, staging: string, width: number, rowNos: number[]): Promise<Map<number, string[]>> {
+  const fields = Array.from({ length: width }, (_, i) => column(stagingColumn(i)));
+  const rows = await loadRows(pool, staging, rowNos, ["row_no", ...fields].join(", "));
+  const records = new Map<number, string[]>();
+  for (const [rowNo, row] of rows) records.set(rowNo, Array.from({ length: width }, (_, i) => (row[stagingColumn(i)] ?? "") as string));
+  return records;
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERAL_LEDGER_COLUMNS } from "../../../test/ingestion/definitions.js";
+import { sourceTypeByKey } from "../../modules/catalogue/analysis-source-types.data.js";
 import { ERP_GENERAL_LEDGER, FixtureDir, frenchFec, germanLedger, QUICKBOOKS_ONLINE_JOURNAL, SIGNED_AMOUNT_LEDGER, SPANISH_LEDGER } from "../../../test/ingestion/fixtures.js";
 import { inspectFile } from "../inspect.js";
 import type { TabularFileInfo } from "../types.js";
@@ -105,6 +106,22 @@ describe("mapping recommendations", () => {
 
   it("degrouped QuickBooks rows map too (the degrouper's transaction number is the txid)", () => {
     expect(recommended(infos.qbo)).toMatchObject({ Date: "effective_date", Account: "account", Debit: "debit", Credit: "credit", "Memo/Description": "memo", "Transaction Type": "source" });
+  });
+
+  it("bare Description and Type: the account's description and type where the source type gives them no other meaning", async () => {
+    const chart = await inspectFile(dir.write("chart.csv", "Account,Description,Type,Class\n1000,Cash,Asset,Current\n2000,Accounts Payable,Liability,Current\n"));
+    const mapped = (definitions: typeof GENERAL_LEDGER_COLUMNS) =>
+      Object.fromEntries(recommendMappings(summarizeColumns(chart), definitions).columnMappings.map((m) => [m.field, m.platformField]));
+    // "Type" and "Class" both name the account type: the first (and only) pairing wins, the other stays unmapped.
+    expect(mapped(sourceTypeByKey("CHART_OF_ACCOUNTS").columnDefinitions)).toEqual({ Account: "account", Description: "account_description", Type: "account_type", Class: null });
+    expect(mapped(sourceTypeByKey("FUND_CHART_OF_ACCOUNTS").columnDefinitions)).toMatchObject({ Description: "account_description", Type: "account_type" });
+    expect(mapped(sourceTypeByKey("OPENING_BALANCE").columnDefinitions)).toMatchObject({ Account: "account", Description: "account_description", Type: null });
+    // A journal has memo for "Description" (and "Type" names its source): nothing changes there.
+    expect(mapped(GENERAL_LEDGER_COLUMNS)).toMatchObject({ Account: "account", Description: "memo", Type: "source" });
+    // A named account description column wins over the bare word.
+    const named = await inspectFile(dir.write("chart-named.csv", "Account,Account Name,Description\n1000,Cash,Bank account\n"));
+    const r = recommendMappings(summarizeColumns(named), sourceTypeByKey("CHART_OF_ACCOUNTS").columnDefinitions);
+    expect(Object.fromEntries(r.columnMappings.map((m) => [m.field, m.platformField]))).toEqual({ Account: "account", "Account Name": "account_description", Description: null });
   });
 
   it("scores headers: exact synonyms 1, phrases less, vetoed words 0", () => {

@@ -4,7 +4,7 @@ import { NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "../profile/number-shape.
 import type { ColumnDefinition } from "../types.js";
 import type { ColumnSummary } from "./columns.js";
 import type { AmbiguousColumnResolution, ColumnMapping } from "./model.js";
-import { FIELD_EXCLUSIONS, FIELD_SYNONYMS } from "./synonyms.js";
+import { BARE_SYNONYMS, FIELD_EXCLUSIONS, FIELD_SYNONYMS } from "./synonyms.js";
 
 export interface MappingRecommendation {
   /** One entry per column: AUTO with a platform field, or NOT_MAPPED. */
@@ -52,6 +52,21 @@ export function headerScore(header: string, definition: ColumnDefinition): numbe
   return Math.min(best, 0.95);
 }
 
+/** Below a named match: a bare word ("Description") is weaker evidence than a field's own name. */
+const BARE_SCORE = 0.5;
+
+/**
+ * The score of a bare header word (BARE_SYNONYMS) for a field, among the source type's fields:
+ * only when no field claims the header by name (`claimed`) and no other field lists the word too.
+ */
+function bareScore(header: string, definition: ColumnDefinition, definitions: ColumnDefinition[], claimed: boolean): number {
+  if (claimed) return 0;
+  const norm = normalizeHeader(header);
+  if (!(BARE_SYNONYMS[definition.platformFieldName] ?? []).includes(norm)) return 0;
+  const listing = definitions.filter((d) => (BARE_SYNONYMS[d.platformFieldName] ?? []).includes(norm));
+  return listing.length === 1 ? BARE_SCORE : 0;
+}
+
 /** Whether a column's content can hold a field's type (0 vetoes the pair). */
 function typeFit(column: ColumnSummary, definition: ColumnDefinition): number {
   const type = definition.type;
@@ -97,15 +112,19 @@ export function unmetRequirements(definitions: ColumnDefinition[], mapped: Set<s
 
 /**
  * Recommends a platform field for each column from its header (synonym dictionaries in four
- * languages) and its content (detected type), for the fields of one source type. Columns and
+ * languages; bare words like "Description" where the source type gives them one meaning) and its
+ * content (detected type), for the fields of one source type. Columns and
  * fields are paired greedily by score; debit/credit pairs and signed amounts are kept exclusive;
  * date columns left without a named field fill the required date fields.
  */
 export function recommendMappings(columns: ColumnSummary[], definitions: ColumnDefinition[], options: RecommendOptions = {}): MappingRecommendation {
   const candidates: Candidate[] = [];
   for (const column of columns) {
-    for (const definition of definitions) {
-      const score = headerScore(column.name, definition) * typeFit(column, definition);
+    const named = definitions.map((definition) => headerScore(column.name, definition));
+    const claimed = named.some((score) => score >= MIN_SCORE);
+    for (const [i, definition] of definitions.entries()) {
+      const header = Math.max(named[i], bareScore(column.name, definition, definitions, claimed));
+      const score = header * typeFit(column, definition);
       if (score >= MIN_SCORE) candidates.push({ position: column.position, field: definition.platformFieldName, score });
     }
   }

@@ -45,6 +45,12 @@ export const FIELD_SYNONYMS: Record<string, string[]> = {
     "kontobezeichnung", "kontoname", "konto bezeichnung", "sachkontobezeichnung",
     "descripcion de la cuenta", "nombre de la cuenta", "nombre cuenta", "descripcion cuenta", "denominacion",
   ],
+  account_type: [
+    "account type", "account category", "account class", "account classification", "type of account", "acct type",
+    "type de compte", "categorie de compte", "classe de compte", "nature du compte",
+    "kontoart", "kontotyp", "kontenart", "kontoklasse", "kontenklasse",
+    "tipo de cuenta", "clase de cuenta", "categoria de cuenta", "tipo cuenta",
+  ],
   debit: [
     "debit", "debits", "debit amount", "dr", "debit amt", "debit value", "dr amount", "debit local", "debit lc", "amount debit",
     "debit", "montant debit", "debit eur",
@@ -104,6 +110,18 @@ export const FIELD_SYNONYMS: Record<string, string[]> = {
     "linea", "numero de linea", "renglon", "no linea",
   ],
   fund_id: ["fund", "fund id", "fund code", "fund no", "fund number", "fund name", "fonds", "code fonds", "fondo", "codigo de fondo"],
+};
+
+/**
+ * Bare header words that name a field only where the source type has nothing else they could
+ * mean: a lone "Description" is the account's description in a chart of accounts or a balance
+ * list, but the line's memo in a journal (memo lists the same words, so there it stays memo); a
+ * lone "Type" or "Class" is the account type of a chart of accounts. A bare word counts only when
+ * no field of the source type claims the header by its synonyms and exactly one field lists it.
+ */
+export const BARE_SYNONYMS: Record<string, string[]> = {
+  account_description: ["description", "descripcion", "beschreibung", "libelle", "designation"],
+  account_type: ["type", "typ", "tipo", "category", "categorie", "categoria", "kategorie", "class", "classe", "clase", "klasse", "nature", "art"],
 };
 
 /** Header words that point away from a field, e.g. a running "Balance" is not the entry amount. */

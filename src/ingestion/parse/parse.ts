@@ -60,12 +60,13 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
   const target = qualifiedTable(options.target);
   const selection = options.transactionIdSelection ? normalizeSelection(options.transactionIdSelection) : null;
   const hasAmounts = signedAmountExpression(plan, false) !== null;
+  // A file column's header, or the name of the virtual column at that position.
+  const original = (position: number) => options.columnNames?.[position] ?? plan.virtualColumns.find((v) => v.position === position)?.name ?? null;
   const columns: EntryColumn[] = [
     { name: "row_no", type: "INT64", platformField: null, originalName: null },
-    { name: FIELDS.txid, type: "STRING", platformField: FIELDS.txid, originalName: null },
+    { name: FIELDS.txid, type: "STRING", platformField: FIELDS.txid, originalName: txidSource(plan, selection, original) },
   ];
   const outer: string[] = ["row_no", `${FIELDS.txid}::text AS ${FIELDS.txid}`];
-  const original = (position: number) => options.columnNames?.[position] ?? null;
   for (const f of plan.fields) {
     if (f.platformField === FIELDS.txid || (hasAmounts && AMOUNT_FIELDS.has(f.platformField))) continue;
     outer.push(`${sqlColumn(f.platformField)}::${SQL_TYPE[f.storage]}`);
@@ -140,6 +141,20 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
     for (const [f, i] of checked) unparseable[f.platformField] = Number(rows[0]?.[`f${i}`] ?? 0);
   }
   return { table: options.target, rowCount, columns, unparseable };
+}
+
+/**
+ * The column txid comes from, when it is one column: the selection's only column (running totals
+ * and combinations of several columns have none), or without a selection the column mapped to txid.
+ */
+function txidSource(plan: ParsePlan, selection: Required<TransactionIdSelection> | null, original: (position: number) => string | null): string | null {
+  if (!selection) {
+    const mapped = plan.fields.find((f) => f.platformField === FIELDS.txid);
+    return mapped ? original(mapped.position) : null;
+  }
+  if (selection.type !== "COMBINATION") return null;
+  const positions = [...selection.columnSelection, ...selection.virtualColumnSelection.map((i) => plan.virtualColumns[i]?.position)];
+  return positions.length === 1 && positions[0] !== undefined ? original(positions[0]) : null;
 }
 
 export interface DiscoveredAccount {

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERP_GENERAL_LEDGER, QUICKBOOKS_ONLINE_JOURNAL } from "../../../test/ingestion/fixtures.js";
+import { ERP_GENERAL_LEDGER, QUICKBOOKS_ONLINE_JOURNAL, SIGNED_AMOUNT_LEDGER } from "../../../test/ingestion/fixtures.js";
 import { advance, analysisFixture, ingest, type SourceFixture } from "../../../test/helpers/analysis-sources.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { subscribe } from "../../../test/helpers/ws-client.js";
@@ -32,17 +32,19 @@ async function failedEvents(sourceId: string) {
   return rows.map((r) => r.payload);
 }
 
-/** PUT that must be refused with 400 naming `identifier`, leaving the source as it was. */
+/** PUT that must be refused with 400 naming `identifier`, leaving the source as it was; returns that problem. */
 async function refused(sourceId: string, body: Record<string, unknown>, identifier: string) {
   const before = (await server.api.get(`/analysis-sources/${sourceId}`)).body;
   const jobs = await jobsOf(sourceId);
   const response = await server.api.put(`/analysis-sources/${sourceId}`, { version: before.version, ...body });
   expect(response.status, JSON.stringify(response.body)).toBe(400);
   expect(response.body.problems.map((p: { identifier: string }) => p.identifier)).toContain(identifier);
-  expect(response.body.problems.find((p: { identifier: string }) => p.identifier === identifier)).toMatchObject({ problemType: "ILLEGAL_ARGUMENT" });
+  const problem = response.body.problems.find((p: { identifier: string }) => p.identifier === identifier);
+  expect(problem).toMatchObject({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR" });
   const after = (await server.api.get(`/analysis-sources/${sourceId}`)).body;
   expect(after).toEqual(before);
   expect(await jobsOf(sourceId)).toBe(jobs);
+  return problem as { reason: string; values?: string[]; suggestedValues?: string[] };
 }
 
 describe("failures while the workflow runs (FAILED, cause in errors and the async result)", () => {
@@ -158,6 +160,47 @@ describe("mistakes refused at request time (400 naming the field, the source unt
     expect(moved.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
   });
 
+  it("at COLUMNS_ANALYZED: a field or a column mapped twice, a mapping to nothing, a column resolved twice or with a format it cannot take", async () => {
+    // Each of these used to be accepted (200) and then fail DATA_VALIDATION_CONFIRMED, leaving the
+    // source FAILED for good (every later update 409): to be recreated from scratch.
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER);
+    expect(source.workflowState).toBe("COLUMNS_ANALYZED");
+    const twiceField = await refused(source.id, { proposedColumnMappings: [{ columnPosition: 4, platformField: "account" }, { columnPosition: 5, platformField: "account" }] }, "proposedColumnMappings[1].platformField");
+    expect(twiceField.reason).toContain("account is already mapped by proposedColumnMappings[0]");
+    const twiceColumn = await refused(source.id, { proposedColumnMappings: [{ columnPosition: 4, platformField: "account" }, { columnPosition: 4, platformField: "account_description" }] }, "proposedColumnMappings[1].columnPosition");
+    expect(twiceColumn.reason).toContain("column 4 (Account) is already mapped by proposedColumnMappings[0]");
+    await refused(
+      source.id,
+      { proposedVirtualColumns: [{ name: "Copy", type: "DUPLICATE", columnIndex: 0 }], proposedColumnMappings: [{ virtualColumnIndex: 0, platformField: "txid" }, { virtualColumnIndex: 0, platformField: "memo" }] },
+      "proposedColumnMappings[1].virtualColumnIndex",
+    );
+    await refused(source.id, { proposedColumnMappings: [{ columnPosition: 4, platformField: "account" }, { columnPosition: 8 }] }, "proposedColumnMappings[1]");
+    // Effective Date (2) reads MM/dd/yyyy without doubt: a bogus format, or one none of its values has, is refused.
+    const bogus = await refused(source.id, { proposedAmbiguousColumnResolutions: [{ position: 2, selectedFormat: "yyyy/bogus" }] }, "proposedAmbiguousColumnResolutions[0].selectedFormat");
+    expect(bogus).toMatchObject({ values: ['"yyyy/bogus"'], suggestedValues: ["MM/dd/yyyy"] });
+    await refused(source.id, { proposedAmbiguousColumnResolutions: [{ position: 2, selectedFormat: "dd/MM/yyyy" }] }, "proposedAmbiguousColumnResolutions[0].selectedFormat");
+    // Journal ID (0) holds no dates or amounts: nothing to resolve, whatever the format.
+    const text = await refused(source.id, { proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "MM/dd/yyyy" }] }, "proposedAmbiguousColumnResolutions[0].position");
+    expect(text.reason).toContain("column 0 (Journal ID) holds no dates or amounts");
+    await refused(source.id, { proposedAmbiguousColumnResolutions: [{ position: 2, selectedFormat: "MM/dd/yyyy" }, { position: 2, selectedFormat: "MM/dd/yyyy" }] }, "proposedAmbiguousColumnResolutions[1].position");
+    // The column's own format is still accepted for a column that is not ambiguous (as the mapping step accepts it).
+    const { source: moved } = await advance(server, source.id, { targetWorkflowState: "DATA_VALIDATION_CONFIRMED", proposedAmbiguousColumnResolutions: [{ position: 2, selectedFormat: "MM/dd/yyyy" }] });
+    expect(moved.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
+  });
+
+  it("at COLUMNS_ANALYZED, an ambiguous date column: only one of its ambiguousFormats", async () => {
+    const { source } = await ingest(server, fixture, SIGNED_AMOUNT_LEDGER);
+    expect(source.workflowState).toBe("COLUMNS_ANALYZED");
+    const date = source.fileInfo.columnData[0].columnMetadata.format;
+    expect(date.ambiguousFormats).toEqual(expect.arrayContaining(["MM/dd/yyyy", "dd/MM/yyyy"]));
+    const bogus = await refused(source.id, { proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "yyyy/bogus" }] }, "proposedAmbiguousColumnResolutions[0].selectedFormat");
+    expect(bogus.suggestedValues).toEqual(date.ambiguousFormats);
+    await refused(source.id, { proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "yyyy-MM-dd" }] }, "proposedAmbiguousColumnResolutions[0].selectedFormat");
+    const { source: moved } = await advance(server, source.id, { targetWorkflowState: "DATA_VALIDATION_CONFIRMED", proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "dd/MM/yyyy" }] });
+    expect(moved.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
+    expect(moved.ambiguousColumnResolutions.find((r: { position: number }) => r.position === 0).selectedFormat).toBe("dd/MM/yyyy");
+  });
+
   it("at DATA_VALIDATION_CONFIRMED: applied-form columnMappings, virtualColumns and resolutions", async () => {
     const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "DATA_VALIDATION_CONFIRMED" });
     expect(source.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
@@ -166,5 +209,13 @@ describe("mistakes refused at request time (400 naming the field, the source unt
     await refused(source.id, { virtualColumns: [{ name: "Half", type: "SPLIT_BY_POSITION", columnIndex: 50, startPosition: 0, endPosition: 2, version: 0 }] }, "virtualColumns[0]");
     await refused(source.id, { virtualColumns: [{ name: "Part", type: "SPLIT_BY_DELIMITER", columnIndex: 0, version: 0 }] }, "virtualColumns[0]");
     await refused(source.id, { ambiguousColumnResolutions: [{ position: -1, selectedFormat: "MM/dd/yyyy" }] }, "ambiguousColumnResolutions[0].position");
+    // One field on two columns, one column feeding two entries, a format the column cannot take.
+    expect(mappings[4]).toEqual({ position: 4, platformField: "account" });
+    await refused(source.id, { columnMappings: mappings.map((m: { position: number }) => (m.position === 5 ? { position: 5, platformField: "account" } : m)) }, "columnMappings[5].platformField");
+    await refused(source.id, { columnMappings: [...mappings, { position: 4, additionalColumnName: "Account copy" }] }, `columnMappings[${mappings.length}].position`);
+    await refused(source.id, { ambiguousColumnResolutions: [{ position: 2, selectedFormat: "yyyy/bogus" }] }, "ambiguousColumnResolutions[0].selectedFormat");
+    // NOT_MAPPED entries sent back map nothing: a position repeated among them is no conflict.
+    const { source: same } = await advance(server, source.id, { columnMappings: [...mappings, { position: 12, platformField: null }] });
+    expect(same.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
   });
 });

@@ -134,7 +134,9 @@ describe("spec 3.2 moves", () => {
   it("EFFECTIVE_DATE_METRICS_ANALYZED reached: the effective-date-metrics endpoint becomes usable", async () => {
     const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER);
     const before = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=MONTH`);
-    expect(before.status).toBe(400);
+    // Not there yet: a state conflict (wire reference 3), not a bad request.
+    expect(before.status).toBe(409);
+    expect(before.body.problems[0]).toMatchObject({ problemType: "INVALID_STATE", identifier: "analysisSourceId" });
     expect(JSON.stringify(before.body)).toContain("EFFECTIVE_DATE_METRICS_ANALYZED");
     const { source: moved } = await advance(server, source.id, { targetWorkflowState: "EFFECTIVE_DATE_METRICS_ANALYZED" });
     expect(moved.workflowState).toBe("EFFECTIVE_DATE_METRICS_ANALYZED");
@@ -148,13 +150,15 @@ describe("spec 3.2 moves", () => {
     expect(best.workflowState).toBe("INTEGRITY_CHECKED");
     const generated = await previewsOf(best.id);
     expect(generated.map((p) => p.columnSelection)).toEqual([[0], [0, 2]]);
-    expect(best.transactionIdSelection).toMatchObject({ type: "COMBINATION", columnSelection: [0] });
+    // The server's choice carries the wire's four keys.
+    expect(best.transactionIdSelection).toEqual({ type: "COMBINATION", columnSelection: [0], virtualColumnSelection: [], applySmartSplitter: false });
 
     const { source: proposed } = await ingest(server, fixture, ERP_GENERAL_LEDGER, {
       targetWorkflowState: "INTEGRITY_CHECKED",
       proposedTransactionIdSelection: { type: "COMBINATION", columnSelection: [0, 2] },
     });
-    expect(proposed.transactionIdSelection).toMatchObject({ type: "COMBINATION", columnSelection: [0, 2] });
+    // A proposal without the optional keys is stored in the same full shape, defaults filled.
+    expect(proposed.transactionIdSelection).toEqual({ type: "COMBINATION", columnSelection: [0, 2], virtualColumnSelection: [], applySmartSplitter: false });
     expect((await previewsOf(proposed.id)).map((p) => p.columnSelection)).toEqual([[0, 2]]);
   });
 
@@ -164,11 +168,12 @@ describe("spec 3.2 moves", () => {
     expect(first).toHaveLength(2);
     const { source: reused } = await advance(server, source.id, { transactionIdSelection: { type: "COMBINATION", columnSelection: [0, 2] } });
     expect(reused.workflowState).toBe("INTEGRITY_CHECKED");
-    expect(reused.transactionIdSelection).toMatchObject({ columnSelection: [0, 2] });
+    // Stored in full, as when the server chose it: the optional keys with their defaults.
+    expect(reused.transactionIdSelection).toEqual({ type: "COMBINATION", columnSelection: [0, 2], virtualColumnSelection: [], applySmartSplitter: false });
     expect((await previewsOf(source.id)).map((p) => p.id).sort()).toEqual(first.map((p) => p.id).sort());
 
     const { source: fresh } = await advance(server, source.id, { transactionIdSelection: { type: "COMBINATION", columnSelection: [0], applySmartSplitter: true } });
-    expect(fresh.transactionIdSelection).toMatchObject({ columnSelection: [0], applySmartSplitter: true });
+    expect(fresh.transactionIdSelection).toEqual({ type: "COMBINATION", columnSelection: [0], virtualColumnSelection: [], applySmartSplitter: true });
     const after = await previewsOf(source.id);
     expect(after).toHaveLength(3);
     expect(after.filter((p) => p.smartSplitter)).toHaveLength(1);

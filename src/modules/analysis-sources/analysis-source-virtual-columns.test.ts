@@ -60,7 +60,10 @@ describe("virtual columns to COMPLETED", () => {
     const table = await entriesTableOf(source.id);
     const byField = Object.fromEntries(table.columns.map((c: { field: string }) => [c.field, c]));
     expect(byField.x_segment).toMatchObject({ type: "STRING", originalName: "Segment" });
-    expect(byField.entry_date).toMatchObject({ type: "DATE", platformField: "entry_date" });
+    // Columns fed by a virtual column are named after it, as file columns after their header.
+    expect(byField.entry_date).toMatchObject({ type: "DATE", platformField: "entry_date", originalName: "Posting date" });
+    expect(byField.txid).toMatchObject({ type: "STRING", platformField: "txid", originalName: "Journal" });
+    expect(byField.effective_date).toMatchObject({ originalName: "Date" });
     const data = await server.api.post(`/data-tables/${table.id}/data`, { excludeFields: ["debit", "credit"] });
     expect(data.status, JSON.stringify(data.body)).toBe(200);
     expect(data.body.content).toEqual([
@@ -73,6 +76,35 @@ describe("virtual columns to COMPLETED", () => {
     // The split transaction ids are queryable like any txid.
     const je2 = await server.api.post(`/data-tables/${table.id}/data`, { query: { txid: "je2" } });
     expect(je2.body.content.map((r: { rowid: number }) => r.rowid)).toEqual([3, 4]);
+  });
+});
+
+describe("data table columns fed by virtual columns", () => {
+  it("account from a DUPLICATE and txid from a JOIN carry the virtual column's name as originalName", async () => {
+    const { source } = await ingest(server, fixture, LEDGER, {
+      targetWorkflowState: "COMPLETED",
+      proposedVirtualColumns: [
+        { name: "AcctDup", type: "DUPLICATE", columnIndex: 2 },
+        { name: "TxKey", type: "JOIN", columnIndices: [0, 1], delimiter: "#" },
+      ],
+      proposedColumnMappings: [
+        { columnPosition: 0, platformField: "effective_date" },
+        { virtualColumnIndex: 0, platformField: "account" },
+        { virtualColumnIndex: 1, platformField: "txid" },
+        { columnPosition: 5, platformField: "debit" },
+        { columnPosition: 6, platformField: "credit" },
+      ],
+      proposedTransactionIdSelection: { type: "COMBINATION", columnSelection: [], virtualColumnSelection: [1] },
+    });
+    expect(source.errors).toEqual([]);
+    expect(source.workflowState).toBe("COMPLETED");
+    const table = await entriesTableOf(source.id);
+    const byField = Object.fromEntries(table.columns.map((c: { field: string }) => [c.field, c]));
+    expect(byField.account).toMatchObject({ platformField: "account", originalName: "AcctDup" });
+    expect(byField.txid).toMatchObject({ platformField: "txid", originalName: "TxKey" });
+    expect(byField.debit).toMatchObject({ originalName: "Debit" });
+    const data = await server.api.post(`/data-tables/${table.id}/data`, { pageSize: 1 });
+    expect(data.body.content[0]).toMatchObject({ txid: "01/15/2023#JE1-1", account: "10100" });
   });
 });
 

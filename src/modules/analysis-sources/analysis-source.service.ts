@@ -10,7 +10,8 @@ import {
   effectiveDateMetricsAvailable,
   ingestionTables,
   isWorkflowState,
-  loadRows,
+  loadStagedRecords,
+  normalizeSelection,
   sameSelection,
   updateRefusal,
   validateMove,
@@ -221,7 +222,9 @@ export async function updateAnalysisSource(ctx: RequestContext, id: string, inpu
       input.version,
       {
         ...proposedData(proposed),
-        ...(selectionChanged ? { transactionIdSelection: json(selection) } : {}),
+        // Stored in full (type, columnSelection, virtualColumnSelection, applySmartSplitter; wire
+        // reference 8), as when the server chooses the selection itself.
+        ...(selectionChanged ? { transactionIdSelection: json(normalizeSelection(selection)) } : {}),
         ...(input.targetWorkflowState !== undefined ? { targetWorkflowState: target } : {}),
         ...(input.warningsIgnored != null ? { warningsIgnored: input.warningsIgnored } : {}),
         ...(input.applyDegrouper != null ? { applyDegrouper: input.applyDegrouper } : {}),
@@ -262,28 +265,54 @@ export async function deleteAnalysisSource(ctx: RequestContext, id: string) {
 
 export const PERIOD_TYPES = ["DAY", "WEEK", "MONTH"] as const;
 
-/** GET /analysis-sources/{id}/effective-date-metrics: usable from EFFECTIVE_DATE_METRICS_ANALYZED on. */
+/**
+ * GET /analysis-sources/{id}/effective-date-metrics: usable from EFFECTIVE_DATE_METRICS_ANALYZED on.
+ * Before that (or FAILED) the source's state conflicts with the request (409, wire reference 3); a
+ * source whose type has no effective date step never has them, whatever its state (400).
+ */
 export async function analysisSourceEffectiveDateMetrics(ctx: RequestContext, id: string, period: PeriodType) {
   const source = await ctx.prisma.analysisSource.findUnique({ where: { id } });
   if (!source) throw new NotFoundError(ENTITY, id);
+  const type = await ctx.prisma.analysisSourceType.findUnique({ where: { id: source.analysisSourceTypeId }, select: { name: true, features: true } });
+  if (type && !(type.features as string[]).includes("EFFECTIVE_DATE_METRICS")) {
+    throw new ValidationError(`Analysis source ${id} is of type ${type.name}, which has no effective dates: its workflow has no effective date metrics step`, {
+      identifier: "analysisSourceId",
+      values: [id],
+      entityId: id,
+      entityType: ENTITY,
+    });
+  }
   const state = source.workflowState as WorkflowState;
   if (!isWorkflowState(state) || !effectiveDateMetricsAvailable(state) || !source.effectiveDates) {
-    throw new ValidationError(`Effective date metrics are available once the analysis source reached EFFECTIVE_DATE_METRICS_ANALYZED; this one is ${state}`, { problemType: "INVALID_STATE" as never, identifier: "analysisSourceId", values: [id] });
+    throw new ConflictError(`Effective date metrics are available once the analysis source reached EFFECTIVE_DATE_METRICS_ANALYZED; this one is ${state}`, {
+      problemType: "INVALID_STATE",
+      identifier: "analysisSourceId",
+      values: [id],
+      entityId: id,
+      entityType: ENTITY,
+    });
   }
   const analysis = await ctx.prisma.analysis.findUniqueOrThrow({ where: { id: source.analysisId }, include: { analysisPeriods: { orderBy: { startDate: "asc" } } } });
   const periods = analysis.analysisPeriods.filter((p) => !source.analysisPeriodId || p.id === source.analysisPeriodId);
   const startDate = periods.length > 0 ? dateOnly(periods[0].startDate) : "0001-01-01";
   const endDate = periods.length > 0 ? dateOnly(periods[periods.length - 1].endDate) : "9999-12-31";
   const metrics = effectiveDateMetrics(source.effectiveDates as unknown as EffectiveDateSummary, period, { startDate, endDate });
-  await fillPreviews(ctx, id, metrics as unknown as Record<string, unknown>);
+  await fillPreviews(ctx, source, metrics as unknown as Record<string, unknown>);
   return { analysisSourceId: id, ...metrics };
 }
 
-/** Data previews name staged rows; they show the row's values when the staging table is still there. */
-async function fillPreviews(ctx: RequestContext, id: string, metrics: Record<string, unknown>): Promise<void> {
+/**
+ * Data previews name staged rows; they show the row when the staging table is still there, as
+ * the file info's previews do: the file's fields in column order (the source's
+ * `fileInfo.columnData` names them), never the staging table's internal columns.
+ */
+async function fillPreviews(ctx: RequestContext, source: { id: string; stage: unknown; fileInfo: unknown }, metrics: Record<string, unknown>): Promise<void> {
   const previews = Object.values(metrics).flatMap((m) => ((m as { dataPreviews?: Array<{ rowIndex?: number; row?: unknown }> })?.dataPreviews ?? []));
   const rowNos = [...new Set(previews.map((p) => p.rowIndex).filter((n): n is number => typeof n === "number"))];
-  if (rowNos.length === 0) return;
-  const rows = await loadRows(ctx.app.pool, ingestionTables(id).staging, rowNos).catch(() => new Map<number, Record<string, unknown>>());
+  const staged = (source.stage as { columns?: unknown[] } | null)?.columns;
+  const described = (source.fileInfo as { columnData?: unknown[] } | null)?.columnData;
+  const width = Array.isArray(staged) ? staged.length : Array.isArray(described) ? described.length : 0;
+  if (rowNos.length === 0 || width === 0) return;
+  const rows = await loadStagedRecords(ctx.app.pool, ingestionTables(source.id).staging, width, rowNos).catch(() => new Map<number, string[]>());
   for (const preview of previews) if (typeof preview.rowIndex === "number" && rows.has(preview.rowIndex)) preview.row = rows.get(preview.rowIndex);
 }

@@ -15,6 +15,7 @@ import {
   MappingError,
   mappedMetrics,
   needsWindow,
+  normalizeSelection,
   NotTabularFileError,
   parseEntries,
   placeVirtualColumns,
@@ -297,7 +298,8 @@ export async function integrityStep(
   const proposed = source.proposedTransactionIdSelection as unknown as TransactionIdSelection | null;
   if (proposed) {
     const { selection, previews } = await selectAndPreview(env, source, plan, proposed, known);
-    return { patch: { transactionIdSelection: json(selection) }, previews, selection };
+    // Stored in full (the wire's four keys, defaults filled), as the candidates the engine offers.
+    return { patch: { transactionIdSelection: json(normalizeSelection(selection)) }, previews, selection };
   }
   const stage = source.stage as unknown as StoredStage;
   const candidates = transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount);

@@ -189,9 +189,25 @@ describe("layouts from upload to COMPLETED", () => {
     const { source } = await ingest(server, own, chart, { analysisSourceTypeId: "4b8361d00000000000000004", targetWorkflowState: "COMPLETED" });
     expect(source.workflowState).toBe("COMPLETED");
     expect(source.transactionIdSelection).toBeUndefined();
-    const entries = await db.query(`SELECT account FROM ingest.entries_${source.id} ORDER BY row_no`);
-    expect(entries.rows.map((r) => r.account)).toEqual(["1000", "2000", "4000"]);
-    expect((await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`)).status).toBe(400);
+    // The bare "Description" and "Type" headers are the account's description and type here: the
+    // chart of accounts has no other field they could mean (a journal maps "Description" to memo).
+    expect(source.columnMappings.map((m: { field: string; platformField?: string; mappingType: string }) => [m.field, m.platformField ?? null, m.mappingType])).toEqual([
+      ["Account", "account", "AUTO"],
+      ["Description", "account_description", "AUTO"],
+      ["Type", "account_type", "AUTO"],
+    ]);
+    const entries = await db.query(`SELECT account, account_description, account_type FROM ingest.entries_${source.id} ORDER BY row_no`);
+    expect(entries.rows).toEqual([
+      { account: "1000", account_description: "Cash", account_type: "Asset" },
+      { account: "2000", account_description: "Accounts Payable", account_type: "Liability" },
+      { account: "4000", account_description: "Sales", account_type: "Revenue" },
+    ]);
+    // The source type has no effective dates at all: not a state to wait for (400, not 409).
+    const metrics = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`);
+    expect(metrics.status).toBe(400);
+    expect(metrics.body.problems).toEqual([expect.objectContaining({ problemType: "ILLEGAL_ARGUMENT", identifier: "analysisSourceId" })]);
+    expect(metrics.body.problems[0].reason).toContain("Chart of accounts, which has no effective dates");
+    expect(metrics.body.problems[0].reason).not.toContain("COMPLETED");
     const mappings = await server.api.post("/account-mappings/query?size=50", { engagementId: own.engagementId });
     expect(mappings.body.content.map((m: { account: string }) => m.account).sort()).toEqual(["1000", "2000", "4000"]);
   });
@@ -318,13 +334,40 @@ describe("effective date metrics and previews", () => {
     const month = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=MONTH`);
     expect(month.status).toBe(200);
     expect(month.body).toMatchObject({ periodType: "MONTH", entriesInPeriod: { count: 7 }, entriesOutOfPeriod: { count: 2, histogram: { "2022-12": 2 } }, debitsInPeriod: { amount: 134198 } });
-    expect(month.body.entriesOutOfPeriod.dataPreviews[0]).toMatchObject({ rowIndex: 10, row: expect.objectContaining({ c0: "JE1004" }) });
+    // A preview's row is the file's own fields in column order, like the file info's previews
+    // (fileInfo.columnData names them): no staging columns (row_no, c<i>, typed shadows).
+    expect(month.body.entriesOutOfPeriod.dataPreviews[0]).toEqual({
+      rowIndex: 10,
+      value: "2022-12-31",
+      row: ["JE1004", "1", "12/31/2022", "12/31/2022", "70100", "Depreciation", "510.00", "", "Year end", "GJ", "apatel", "mdupont", "USD"],
+    });
+    expect(month.body.entriesOutOfPeriod.dataPreviews[0].row).toHaveLength(source.fileInfo.columnData.length);
+    expect(month.body.outOfPeriodCountHistogram.dataPreviews).toEqual(month.body.entriesOutOfPeriod.dataPreviews);
+    // The line with an unreadable date (13/45/2023), its quoted multi-line memo as in the file.
+    expect(month.body.entriesWithoutValidDate.dataPreviews).toEqual([
+      { rowIndex: 8, row: ["JE1003", "1", "13/45/2023", "03/31/2023", "", "Unknown", "100.00", "", "Reclass per review,\nsee memo", "GJ", "lgarcia", "", "USD"] },
+    ]);
     const week = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=WEEK`);
     expect(week.body.inPeriodCountHistogram.histogram).toEqual({ "2023-01-09": 2, "2023-02-27": 4, "2023-03-27": 1 });
     const day = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`);
     expect(day.body.inPeriodCountHistogram.histogram).toEqual({ "2023-01-15": 2, "2023-02-28": 4, "2023-03-31": 1 });
     expect((await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=YEAR`)).status).toBe(400);
     expect((await server.api.get(`/analysis-sources/0123456789abcdef01234567/effective-date-metrics?period=DAY`)).status).toBe(404);
+  });
+
+  it("before EFFECTIVE_DATE_METRICS_ANALYZED (or FAILED) the source's state conflicts: 409 INVALID_STATE", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "DATA_VALIDATION_CONFIRMED" });
+    expect(source.workflowState).toBe("DATA_VALIDATION_CONFIRMED");
+    const early = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`);
+    expect(early.status, JSON.stringify(early.body)).toBe(409);
+    expect(early.body.problems).toEqual([expect.objectContaining({ problemType: "INVALID_STATE", identifier: "analysisSourceId" })]);
+    expect(early.body.problems[0].reason).toContain("this one is DATA_VALIDATION_CONFIRMED");
+    // GraphQL reports the same conflict.
+    const read = await server.gql(`query($id: ID!) { analysisSourceEffectiveDateMetrics(id: $id, period: DAY) { periodType } }`, { id: source.id });
+    expect(read.body.errors?.[0]?.extensions).toMatchObject({ code: "CONFLICT", status: 409 });
+    const { source: moved } = await advance(server, source.id, { targetWorkflowState: "EFFECTIVE_DATE_METRICS_ANALYZED" });
+    expect(moved.workflowState).toBe("EFFECTIVE_DATE_METRICS_ANALYZED");
+    expect((await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`)).status).toBe(200);
   });
 
   it("reads and queries transaction id previews with their ratings and example transactions", async () => {
