@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
+import { withoutNul } from "./core/db-text.js";
 import { endPool } from "./db/end-pool.js";
 import { MemoryWindowCounter, RedisWindowCounter, type WindowCounter } from "./core/rate-limit.js";
 import { TokenAuthenticator } from "./auth/authenticate.js";
@@ -49,10 +50,36 @@ function jobQueueName(config: Config & { databaseUrl: string }): string {
 // Dates come back as JS Date; `date` columns stay plain YYYY-MM-DD strings (no time-zone shifts).
 pg.types.setTypeParser(1082, (value) => value);
 
+const WRITES = new Set(["create", "createMany", "createManyAndReturn", "update", "updateMany", "updateManyAndReturn", "upsert"]);
+
+/**
+ * The client every module writes through, with NUL characters removed from the values it writes
+ * (PostgreSQL text and jsonb cannot hold them; see `core/db-text.ts`). Reads and filters are
+ * passed on untouched. A query extension changes no type, so the client keeps its own.
+ */
+function withoutNulWrites(client: PrismaClient): PrismaClient {
+  return client.$extends({
+    query: {
+      $allModels: {
+        $allOperations({ operation, args, query }) {
+          if (!WRITES.has(operation)) return query(args);
+          let written = args as Record<string, unknown>;
+          for (const key of ["data", "create", "update"]) {
+            const value = written[key];
+            const cleaned = withoutNul(value);
+            if (cleaned !== value) written = { ...written, [key]: cleaned };
+          }
+          return query(written as typeof args);
+        },
+      },
+    },
+  }) as unknown as PrismaClient;
+}
+
 export async function createAppServices(config: Config & { databaseUrl: string }, logger: Logger): Promise<App> {
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20 });
   pool.on("error", (error) => logger.warn("idle database connection failed", { error }));
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = withoutNulWrites(new PrismaClient({ adapter: new PrismaPg(pool) }));
 
   let redis: Redis | undefined;
   let redisSubscriber: Redis | undefined;

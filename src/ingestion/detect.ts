@@ -30,6 +30,13 @@ export interface DetectOptions {
 /** The file is not delimited text (a spreadsheet, a PDF, an archive, ...): no file info can describe it. */
 export class NotTabularFileError extends Error {}
 
+/** The file has no bytes at all. */
+export class EmptyFileError extends NotTabularFileError {
+  constructor() {
+    super("The file is empty");
+  }
+}
+
 const SIGNATURES: [number[], string][] = [
   [[0x50, 0x4b, 0x03, 0x04], "a ZIP archive (an .xlsx workbook is one)"],
   [[0xd0, 0xcf, 0x11, 0xe0], "an OLE compound file (an .xls workbook is one)"],
@@ -42,10 +49,18 @@ function refuseBinary(head: Uint8Array, utf16: boolean): void {
     if (signature.every((b, i) => head[i] === b)) throw new NotTabularFileError(`The file is ${what}, not delimited text`);
   }
   if (utf16) return;
+  // Text has NUL bytes and other C0 control characters (besides tab, line breaks, form feed and
+  // the DOS end-of-file mark) at most by accident; binary data about one byte in nine.
   let zeros = 0;
+  let controls = 0;
   const n = Math.min(head.length, 65536);
-  for (let i = 0; i < n; i++) if (head[i] === 0) zeros++;
-  if (n > 0 && zeros > n / 100) throw new NotTabularFileError("The file holds binary data, not delimited text");
+  for (let i = 0; i < n; i++) {
+    const b = head[i];
+    if (b >= 0x20) continue;
+    if (b === 0) zeros++;
+    if (b !== 0x09 && b !== 0x0a && b !== 0x0b && b !== 0x0c && b !== 0x0d && b !== 0x1a) controls++;
+  }
+  if (n > 0 && (zeros > n / 100 || controls > Math.max(n / 50, 4))) throw new NotTabularFileError("The file holds binary data, not delimited text");
 }
 
 const SNIPPET_LINES = 10;
@@ -58,6 +73,7 @@ const SNIPPET_LENGTH = 500;
 export async function detectFormat(path: string, options: DetectOptions = {}): Promise<FormatDetection> {
   const size = options.sampleBytes ?? READ_CHUNK;
   const head = await readHead(path, size);
+  if (head.length === 0) throw new EmptyFileError();
   const complete = head.length < size;
   const encoding = detectEncoding(head);
   refuseBinary(head, encoding.encoding === "UTF-16LE" || encoding.encoding === "UTF-16BE");

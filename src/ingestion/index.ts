@@ -9,7 +9,7 @@ export * from "./workflow/states.js";
 export * from "./workflow/planner.js";
 
 // Reading files: detection, file infos, degrouping.
-export { detectFormat, NotTabularFileError, type DetectOptions, type FormatDetection } from "./detect.js";
+export { detectFormat, EmptyFileError, NotTabularFileError, type DetectOptions, type FormatDetection } from "./detect.js";
 export { inspectFile, type InspectOptions } from "./inspect.js";
 export { SUPPORTED_GROUPED_FORMATS, detectGroupedFormat } from "./formats/index.js";
 export { mappedMetrics, withRecommendedMetrics } from "./profile/mapped-metrics.js";

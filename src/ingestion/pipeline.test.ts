@@ -126,6 +126,21 @@ describe("transaction id previews", () => {
     expect(bestPreview(previews)).toBe(0);
   });
 
+  it("rates selections over no rows at all (nothing staged) as blocked instead of failing", async () => {
+    const p = await prepare("Journal ID,Date,Account,Description,Debit,Credit\n");
+    expect(p.staged.rowCount).toBe(0);
+    const selections: TransactionIdSelection[] = [
+      { type: "COMBINATION", columnSelection: [0] },
+      { type: "COMBINATION", columnSelection: [0, 1] },
+      { type: "RUNNING_TOTAL", columnSelection: [] },
+    ];
+    const previews = await previewTransactionIds(pool, p.staging, p.plan, selections);
+    expect(previews.map((x) => [x.overallRating, x.indicators.TRANSACTION_COUNT])).toEqual(
+      selections.map(() => ["BLOCK", { rating: "BLOCK", value: 0, data: { reason: "no row has a transaction id" } }]),
+    );
+    expect(previews.every((x) => x.entryPreviews.length === 0)).toBe(true);
+  });
+
   it("finds transactions by running totals when no column holds an id, and generates only a proposed selection", async () => {
     const p = await prepare(SIGNED_AMOUNT_LEDGER, {
       proposedColumnMappings: [
@@ -377,7 +392,7 @@ describe("typed parse", () => {
 describe("grouped report layouts end to end", () => {
   it.each([
     ["QuickBooks Online Journal", QUICKBOOKS_ONLINE_JOURNAL, 7, 3, 166840],
-    ["Sage 50 General Ledger", SAGE50_GENERAL_LEDGER, 6, null, 189000],
+    ["Sage 50 General Ledger", SAGE50_GENERAL_LEDGER, 6, 3, 189000],
     ["QuickBooks Transaction Detail by Account", QUICKBOOKS_TRANSACTION_DETAIL, 5, null, 537000],
   ] as const)("%s: degrouped, staged, mapped, checked and parsed", async (_name, content, rowsExpected, transactions, debits) => {
     const p = await prepare(content, { degroup: true });

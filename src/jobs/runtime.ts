@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type { App } from "../app-services.js";
+import { textWithoutNul } from "../core/db-text.js";
 import { isAppError } from "../core/errors.js";
 import type { Emit, Tx } from "../events/outbox.js";
 import type { NewDomainEvent } from "../events/domain-event.js";
@@ -207,7 +208,7 @@ export class JobRuntime {
       }
       if (this.stopping) return undefined; // released in close(); another process (or the next start) resumes it
       const permanent = error instanceof JobError || isAppError(error);
-      const message = permanent ? (error as Error).message : `Unexpected error while running the job (reference ${row.id}); the server log has the details`;
+      const message = permanent ? textWithoutNul((error as Error).message) : `Unexpected error while running the job (reference ${row.id}); the server log has the details`;
       const final = permanent || row.attempts >= row.max_attempts;
       if (!permanent) this.app.logger[final ? "error" : "warn"](final ? "job failed" : "job attempt failed; it will be retried", { error, asyncResultId: row.id, job: row.job_name, attempt: row.attempts });
       if (final) {

@@ -17,8 +17,12 @@ export function multipart(parts: Part[]): { contentType: string; body: AsyncIter
         yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(part.json)}\r\n`);
       } else {
         yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType ?? "application/octet-stream"}\r\n\r\n`);
-        if (typeof part.data === "string" || part.data instanceof Uint8Array) yield Buffer.from(part.data);
-        else yield* part.data;
+        // No zero-length chunk: fetch would send it as the chunked body's terminator (an empty file hangs).
+        if (typeof part.data === "string" || part.data instanceof Uint8Array) {
+          if (part.data.length > 0) yield Buffer.from(part.data);
+        } else {
+          for await (const chunk of part.data) if (chunk.length > 0) yield chunk;
+        }
         yield Buffer.from("\r\n");
       }
     }

@@ -60,11 +60,35 @@ export function worst(ratings: Rating[]): Rating {
   return ratings.reduce((w, r) => (RATING_ORDER.indexOf(r) < RATING_ORDER.indexOf(w) ? r : w), "GOOD" as Rating);
 }
 
+/** Header words of columns that number documents or postings ("Reference", "Doc No", "Voucher", "Beleg"). */
+const ID_WORDS = /\b(ref|reference|refno|doc|document|docno|voucher|entry|transaction|trans|txn|batch|num|number|no|nr|id|piece|beleg\w*|asiento|comprobante|je)\b/;
+/** Words of headers that describe or classify rather than number ("Account ID", "Trans Description", "Entry Type"). */
+const NOT_ID_WORDS = /\b(account|acct|description|desc|name|memo|text|comment|comments|narrative|type|date|amount|balance)\b/;
+
+/** Whether a header reads like a transaction reference (camel case and punctuation split into words). */
+export function idLikeHeader(name: string): boolean {
+  const words = name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ");
+  return ID_WORDS.test(words) && !NOT_ID_WORDS.test(words);
+}
+
+/** Platform fields whose column identifies something a transaction spans (never its id). */
+const ACCOUNT_FIELDS = new Set<string>([FIELDS.account, FIELDS.accountDescription]);
+
 /**
  * Candidate selections when none is proposed: the mapped txid column, then txid with the effective
  * date; otherwise up to three unmapped-or-text columns whose values repeat like transaction ids
  * (a few lines per value), alone and with the effective date; and running-total splitting when no
  * column is mapped as txid.
+ *
+ * The columns are taken in order of likelihood: unmapped columns whose header reads like a
+ * reference (Reference, Doc No, Voucher), other unmapped columns, columns mapped to other text
+ * fields (memo, source), and last columns mapped to the account or its description (an account
+ * spans many transactions); within each, the closest to four lines per value, then file order.
+ * The first candidate is rated alone and ends the search when it rates GOOD, so putting the likely
+ * one first also spares the others' scan.
  */
 export function transactionIdCandidates(plan: ParsePlan, columns: ColumnSummary[], rowCount: number): TransactionIdSelection[] {
   const candidates: TransactionIdSelection[] = [];
@@ -83,11 +107,18 @@ export function transactionIdCandidates(plan: ParsePlan, columns: ColumnSummary[
     return candidates;
   }
   const amountPositions = new Set(plan.fields.filter((f) => f.storage !== "TEXT").map((f) => f.position));
+  const mappedTo = new Map(plan.fields.map((f) => [f.position, f.platformField]));
+  const likelihood = (c: ColumnSummary) => {
+    const field = mappedTo.get(c.position);
+    if (field === undefined) return idLikeHeader(c.name) ? 0 : 1;
+    return ACCOUNT_FIELDS.has(field) ? 3 : 2;
+  };
+  const spread = (c: ColumnSummary) => Math.abs(Math.log(rowCount / c.distinct / 4));
   const looksLikeIds = columns
     .filter((c) => !amountPositions.has(c.position) && c.type !== "DATE" && c.nonBlank > 0)
     .filter((c) => c.blank <= rowCount * 0.05 && c.distinct >= rowCount / 100 && c.distinct <= rowCount / 1.3)
-    .sort((a, b) => Math.abs(Math.log(rowCount / a.distinct / 4)) - Math.abs(Math.log(rowCount / b.distinct / 4)))
-    .slice(0, 2);
+    .sort((a, b) => likelihood(a) - likelihood(b) || spread(a) - spread(b) || a.position - b.position)
+    .slice(0, 3);
   for (const c of looksLikeIds) {
     candidates.push(combination([c.position]));
     if (date) candidates.push(combination([c.position, date.position]));
@@ -150,7 +181,8 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
       }
       const details = await exampleRows(client, table, plan, selections, stats, amount);
       await client.query("COMMIT");
-      return selections.map((selection, i) => preview(selection, stats.get(i)!, details.get(i) ?? [], !!signedAmountExpression(plan, false)));
+      // No rows (nothing staged): GROUPING SETS yields no group at all, the selection rates as empty.
+      return selections.map((selection, i) => preview(selection, stats.get(i) ?? toStats({}), details.get(i) ?? [], !!signedAmountExpression(plan, false)));
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
       throw error;

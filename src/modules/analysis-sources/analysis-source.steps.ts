@@ -9,6 +9,7 @@ import {
   detectFormat,
   discoverAccounts,
   dropTables,
+  EmptyFileError,
   hasTransactions,
   indexStagedRows,
   ingestionTables,
@@ -104,8 +105,20 @@ async function withFile<T>(app: App, source: SourceRow, work: (path: string) => 
   return app.storage.withLocalPath(key, work);
 }
 
+/** Why a file gives no entries at all (a permanent failure: reading it again changes nothing). */
+const NOTHING_TO_INGEST = {
+  empty: "The file is empty (0 bytes): there is nothing to ingest",
+  noRows: (headerRowIndex: number | null, degrouped: string | null) =>
+    degrouped
+      ? `The file has no entries once its ${degrouped} layout is flattened: there is nothing to ingest`
+      : headerRowIndex !== null
+        ? `The file has no data rows below its header (row ${headerRowIndex + 1}): there is nothing to ingest`
+        : "The file has no data rows: there is nothing to ingest",
+};
+
 /** Engine failures the user can act on become the job's (and the source's) error. */
 function userFacing(error: unknown): never {
+  if (error instanceof EmptyFileError) throw new JobError(NOTHING_TO_INGEST.empty);
   if (error instanceof NotTabularFileError) throw new JobError(`The file cannot be read as delimited text: ${error.message}`);
   if (error instanceof MappingError) throw new JobError(`The column mapping cannot be applied: ${error.problems.join("; ")}`);
   throw error;
@@ -146,6 +159,8 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
     const staged = await withFile(env.app, source, (path) =>
       stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name: file?.name, presetHeaderRowIndex: source.presetHeaderRowIndex, fileInfo }),
     ).catch(userFacing);
+    // Known here, before any later step would rate or parse nothing.
+    if (staged.rowCount === 0) throw new JobError(NOTHING_TO_INGEST.noRows(staged.detection.headerRowIndex, staged.degrouped));
     const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ms: Math.round(performance.now() - started) };
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {

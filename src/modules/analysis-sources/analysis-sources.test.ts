@@ -183,6 +183,47 @@ describe("layouts from upload to COMPLETED", () => {
     expect(data.body.content.filter((row: { account?: string }) => row.account).length).toBe(rows - (format === null ? 1 : 0));
   });
 
+  it("Sage 50 general ledger: full automation takes its transaction ids from the Reference column (rated GOOD), not from the account", async () => {
+    const { source } = await ingest(server, fixture, SAGE50_GENERAL_LEDGER, { targetWorkflowState: "COMPLETED", applyDegrouper: true });
+    expect(source).toMatchObject({ workflowState: "COMPLETED", errors: [], detectedFormat: "SAGE50_LEDGER" });
+    expect(source.fileInfo.columnData[3].columnName).toBe("Reference");
+    expect(source.transactionIdSelection).toMatchObject({ type: "COMBINATION", columnSelection: [3], virtualColumnSelection: [] });
+    const previews = (await server.api.post("/transaction-id-previews/query", { analysisSourceId: source.id })).body.content;
+    const chosen = previews.find((p: { columnSelection: number[] }) => JSON.stringify(p.columnSelection) === "[3]");
+    expect(chosen, JSON.stringify(previews)).toMatchObject({ type: "COMBINATION", overallRating: "GOOD" });
+    expect(chosen.indicators.UNBALANCED_TRANSACTIONS).toMatchObject({ rating: "GOOD", value: 0 });
+    // Three balanced transactions of two entries each.
+    const entries = await db.query(`SELECT txid, count(*)::int AS n, sum(debit - credit)::int AS balance FROM ingest.entries_${source.id} GROUP BY txid ORDER BY txid`);
+    expect(entries.rows).toEqual([
+      { txid: "10284", n: 2, balance: 0 },
+      { txid: "3301", n: 2, balance: 0 },
+      { txid: "CC0001", n: 2, balance: 0 },
+    ]);
+  });
+
+  it("a NUL byte in the header and in a cell: the file info is computed and the source completes (NUL dropped, as in the staged rows)", async () => {
+    const content = ERP_GENERAL_LEDGER.replace(",Memo,", ",Me\u0000mo,").replace("Year end", "Year\u0000end");
+    expect(content).not.toBe(ERP_GENERAL_LEDGER);
+    expect(content.split("\u0000")).toHaveLength(3);
+    const fileId = await uploadFile(server, fixture.engagementId, "nul.csv", content);
+    const file = await server.api.get(`/file-manager/${fileId}`);
+    const info = await waitFor(async () => {
+      const response = await server.api.get(`/file-info/${file.body.fileInfoId}`);
+      return response.body.status === "PENDING" ? undefined : response.body;
+    }, "the file's file info");
+    expect(info).toMatchObject({ status: "COMPLETE", type: "TABULAR_FILE_INFO" });
+    expect(JSON.stringify(info)).not.toContain("\\u0000");
+    expect(info.firstLine).toContain(",Memo,");
+    expect(info.columnData.map((c: { columnName: string }) => c.columnName)).toContain("Memo");
+
+    const { source } = await settle(server, (await createSource(server, fixture, fileId, { targetWorkflowState: "COMPLETED" })).id);
+    expect(source).toMatchObject({ workflowState: "COMPLETED", errors: [] });
+    expect(source.fileInfo.tableMetadata.invalidCharacters).toMatchObject({ state: "WARN", count: 2 });
+    expect(source.columnMappings).toContainEqual(expect.objectContaining({ field: "Memo", platformField: "memo" }));
+    const memo = await db.query(`SELECT memo FROM ingest.entries_${source.id} WHERE memo LIKE 'Year%' ORDER BY row_no`);
+    expect(memo.rows.map((r) => r.memo)).toEqual(["Yearend", "Year end"]);
+  });
+
   it("a chart of accounts (no effective dates, no transaction ids) goes straight from mapping to parse", async () => {
     const own = await analysisFixture(server, "Chart");
     const chart = ["Account,Description,Type", "1000,Cash,Asset", "2000,Accounts Payable,Liability", "4000,Sales,Revenue"].join("\n") + "\n";
@@ -287,6 +328,42 @@ describe("failures", () => {
     expect(source.errors[0]).toMatch(/ZIP archive/);
     expect(job.error).toBe(source.errors[0]);
     expect(await events("ingestion.failed", source.id)).toEqual([{ analysisId: fixture.analysisId, analysisSourceId: source.id, engagementId: fixture.engagementId }]);
+  });
+
+  it("random bytes named .csv fail the workflow with the cause (binary data), and the file info says FILE_INFO", async () => {
+    // Deterministic noise (a linear congruential generator): NUL bytes and control characters as any binary file has.
+    const noise = Buffer.alloc(4096);
+    for (let i = 0, x = 12345; i < noise.length; i++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      noise[i] = (x >> 16) & 0xff;
+    }
+    const { source, job, fileId } = await ingest(server, fixture, noise, { targetWorkflowState: "COMPLETED" }, "ERROR");
+    expect(source.workflowState).toBe("FAILED");
+    expect(source.errors).toEqual(["The file cannot be read as delimited text: The file holds binary data, not delimited text"]);
+    expect(job.error).toBe(source.errors[0]);
+    const file = await server.api.get(`/file-manager/${fileId}`);
+    const info = await waitFor(async () => {
+      const response = await server.api.get(`/file-info/${file.body.fileInfoId}`);
+      return response.body.status === "PENDING" ? undefined : response.body;
+    }, "the file's file info");
+    expect(info).toMatchObject({ status: "COMPLETE", type: "FILE_INFO" });
+  });
+
+  it.each([
+    ["a header row only", "Journal ID,Date,Account,Description,Debit,Credit\n", "The file has no data rows below its header (row 1): there is nothing to ingest"],
+    ["a header row and blank lines", "Journal ID,Date,Account,Description,Debit,Credit\r\n\r\n  \r\n", "The file has no data rows below its header (row 1): there is nothing to ingest"],
+    ["an empty file", "", "The file is empty (0 bytes): there is nothing to ingest"],
+  ])("%s fails as soon as that is known, with the cause, and is not retried", async (_name, content, cause) => {
+    const { source, job } = await ingest(server, fixture, content, { targetWorkflowState: "COMPLETED" }, "ERROR");
+    expect(source.workflowState).toBe("FAILED");
+    expect(source.errors).toEqual([cause]);
+    expect(job.error).toBe(cause);
+    // A permanent failure: one attempt, and nothing rated or parsed.
+    const attempts = await db.query("SELECT attempts FROM async_result WHERE entity_id = $1", [source.id]);
+    expect(attempts.rows).toEqual([{ attempts: 1 }]);
+    expect((await server.api.post("/transaction-id-previews/query", { analysisSourceId: source.id })).body.content).toEqual([]);
+    expect(await tableExists(`ingest.entries_${source.id}`)).toBe(false);
+    expect(await events("ingestion.failed", source.id)).toHaveLength(1);
   });
 
   it("a mapping that leaves a required field unmapped fails with the field named", async () => {
