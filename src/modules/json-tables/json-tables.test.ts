@@ -172,7 +172,11 @@ describe("JSON tables", () => {
       first.on("error", reject);
     });
     first.write('[{"page": 1, "row": 1},');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Once the first request holds its claim (an advisory lock in this test's database), it is mid-body.
+    await waitFor(async () => {
+      const { rows } = await db.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())");
+      return rows[0].n > 0 ? true : undefined;
+    }, "the first append's claim");
 
     const second = await server.api.post(`/json-tables/${id}/append`, [{ page: 2 }]);
     expect(second.status, JSON.stringify(second.body)).toBe(409);
