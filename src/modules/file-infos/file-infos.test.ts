@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import iconv from "iconv-lite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { awaitJob, clientWithPermissions, createEngagement, waitFor } from "../../../test/helpers/entities.js";
@@ -18,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-async function importFile(filename: string, data: string) {
+async function importFile(filename: string, data: string | Uint8Array) {
   const response = await postMultipart(server.url, server.token, "/file-manager/import", [
     { name: "fileManagerFile", json: { engagementId } },
     { name: "file", filename, data },
@@ -118,6 +119,98 @@ describe("file infos", () => {
     expect(failed).not.toHaveProperty("columnData");
     const byStatus = await server.api.post("/file-info/query", { $and: [{ status: "FAILED" }, { fileManagerFileId: { $in: [tabular.id, vanished.id] } }] });
     expect(byStatus.body.content.map((i: { id: string }) => i.id)).toEqual([vanished.fileInfoId]);
+  });
+
+  it("detects a non-UTF-8 encoding and reports column names, samples and snippets as text (latin-1, Windows-1252, UTF-16LE with BOM)", async () => {
+    // "Müller" with ü as the single byte 0xFC: not valid UTF-8, and no byte in 0x80-0x9F.
+    const latin1 = iconv.encode("Name;Ort;Straße\nMüller;Köln;Hauptstraße 1\nSchäfer;Düsseldorf;Königsallee 2\n", "latin1");
+    expect(latin1.includes(0xfc)).toBe(true);
+    // The euro sign is 0x80 in Windows-1252, a control character in ISO-8859-1.
+    const windows = iconv.encode("Kunde;Betrag\nMüller;12,50 €\nGroß;3,00 €\n", "win1252");
+    expect(windows.includes(0x80)).toBe(true);
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode("Kunde\tStadt\tSumme\r\nMüller\tZürich\t10.5\r\nGarçon\tParis\t7\r\n", "utf16le")]);
+
+    const [a, b, c] = [await importFile("latin1.csv", latin1), await importFile("ansi.csv", windows), await importFile("unicode.txt", utf16)];
+
+    const first = await settledInfo(a.fileInfoId);
+    expect(first).toMatchObject({
+      status: "COMPLETE",
+      type: "TABULAR_FILE_INFO",
+      encoding: "ISO-8859-1",
+      delimiter: ";",
+      headerRowIndex: 0,
+      firstLine: "Name;Ort;Straße",
+      columnData: [
+        { position: 0, columnName: "Name", rowSample: ["Müller", "Schäfer"] },
+        { position: 1, columnName: "Ort", rowSample: ["Köln", "Düsseldorf"] },
+        { position: 2, columnName: "Straße", rowSample: ["Hauptstraße 1", "Königsallee 2"] },
+      ],
+    });
+    expect(first.rowContentSnippets).toEqual(["Name;Ort;Straße", "Müller;Köln;Hauptstraße 1", "Schäfer;Düsseldorf;Königsallee 2"]);
+    expect(first.tableMetadata.invalidCharacters).toMatchObject({ state: "PASS", count: 0 });
+
+    const second = await settledInfo(b.fileInfoId);
+    expect(second).toMatchObject({
+      encoding: "windows-1252",
+      firstLine: "Kunde;Betrag",
+      columnData: [
+        { columnName: "Kunde", rowSample: ["Müller", "Groß"] },
+        { columnName: "Betrag", rowSample: ["12,50 €", "3,00 €"] },
+      ],
+    });
+
+    const third = await settledInfo(c.fileInfoId);
+    expect(third).toMatchObject({
+      type: "TABULAR_FILE_INFO",
+      encoding: "UTF-16LE",
+      delimiter: "\t",
+      headerRowIndex: 0,
+      // No byte order mark and no NUL bytes left in the text.
+      firstLine: "Kunde\tStadt\tSumme",
+      columnData: [
+        { columnName: "Kunde", rowSample: ["Müller", "Garçon"] },
+        { columnName: "Stadt", rowSample: ["Zürich", "Paris"] },
+        { columnName: "Summe", rowSample: ["10.5", "7"] },
+      ],
+    });
+    expect(third.rowContentSnippets).toEqual(["Kunde\tStadt\tSumme", "Müller\tZürich\t10.5", "Garçon\tParis\t7"]);
+    expect(third.tableMetadata.rowCount).toMatchObject({ state: "PASS", count: 2 });
+  });
+
+  it("finds the header below a report title and a blank line (headerRowIndex > 0), with the right column names", async () => {
+    const file = await importFile("journal.csv", "Journal report FY2024\n\nDate,Account,Amount\n2024-01-01,1000,5.00\n2024-01-02,2000,7.50\n2024-01-03,3000,1.25\n");
+    const info = await settledInfo(file.fileInfoId);
+    expect(info).toMatchObject({
+      type: "TABULAR_FILE_INFO",
+      delimiter: ",",
+      firstLine: "Journal report FY2024",
+      headerRowIndex: 2,
+      lastNonBlankRowIndex: 5,
+      tableMetadata: { rowCount: { state: "PASS", count: 3 } },
+    });
+    expect(info.columnData.map((c: { columnName: string }) => c.columnName)).toEqual(["Date", "Account", "Amount"]);
+    expect(info.columnData.map((c: { synthetic: boolean }) => c.synthetic)).toEqual([false, false, false]);
+    // The title is not taken for data: the samples are the three rows under the header.
+    expect(info.columnData[0].rowSample).toEqual(["2024-01-01", "2024-01-02", "2024-01-03"]);
+    expect(info.columnData[0].columnMetadata.dataType.dominantType).toBe("DATE");
+    expect(info.columnData[2].rowSample).toEqual(["5.00", "7.50", "1.25"]);
+    expect(info.rowContentSnippets.slice(0, 3)).toEqual(["Journal report FY2024", "", "Date,Account,Amount"]);
+  });
+
+  it("reports metrics in state FAIL: no data rows (rowCount) and a date column with many unreadable values (unparseableValues)", async () => {
+    const headerOnly = await importFile("empty-table.csv", "account,name,balance\n");
+    const empty = await settledInfo(headerOnly.fileInfoId);
+    expect(empty).toMatchObject({ type: "TABULAR_FILE_INFO", headerRowIndex: 0, tableMetadata: { rowCount: { state: "FAIL", count: 0 } } });
+    expect(empty.columnData.map((c: { columnName: string }) => c.columnName)).toEqual(["account", "name", "balance"]);
+
+    // One value in four is not a date: far above the 1 % a WARN allows.
+    const dates = await importFile("dates.csv", "Date,Amount\n2024-01-01,1\n2024-01-02,2\n2024-01-03,3\nnot a date,4\n");
+    const info = await settledInfo(dates.fileInfoId);
+    expect(info.tableMetadata.rowCount).toMatchObject({ state: "PASS", count: 4 });
+    const [date, amount] = info.columnData;
+    expect(date.columnMetadata.dataType.dominantType).toBe("DATE");
+    expect(date.columnMetadata.unparseableValues).toMatchObject({ state: "FAIL", count: 1, dataPreviews: [{ rowIndex: 4, position: 0, value: "not a date" }] });
+    expect(amount.columnMetadata.unparseableValues).toMatchObject({ state: "PASS", count: 0 });
   });
 
   it("needs api.file-infos.read, and its internal jobs never show as async results", async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import iconv from "iconv-lite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
-import { awaitJob, createEngagement } from "../../../test/helpers/entities.js";
+import { awaitJob, clientWithPermissions, createEngagement } from "../../../test/helpers/entities.js";
 import { postMultipart } from "../../../test/helpers/multipart.js";
 import { zipOf } from "../../../test/helpers/zip.js";
 
@@ -201,5 +201,51 @@ describe("GDPdU unpack", () => {
     const notAFile = await server.api.post("/file-manager/transform/gdpdu-unpack", { engagementId: engagement.id, fileManagerFileId: directory.body.id });
     expect(notAFile.status).toBe(400);
     expect((await server.api.get("/gdpdu-unpack-jobs/0123456789abcdef01234567")).status).toBe(404);
+  });
+
+  it("needs api.file-manager.write to start, and api.file-manager.read to read its async result, unpack job and files", async () => {
+    const engagement = await createEngagement(server.api, "gdpdu permissions");
+    const archiveId = await importArchive(engagement.id, await cashRegisterArchive());
+    const body = { engagementId: engagement.id, fileManagerFileId: archiveId };
+
+    const reader = await clientWithPermissions(server.api, ["api.file-manager.read", "api.engagements.read"], "gdpdu reader");
+    const denied = await reader.post("/file-manager/transform/gdpdu-unpack", body);
+    expect(denied.status).toBe(403);
+    expect(denied.body.problems[0].values).toEqual(["api.file-manager.write"]);
+    // Refused before anything was made: no unpack job, nothing new in the engagement.
+    expect((await server.api.post("/gdpdu-unpack-jobs/query", { engagementId: engagement.id })).body.content).toEqual([]);
+    expect((await entitiesOf(engagement.id)).map((e) => e.id)).toEqual([archiveId]);
+
+    const writer = await clientWithPermissions(server.api, ["api.file-manager.write"], "gdpdu writer");
+    const started = await writer.post("/file-manager/transform/gdpdu-unpack", body);
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toMatchObject({ type: "GDPDU_UNPACK_JOB", entityType: "GDPDU_UNPACK_JOB" });
+    expect(await awaitJob(server.api, started.body.id)).toMatchObject({ status: "COMPLETE" });
+    const job = (await server.api.get(`/gdpdu-unpack-jobs/${started.body.entityId}`)).body;
+    expect(job.fileManagerFileIds).toHaveLength(3);
+
+    // The writer started the unpack but may not read its result or its outputs.
+    const result = await writer.get(`/async-results/${started.body.id}`);
+    expect(result.status).toBe(403);
+    expect(result.body.problems[0].values).toEqual(["api.file-manager.read"]);
+    expect((await writer.post("/async-results/query", { id: { $in: [started.body.id] } })).body.content).toEqual([]);
+    const unpackJob = await writer.get(`/gdpdu-unpack-jobs/${started.body.entityId}`);
+    expect(unpackJob.status).toBe(403);
+    expect(unpackJob.body.problems[0].values).toEqual(["api.file-manager.read"]);
+    expect((await writer.post("/gdpdu-unpack-jobs/query", { engagementId: engagement.id })).status).toBe(403);
+    expect((await writer.get(`/file-manager/${job.directoryId}`)).status).toBe(403);
+    expect((await writer.get(`/file-manager/${job.fileManagerFileIds[0]}`)).status).toBe(403);
+    expect((await writer.get(`/file-manager/${job.fileManagerFileIds[0]}/export`)).status).toBe(403);
+    const infos = await clientWithPermissions(server.api, ["api.file-infos.read", "api.engagements.read"], "gdpdu infos");
+    expect((await infos.get(`/async-results/${started.body.id}`)).status).toBe(403);
+    expect((await infos.get(`/gdpdu-unpack-jobs/${started.body.entityId}`)).status).toBe(403);
+
+    // The read permission is what it takes (not being the starting token).
+    const bytes = await reader.get(`/file-manager/${job.tables[2].fileManagerFileId}/export`);
+    expect(bytes.status).toBe(200);
+    expect(bytes.body).toBe(["KASSE_ID,STANDORT,IN_BETRIEB_SEIT,WECHSELGELD", "K001,Filiale Süd,2023-01-15,5.00", "K002,Markt,2023-05-01,0.00", ""].join("\r\n"));
+    expect((await reader.get(`/async-results/${started.body.id}`)).body).toMatchObject({ id: started.body.id, status: "COMPLETE", entityId: started.body.entityId });
+    expect((await reader.get(`/gdpdu-unpack-jobs/${started.body.entityId}`)).body).toMatchObject({ status: "UNPACK_COMPLETE", fileManagerFileIds: job.fileManagerFileIds });
+    expect((await reader.post("/gdpdu-unpack-jobs/query", { engagementId: engagement.id })).body.content.map((j: { id: string }) => j.id)).toEqual([started.body.entityId]);
   });
 });
