@@ -218,7 +218,9 @@ export function createRestHandler(options: {
     } catch (error) {
       if (res.headersSent) {
         // A download failed midway: the status is gone, only cutting the connection tells the client.
-        logger.error("REST download failed after the headers were sent", { error, path: info.path, requestId: info.requestId });
+        // A client that went away (closed the connection, or the server's own shutdown did) is no failure.
+        const gone = (error as { code?: string })?.code === "ERR_STREAM_PREMATURE_CLOSE" || res.destroyed;
+        logger[gone ? "info" : "error"](gone ? "REST download ended: the connection closed" : "REST download failed after the headers were sent", { error, path: info.path, requestId: info.requestId });
         res.destroy();
         return;
       }
