@@ -186,6 +186,9 @@ export function createRestHandler(options: {
           throwIfProblems(problems);
 
           const result = (await execute({ schema, document: route.document, variableValues: variables, contextValue })) as ExecutionResult;
+          // Released before answering: a client sending its next page on the answer must find the target free.
+          await release?.();
+          release = undefined;
           if (result.errors?.length) {
             send(res, info, result.errors[0]);
             return;
