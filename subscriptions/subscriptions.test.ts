@@ -49,6 +49,22 @@ describe("graphql-ws subscriptions", () => {
     await subscription.close();
   });
 
+  it("closes an open connection when its token is deleted, and delivers nothing more", async () => {
+    const doomed = (await server.api.post("/api-tokens", { name: "deleted while subscribed", permissions: ["api.organizations.read"] })).body;
+    const subscription = subscribe<{ entityChanged: any }>(server.url, doomed.token, QUERY, { entityType: "ORGANIZATION" });
+    await subscription.ready;
+    await new Promise((r) => setTimeout(r, 100));
+    const before = (await server.api.post("/organizations", { name: "Seen while the token holds" })).body;
+    await subscription.next((e) => e.entityChanged.entityId === before.id);
+
+    expect((await server.api.delete(`/api-tokens/${doomed.id}`)).status).toBe(204);
+    await vi.waitFor(() => expect(subscription.errors).toContainEqual(expect.objectContaining({ code: 4401 })), { timeout: 5000 });
+    const after = (await server.api.post("/organizations", { name: "Not seen after the deletion" })).body;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(subscription.events.some((e) => e.entityChanged.entityId === after.id)).toBe(false);
+    await subscription.close().catch(() => undefined);
+  });
+
   it("refuses a connection without a valid token", async () => {
     const subscription = subscribe(server.url, "fap_wrong", QUERY);
     // graphql-ws closes with 4403 Forbidden when onConnect refuses.

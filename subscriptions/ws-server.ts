@@ -1,6 +1,6 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import { randomUUID } from "node:crypto";
-import { WebSocketServer } from "ws";
+import { WebSocketServer, type WebSocket } from "ws";
 import { useServer } from "graphql-ws/use/ws";
 import type { ExecutionArgs } from "graphql";
 import type { App } from "../src/app-services.js";
@@ -12,28 +12,61 @@ function authorizationFrom(params: Record<string, unknown> | undefined, header: 
   return typeof value === "string" ? value : undefined;
 }
 
+/** How often open connections check that their token still holds (expiry, a disabled user). */
+const RECHECK_MS = 30_000;
+
+type ConnectionContext = { connectionParams?: Record<string, unknown>; extra: { request: IncomingMessage; socket: WebSocket } };
+
 /**
  * graphql-ws on the GraphQL path. The bearer token travels in `connectionParams.Authorization`
  * (or the upgrade request's header); a connection with a bad token is refused at connect time.
+ * An open connection lives only as long as its token holds: when any process changes a token
+ * (a deletion) and every RECHECK_MS (expiry, a disabled user), each connection authenticates
+ * again and is closed with 4401 if that fails. A token's permissions never change after creation.
  */
 export function attachSubscriptions(server: Server, yoga: AppYoga, app: App): { close(): Promise<void> } {
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
-  const identity = (ctx: { connectionParams?: Record<string, unknown>; extra: { request: import("node:http").IncomingMessage } }): RequestIdentity => ({
+  const identity = (ctx: ConnectionContext): RequestIdentity => ({
     authorization: authorizationFrom(ctx.connectionParams, ctx.extra.request.headers.authorization),
     clientIp: clientAddress(ctx.extra.request, app.config.trustProxy),
     origin: requestOrigin(ctx.extra.request, app.config.trustProxy),
     requestId: randomUUID(),
   });
+  const open = new Map<WebSocket, ConnectionContext>();
+  const recheck = async () => {
+    for (const [socket, ctx] of open) {
+      const { authorization, clientIp } = identity(ctx);
+      const valid = await app.tokens.authenticate(authorization, clientIp).then(
+        () => true,
+        () => false,
+      );
+      if (valid) continue;
+      socket.close(4401, "Unauthorized: the token is unknown, deleted or expired");
+      open.delete(socket);
+    }
+  };
+  const tokenChanges = app.pubsub.subscribe("auth-tokens-changed");
+  void (async () => {
+    for await (const _ of tokenChanges) {
+      app.tokens.invalidate();
+      await recheck().catch((error) => app.logger.warn("could not check the tokens of open subscriptions", { error }));
+    }
+  })();
+  const timer = setInterval(() => void recheck().catch((error) => app.logger.warn("could not check the tokens of open subscriptions", { error })), RECHECK_MS);
+  timer.unref();
   const disposable = useServer(
     {
       onConnect: async (ctx) => {
         try {
-          await app.tokens.authenticate(identity(ctx).authorization, identity(ctx).clientIp);
+          const { authorization, clientIp } = identity(ctx);
+          await app.tokens.authenticate(authorization, clientIp);
+          open.set(ctx.extra.socket, ctx);
           return true;
         } catch {
           return false;
         }
       },
+      onClose: (ctx) => void open.delete(ctx.extra.socket),
       execute: (args: ExecutionArgs) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
       subscribe: (args: ExecutionArgs) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
       onSubscribe: async (ctx, _id, params) => {
@@ -48,6 +81,8 @@ export function attachSubscriptions(server: Server, yoga: AppYoga, app: App): { 
   );
   return {
     async close() {
+      clearInterval(timer);
+      await tokenChanges.return?.();
       // dispose() closes the WebSocketServer itself; closing it again would throw.
       await disposable.dispose();
     },
