@@ -118,6 +118,15 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
 
   const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } } });
   const paths: Record<string, Record<string, unknown>> = {};
+  // Operation ids are unique (OpenAPI requires it); paths serving the same field (aliases,
+  // deprecated paths, /x and /x/{id}) tell theirs apart by the path.
+  const fieldRoutes = new Map<string, number>();
+  for (const route of routes) fieldRoutes.set(`${route.method} ${route.def.field}`, (fieldRoutes.get(`${route.method} ${route.def.field}`) ?? 0) + 1);
+  const operationId = (route: CompiledRoute) => {
+    const base = `${route.method.toLowerCase()}_${route.def.field}`;
+    if (fieldRoutes.get(`${route.method} ${route.def.field}`) === 1) return base;
+    return `${base}__${route.path.replace(/[{}]/g, "").replace(/[^A-Za-z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
+  };
   for (const route of [...routes].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method))) {
     const parameters: JsonSchema[] = [];
     let requestBody: JsonSchema | undefined;
@@ -159,7 +168,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
         ? { description: "Done; no body" }
         : { description: "Success", content: { "application/json": { schema: wrap(route.field.type, false) } } };
     const operation = {
-      operationId: `${route.method.toLowerCase()}_${route.def.field}`,
+      operationId: operationId(route),
       summary: route.def.summary,
       tags: [route.def.tag],
       ...(route.def.deprecated ? { deprecated: true } : {}),

@@ -14,6 +14,13 @@ describe("committed artifacts", () => {
     expect(readFileSync(new URL("../rest/openapi.json", import.meta.url), "utf8"), "rest/openapi.json is stale: run npm run generate").toBe(renderOpenApi());
   });
 
+  it("rest/openapi.json gives every operation its own operationId (OpenAPI requires them unique)", () => {
+    const document = JSON.parse(renderOpenApi()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const ids = Object.values(document.paths).flatMap((operations) => Object.values(operations).map((o) => o.operationId));
+    expect(ids.length).toBeGreaterThan(100);
+    expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+  });
+
   it("README documents every configuration variable", () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
     expect(CONFIG_VARIABLES.map((v) => v.name).filter((name) => !readme.includes(`\`${name}\``))).toEqual([]);
