@@ -114,17 +114,18 @@ function lowerFirst(text: string): string {
  * The standard endpoint model (spec 4.1) for one entity: POST /x, GET/PUT/DELETE /x/{id},
  * POST /x/query, over the fields `x`, `xs`, `createX`, `updateX`, `deleteX`.
  */
-export function crudRoutes(options: { resource: string; idParam: string; entity: string; tag: string; plural?: string; ops?: CrudOp[] }): RouteDef[] {
+export function crudRoutes(options: { resource: string; idParam: string; entity: string; tag: string; plural?: string; ops?: CrudOp[]; readModel?: string }): RouteDef[] {
   const { resource, idParam, entity, tag } = options;
+  const readModel = options.readModel ?? entity;
   const single = lowerFirst(entity);
   const plural = options.plural ?? `${single}s`;
   const ops = new Set<CrudOp>(options.ops ?? ["create", "read", "update", "delete", "query"]);
   const item = `/${resource}/{${idParam}}`;
   const id: ArgSource = { from: "path", name: idParam };
   const routes: RouteDef[] = [];
-  if (ops.has("create")) routes.push({ method: "POST", path: `/${resource}`, operation: "mutation", field: `create${entity}`, args: { input: { from: "body" } }, readModel: entity, summary: `Create a ${entity}`, tag });
+  if (ops.has("create")) routes.push({ method: "POST", path: `/${resource}`, operation: "mutation", field: `create${entity}`, args: { input: { from: "body" } }, readModel, summary: `Create a ${entity}`, tag });
   if (ops.has("read")) routes.push({ method: "GET", path: item, operation: "query", field: single, args: { id }, summary: `Read a ${entity}`, tag });
-  if (ops.has("update")) routes.push({ method: "PUT", path: item, operation: "mutation", field: `update${entity}`, args: { id, input: { from: "body" } }, readModel: entity, summary: `Update a ${entity} (send the latest version)`, tag });
+  if (ops.has("update")) routes.push({ method: "PUT", path: item, operation: "mutation", field: `update${entity}`, args: { id, input: { from: "body" } }, readModel, summary: `Update a ${entity} (send the latest version)`, tag });
   if (ops.has("delete")) routes.push({ method: "DELETE", path: item, operation: "mutation", field: `delete${entity}`, args: { id }, status: 204, summary: `Delete a ${entity}`, tag });
   if (ops.has("query")) routes.push({ method: "POST", path: `/${resource}/query`, operation: "query", field: plural, args: queryArgs(), summary: `Query ${entity} entities with the filter language; page and size in the query string`, tag });
   return routes;

@@ -62,6 +62,19 @@ describe("API tokens", () => {
     expect(user.body.lastName).toBe("New name");
   });
 
+  it("accepts the create response (with its secret) sent back as an update or create body, ignoring its read-only keys", async () => {
+    const created = await newToken({ name: "Sent back" });
+    expect(created.token).toEqual(expect.any(String));
+    const updated = await server.api.put(`/api-tokens/${created.id}`, { ...created, name: "Sent back, renamed" });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body).toMatchObject({ id: created.id, name: "Sent back, renamed", version: 1 });
+    expect(updated.body.token).toBeUndefined();
+    const copy = await server.api.post("/api-tokens", { ...created, name: "A copy" });
+    expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+    expect(copy.body.id).not.toBe(created.id);
+    expect(copy.body.token).not.toBe(created.token);
+  });
+
   it("deleting a token makes it unusable and removes its user", async () => {
     const created = await newToken({ name: "Doomed" });
     const asDoomed = server.api.withToken(created.token);
