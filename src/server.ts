@@ -100,7 +100,9 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   web.use("/api", async (req: Request, res: Response, next: NextFunction) => {
     try {
       const ip = clientAddress(req, config.trustProxy);
-      const hit = await app.counters.hit(`ip:${ip}`, config.ipRateLimitWindowSeconds);
+      // Keyed by window length too: processes sharing a Redis with another window setting (a
+      // second deployment) would otherwise count into, and set the expiry of, each other's window.
+      const hit = await app.counters.hit(`ip:${config.ipRateLimitWindowSeconds}s:${ip}`, config.ipRateLimitWindowSeconds);
       if (hit.count > config.ipRateLimit) {
         const error = new RateLimitedError(`Too many requests from ${ip}; retry in about ${hit.resetSeconds} seconds`, undefined, hit.resetSeconds);
         const { status, headers, body } = errorBody(error, { id: randomUUID(), path: req.originalUrl.split("?")[0] });
