@@ -60,6 +60,17 @@ describe("GraphQL", () => {
     expect(blank.body.errors[0].extensions.problems[0].identifier).toBe("name");
   });
 
+  it("gives errors GraphQL raises itself (syntax, validation, variables that do not coerce) the same extensions", async () => {
+    const problem = { code: "VALIDATION", status: 400, problems: [expect.objectContaining({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", reason: expect.any(String) })] };
+    const syntax = await server.gql(`{ organizations( }`);
+    expect(syntax.body.errors[0].extensions).toMatchObject({ ...problem, graphqlCode: "GRAPHQL_PARSE_FAILED" });
+    const unknownField = await server.gql(`{ organizations { totalElements colour } }`);
+    expect(unknownField.body.errors[0].extensions).toMatchObject({ ...problem, graphqlCode: "GRAPHQL_VALIDATION_FAILED" });
+    const variables = await server.gql(`mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { id } }`, { input: { name: "X", colour: "red" } });
+    expect(variables.body.errors[0].message).toContain("colour");
+    expect(variables.body.errors[0].extensions).toMatchObject(problem);
+  });
+
   it("relation lists take the child's filter and sort (Organization.engagements), answered per response in one batch", async () => {
     const orgs: string[] = [];
     for (const name of ["Rel A", "Rel B"]) {

@@ -114,6 +114,48 @@ function useUniqueKeyJsonParser(): Plugin {
   };
 }
 
+/** Errors GraphQL itself raises before any resolver runs, by Yoga's code: our code and status. */
+const REQUEST_ERRORS: Record<string, { code: string; status: number }> = {
+  GRAPHQL_PARSE_FAILED: { code: "VALIDATION", status: 400 },
+  GRAPHQL_VALIDATION_FAILED: { code: "VALIDATION", status: 400 },
+  BAD_USER_INPUT: { code: "VALIDATION", status: 400 },
+  BAD_REQUEST: { code: "VALIDATION", status: 400 },
+  REQUEST_ENTITY_TOO_LARGE: { code: "PAYLOAD_TOO_LARGE", status: 413 },
+};
+
+/**
+ * Every GraphQL error carries `code`, `status` and `problems` in its extensions, as the typed
+ * errors do: also those of a document that does not parse or validate, variables that do not
+ * coerce (an unknown or read-only input field), or a body over the limit, which GraphQL and Yoga
+ * raise with a bare message. The original code stays as `graphqlCode`.
+ */
+function useProblemExtensions(): Plugin {
+  const complete = (error: GraphQLError): GraphQLError => {
+    const extensions = error.extensions ?? {};
+    if (typeof extensions.status === "number" && Array.isArray(extensions.problems)) return error;
+    const original = typeof extensions.code === "string" ? extensions.code : undefined;
+    const mapped = (original && REQUEST_ERRORS[original]) || { code: "VALIDATION", status: 400 };
+    const problemType = mapped.status === 413 ? "UNKNOWN" : "ILLEGAL_ARGUMENT";
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: {
+        ...extensions,
+        code: mapped.code,
+        ...(original ? { graphqlCode: original } : {}),
+        status: mapped.status,
+        problems: [{ problemType, severity: "ERROR", reason: error.message }],
+      },
+    });
+  };
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || !result || typeof result !== "object" || !("errors" in result) || !result.errors?.length) return;
+      setResult({ ...result, errors: result.errors.map((error) => complete(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message ?? error)))) });
+    },
+  };
+}
+
 /**
  * The one GraphQL execution pipeline. /api/graphql serves it over HTTP, graphql-ws runs it for
  * subscriptions, and REST routes call its envelop in-process with a ready-made identity.
@@ -124,7 +166,7 @@ export function createYogaServer(app: App, schema: GraphQLSchema) {
     graphqlEndpoint: GRAPHQL_PATH,
     // Compiled execution, cached per parsed document: REST route documents are parsed once at
     // start-up and GraphQL documents come from Yoga's parse cache, so each compiles once.
-    plugins: [useUniqueKeyJsonParser(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !hasUnsafeIntegerLiteral(args.document) })],
+    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !hasUnsafeIntegerLiteral(args.document) })],
     landingPage: false,
     graphiql: { title: "Ledger analytics API", headers: JSON.stringify({ Authorization: "Bearer <token from DATA_DIR/admin-token>" }, null, 2) },
     logging: {
