@@ -1,6 +1,10 @@
 import { createServer } from "node:net";
 
-export function freePort(): Promise<number> {
+// A port handed out is not bound until its user starts, so the OS may offer it again meanwhile
+// (a test picking ports for two servers it starts later got the same one twice).
+const handedOut = new Set<number>();
+
+function askForPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -10,4 +14,13 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await askForPort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
