@@ -16,16 +16,19 @@ function isSubscription(document: DocumentNode): boolean {
   return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === "subscription");
 }
 
-const unsafeLiterals = new WeakMap<DocumentNode, boolean>();
+const jitUnsafe = new WeakMap<DocumentNode, boolean>();
 
 /**
- * Whether the document writes an integer literal beyond ±(2^53 - 1), e.g. an INT64 bound inline in
- * a filter. graphql-jit embeds literal arguments into its generated code as JSON, which loses the
- * exact digits the JSON scalar noted (core/exact-integers.ts); such documents (rare, and cached
- * per parsed document) run on graphql-js instead. Variables are unaffected.
+ * Whether the document is one graphql-jit would run wrongly, so it runs on graphql-js instead
+ * (rare shapes, cached per parsed document; REST route documents never have them):
+ * - an integer literal beyond ±(2^53 - 1), e.g. an INT64 bound inline in a filter: graphql-jit
+ *   embeds literal arguments into its generated code as JSON, which loses the exact digits the
+ *   JSON scalar noted (core/exact-integers.ts);
+ * - a variable inside an object or list literal (`filter: { name: $n }`): graphql-jit cannot parse
+ *   a custom scalar's literal holding variables and silently drops them, so the filter was ignored.
  */
-function hasUnsafeIntegerLiteral(document: DocumentNode): boolean {
-  let found = unsafeLiterals.get(document);
+function jitWouldMisrun(document: DocumentNode): boolean {
+  let found = jitUnsafe.get(document);
   if (found === undefined) {
     found = false;
     visit(document, {
@@ -34,8 +37,13 @@ function hasUnsafeIntegerLiteral(document: DocumentNode): boolean {
         found = true;
         return BREAK;
       },
+      Variable(_node, _key, _parent, _path, ancestors) {
+        if (!ancestors.some((a) => "kind" in a && (a.kind === Kind.OBJECT || a.kind === Kind.LIST))) return undefined;
+        found = true;
+        return BREAK;
+      },
     });
-    unsafeLiterals.set(document, found);
+    jitUnsafe.set(document, found);
   }
   return found;
 }
@@ -166,7 +174,7 @@ export function createYogaServer(app: App, schema: GraphQLSchema) {
     graphqlEndpoint: GRAPHQL_PATH,
     // Compiled execution, cached per parsed document: REST route documents are parsed once at
     // start-up and GraphQL documents come from Yoga's parse cache, so each compiles once.
-    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !hasUnsafeIntegerLiteral(args.document) })],
+    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !jitWouldMisrun(args.document) })],
     landingPage: false,
     graphiql: { title: "Ledger analytics API", headers: JSON.stringify({ Authorization: "Bearer <token from DATA_DIR/admin-token>" }, null, 2) },
     logging: {
