@@ -1,3 +1,4 @@
+import { getIntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startChildServer } from "./helpers/child-server.js";
 import { createTestDatabase } from "./helpers/database.js";
@@ -151,6 +152,23 @@ describe("GraphQL", () => {
     const over = await rawGraphql(`{"query":"query($f: JSON) { organizations(filter: $f) { totalElements } }","variables":{"f":{"version":9223372036854775808}}}`);
     expect(over.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "version", values: ["9223372036854775808"] });
     expect(over.body.errors[0].extensions.problems[0].reason).toMatch(/\[-9223372036854775808, 9223372036854775807\]/);
+  });
+
+  it("refuses documents nesting too many entity lists or too many aliases, and still answers introspection", async () => {
+    const cycle = (pairs: number) => `{ organizations(size: 5) { content { ${"engagements { organization { ".repeat(pairs)}id${" } }".repeat(pairs)} } } }`;
+    const allowed = await server.gql(cycle(2));
+    expect(allowed.body.errors, JSON.stringify(allowed.body.errors)).toBeUndefined();
+    const refused = await server.gql(cycle(3));
+    expect(refused.body.data).toBeUndefined();
+    expect(refused.body.errors[0].message).toMatch(/nests 4 lists of entities inside one another; at most 3/);
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+
+    const aliased = await server.gql(`{ ${Array.from({ length: 31 }, (_, i) => `a${i}: currentUser { id }`).join(" ")} }`);
+    expect(aliased.body.errors[0].message).toMatch(/31 aliased fields; at most 30/);
+
+    const introspection = await server.gql(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true }));
+    expect(introspection.body.errors).toBeUndefined();
+    expect(introspection.body.data.__schema.types.length).toBeGreaterThan(50);
   });
 
   it("serves GraphiQL to browsers", async () => {
