@@ -164,6 +164,8 @@ describe("query language errors over REST: 400 naming the key and the reason", (
     ["error nested in $and", ENG, { $and: [{ name: { $gt: 5 } }] }, "$and[0].name.$gt", /expects a string/],
     ["$keyword_prefix without keyword columns", ENG, { $keyword_prefix: "a" }, "$keyword_prefix", /no column with keywordSearch/],
     ["$keyword_prefix blank", ENG, { $keyword_prefix: " " }, "$keyword_prefix", /non-blank string/],
+    ["NUL character in a string value", ENG, { name: "a\u0000b" }, "name", /must not contain the NUL character/],
+    ["NUL character in a substring", ENG, { name: { $isubstr: "a\u0000" } }, "name.$isubstr", /must not contain the NUL character/],
     ["$population: not an id", ENG, { $population: "nope" }, "$population", /expects a population id/],
     ["$population: populations not available here", ENG, { $population: "5cc9076887f13cb8a7a1926b" }, "$population", /Populations cannot be used to filter engagements/],
     ["$not_population: validated the same way", ENG, { $not_population: 5 }, "$not_population", /expects a population id/],

@@ -3,7 +3,7 @@ import { exactIntegerText } from "../core/exact-integers.js";
 import { isObjectId } from "../core/ids.js";
 import type { ColumnDef, ColumnSet, ColumnType, SearchFlags } from "./columns.js";
 import type { ColumnOperator, FilterNode } from "./parse.js";
-import { checkValue } from "./values.js";
+import { checkValue, NUL_REASON } from "./values.js";
 
 export type CheckedNode =
   | { kind: "and"; terms: CheckedNode[] }
@@ -88,8 +88,8 @@ export function validateFilter(node: FilterNode, columns: ColumnSet, problems: P
 
 function validateKeyword(node: Extract<FilterNode, { kind: "keyword" }>, columns: ColumnSet, problems: Problem[]): CheckedNode {
   const keywordColumns = [...columns.byField.values()].filter((c) => c.keywordSearch);
-  if (typeof node.prefix !== "string" || node.prefix.trim() === "") {
-    problems.push(problem(node.path, "expects a non-blank string", "INCORRECT_DATA_TYPE", [node.prefix]));
+  if (typeof node.prefix !== "string" || node.prefix.trim() === "" || node.prefix.includes("\0")) {
+    problems.push(problem(node.path, typeof node.prefix === "string" && node.prefix.includes("\0") ? NUL_REASON : "expects a non-blank string", "INCORRECT_DATA_TYPE", [node.prefix]));
   } else if (keywordColumns.length === 0) {
     problems.push(problem(node.path, `${columns.subject} has no column with keywordSearch`));
   }
@@ -163,6 +163,7 @@ function checkOperand(node: Extract<FilterNode, { kind: "column" }>, column: Col
     case "$iprefix":
     case "$niprefix":
       if (typeof value !== "string" || value === "") return fail(`${op} expects a non-empty string`, value);
+      if (value.includes("\0")) return fail(NUL_REASON, value);
       return value.toLowerCase();
   }
 }

@@ -72,12 +72,16 @@ function dateTime(value: unknown): ValueCheck {
  * decimal strings so they survive the trip to PostgreSQL exactly). `exact` is the literal's digits
  * when the number was too large for JavaScript to hold (see integerIn).
  */
+export const NUL_REASON = "must not contain the NUL character (U+0000)";
+
 export function checkValue(type: ColumnType, value: unknown, exact?: string): ValueCheck {
   switch (type) {
     case "STRING":
     case "KEYWORD_SEARCH":
     case "ARRAY_STRINGS":
-      return typeof value === "string" ? { ok: true, value: value.toLowerCase() } : { ok: false, reason: "expects a string" };
+      if (typeof value !== "string") return { ok: false, reason: "expects a string" };
+      // PostgreSQL text cannot hold U+0000: no stored value has it, and the database refuses it as a parameter.
+      return value.includes("\0") ? { ok: false, reason: NUL_REASON } : { ok: true, value: value.toLowerCase() };
     case "OBJECTID":
       if (typeof value !== "string") return { ok: false, reason: "expects an id string" };
       return isObjectId(value.toLowerCase()) ? { ok: true, value: value.toLowerCase() } : { ok: false, reason: `"${value}" is not a 24-character hexadecimal id` };
