@@ -174,7 +174,11 @@ describe("GraphQL", () => {
   it("serves GraphiQL to browsers", async () => {
     const response = await fetch(`${server.url}/api/graphql`, { headers: { accept: "text/html" } });
     expect(response.status).toBe(200);
-    expect(await response.text()).toMatch(/graphiql/i);
+    const page = await response.text();
+    expect(page).toMatch(/graphiql/i);
+    // Self-contained: a self-hosted install without internet can use it.
+    expect(page).not.toMatch(/unpkg\.com|cdn\.jsdelivr/);
+    expect(page).toContain("Ledger analytics API");
   });
 });
 
