@@ -65,6 +65,16 @@ describe("graphql-ws subscriptions", () => {
     await subscription.close().catch(() => undefined);
   });
 
+  it("reports a document that does not validate with the same extensions as HTTP, without Yoga's internal http one", async () => {
+    const subscription = subscribe(server.url, server.token, `subscription { entityChanged { noSuchField } }`);
+    await vi.waitFor(() => expect(subscription.errors.length).toBeGreaterThan(0), { timeout: 5000 });
+    const [error] = subscription.errors[0] as Array<{ message: string; extensions: Record<string, unknown> }>;
+    expect(error.message).toMatch(/noSuchField/);
+    expect(error.extensions).toMatchObject({ code: "VALIDATION", status: 400, graphqlCode: "GRAPHQL_VALIDATION_FAILED" });
+    expect(error.extensions.http).toBeUndefined();
+    await subscription.close().catch(() => undefined);
+  });
+
   it("refuses a connection without a valid token", async () => {
     const subscription = subscribe(server.url, "fap_wrong", QUERY);
     // graphql-ws closes with 4403 Forbidden when onConnect refuses.

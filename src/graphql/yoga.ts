@@ -138,29 +138,30 @@ const REQUEST_ERRORS: Record<string, { code: string; status: number }> = {
  * coerce (an unknown or read-only input field), or a body over the limit, which GraphQL and Yoga
  * raise with a bare message. The original code stays as `graphqlCode`.
  */
+export function withProblemExtensions(error: GraphQLError): GraphQLError {
+  const extensions = error.extensions ?? {};
+  if (typeof extensions.status === "number" && Array.isArray(extensions.problems)) return error;
+  const original = typeof extensions.code === "string" ? extensions.code : undefined;
+  const mapped = (original && REQUEST_ERRORS[original]) || { code: "VALIDATION", status: 400 };
+  const problemType = mapped.status === 413 ? "UNKNOWN" : "ILLEGAL_ARGUMENT";
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    path: error.path,
+    extensions: {
+      ...extensions,
+      code: mapped.code,
+      ...(original ? { graphqlCode: original } : {}),
+      status: mapped.status,
+      problems: [{ problemType, severity: "ERROR", reason: error.message }],
+    },
+  });
+}
+
 function useProblemExtensions(): Plugin {
-  const complete = (error: GraphQLError): GraphQLError => {
-    const extensions = error.extensions ?? {};
-    if (typeof extensions.status === "number" && Array.isArray(extensions.problems)) return error;
-    const original = typeof extensions.code === "string" ? extensions.code : undefined;
-    const mapped = (original && REQUEST_ERRORS[original]) || { code: "VALIDATION", status: 400 };
-    const problemType = mapped.status === 413 ? "UNKNOWN" : "ILLEGAL_ARGUMENT";
-    return new GraphQLError(error.message, {
-      nodes: error.nodes,
-      path: error.path,
-      extensions: {
-        ...extensions,
-        code: mapped.code,
-        ...(original ? { graphqlCode: original } : {}),
-        status: mapped.status,
-        problems: [{ problemType, severity: "ERROR", reason: error.message }],
-      },
-    });
-  };
   return {
     onResultProcess({ result, setResult }) {
       if (Array.isArray(result) || !result || typeof result !== "object" || !("errors" in result) || !result.errors?.length) return;
-      setResult({ ...result, errors: result.errors.map((error) => complete(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message ?? error)))) });
+      setResult({ ...result, errors: result.errors.map((error) => withProblemExtensions(error instanceof GraphQLError ? error : new GraphQLError(String((error as Error).message ?? error)))) });
     },
   };
 }
