@@ -87,6 +87,20 @@ describe("failures while the workflow runs (FAILED, cause in errors and the asyn
     } finally {
       await stream.close();
     }
+    // Subscribing to the FAILED source: its state with the cause, then the end.
+    const again = subscribe<{ analysisSourceProgress: { workflowState: string; percent: number; message: string | null } }>(
+      server.url,
+      server.token,
+      `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState percent message } }`,
+      { id: source.id },
+    );
+    try {
+      await Promise.race([again.completed, new Promise((_, reject) => setTimeout(() => reject(new Error(`not completed; got ${JSON.stringify(again.events)}`)), 10_000))]);
+      expect(again.events).toEqual([{ analysisSourceProgress: { workflowState: "FAILED", percent: 100, message: `The file ${fileId} of this analysis source no longer exists` } }]);
+      expect(again.errors).toEqual([]);
+    } finally {
+      await again.close();
+    }
     expect(await failedEvents(source.id)).toHaveLength(1);
   });
 

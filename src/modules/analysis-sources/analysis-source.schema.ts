@@ -18,7 +18,7 @@ import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { GroupedFormat } from "../file-infos/file-info.schema.js";
-import { SOURCE_PROGRESS_EVENT, type SourceProgress } from "./analysis-source.progress.js";
+import { currentSourceProgress, isTerminalState, SOURCE_PROGRESS_EVENT, supersededBy, type SourceProgress } from "./analysis-source.progress.js";
 import type { AuditedVirtualColumn } from "./analysis-source.virtual-columns.js";
 import * as service from "./analysis-source.service.js";
 import "./analysis-source.hooks.js";
@@ -329,20 +329,38 @@ builder.mutationFields((t) => ({
 builder.subscriptionField("analysisSourceProgress", (t) =>
   t.field({
     type: SourceProgressRef,
-    description: "Workflow states and step percentages of one analysis source; ends when it is COMPLETED or FAILED",
+    description:
+      "Workflow states and step percentages of one analysis source: first its current state, then each change; ends with COMPLETED or FAILED (at once when the source already is)",
     authScopes: { permission: "api.analysis-sources.read" },
     args: { analysisSourceId: t.arg.id({ required: true }) },
     subscribe: (_root, { analysisSourceId }, ctx) =>
       new Repeater<SourceProgress>(async (push, stop) => {
         const events = ctx.app.pubsub.subscribe("transient-event");
         stop.then(() => void events.return?.());
-        await service.getAnalysisSource(ctx, analysisSourceId).catch((error) => stop(error));
+        // Listen before reading the source (the first next() starts the listener): what is
+        // published meanwhile waits in the listener, and what the read already covers is dropped.
+        const pending = events.next();
+        const current = await service
+          .getAnalysisSource(ctx, analysisSourceId)
+          .then((source) => currentSourceProgress(ctx.app, source))
+          .catch((error) => {
+            stop(error);
+            return undefined;
+          });
+        if (!current) return;
+        await push(current);
+        if (isTerminalState(current.workflowState)) {
+          stop();
+          return;
+        }
         (async () => {
-          for await (const event of events as AsyncIterable<TransientEvent>) {
+          for (let next = await pending; !next.done; next = await events.next()) {
+            const event = next.value as TransientEvent;
             if (event.type !== SOURCE_PROGRESS_EVENT || event.entityId !== analysisSourceId) continue;
             const progress = event.payload as unknown as SourceProgress;
+            if (supersededBy(progress, current)) continue;
             await push(progress);
-            if (progress.workflowState === "COMPLETED" || progress.workflowState === "FAILED") {
+            if (isTerminalState(progress.workflowState)) {
               stop();
               return;
             }

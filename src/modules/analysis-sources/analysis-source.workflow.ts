@@ -124,7 +124,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
     if (current === "COMPLETED" || current === "FAILED") return;
 
     const path = workflowPath(type.features);
-    const progress = walkProgress(app, source.id, path, (percent, message) => ctx.progress(percent, message));
+    const progress = walkProgress(app, source.id, path, (percent, message) => ctx.progress(percent, message), () => source!.version);
     const env: StepEnv = { app, actor, definitions: type.definitions, progress: (p) => progress.within(p) };
 
     const move: MoveInput = {
@@ -235,11 +235,12 @@ export const ingestionJob = defineJob<IngestionPayload>({
     const actor = actorOfStarter(ctx.startedBy);
     const source = await ctx.app.prisma.analysisSource.findUnique({ where: { id: payload.analysisSourceId } });
     if (!source) return;
-    await inTransaction(ctx.app, async (tx, emit) => {
-      await save(tx, source.id, { workflowState: "FAILED", errors: [error] }, actor);
+    const failed = await inTransaction(ctx.app, async (tx, emit) => {
+      const saved = await save(tx, source.id, { workflowState: "FAILED", errors: [error] }, actor);
       emit(ingestionEvent("ingestion.failed", source, actor.userId));
+      return saved;
     });
-    publishSourceProgress(ctx.app, { analysisSourceId: source.id, workflowState: "FAILED", percent: 100, stepPercent: null, message: error });
+    publishSourceProgress(ctx.app, { analysisSourceId: source.id, workflowState: "FAILED", percent: 100, stepPercent: null, message: error, sourceVersion: failed.version });
   },
 });
 

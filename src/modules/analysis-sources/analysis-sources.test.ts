@@ -532,8 +532,10 @@ describe("parse results and events", () => {
       const moved = await server.api.put(`/analysis-sources/${source.id}`, { version: source.version, targetWorkflowState: "COMPLETED" });
       expect(moved.status).toBe(200);
       await stream.next((e) => e.analysisSourceProgress.workflowState === "COMPLETED");
+      await stream.completed;
       const states = [...new Set(stream.events.map((e) => e.analysisSourceProgress.workflowState))];
       expect(states).toEqual([
+        "COLUMNS_ANALYZED",
         "DATA_VALIDATION_CONFIRMED",
         "COLUMN_MAPPINGS_CONFIRMED",
         "ANALYZING_EFFECTIVE_DATE_METRICS",
@@ -548,6 +550,62 @@ describe("parse results and events", () => {
       ]);
       const percents = stream.events.map((e) => e.analysisSourceProgress.percent);
       expect(percents.at(-1)).toBe(100);
+      expect([...percents].sort((a, b) => a - b)).toEqual(percents);
+      expect(stream.errors).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("analysisSourceProgress on a COMPLETED source: one event with its state, then the subscription ends", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "COMPLETED" });
+    expect(source.workflowState).toBe("COMPLETED");
+    const stream = subscribe<{ analysisSourceProgress: { analysisSourceId: string; workflowState: string; percent: number; stepPercent: number | null; message: string | null } }>(
+      server.url,
+      server.token,
+      `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { analysisSourceId workflowState percent stepPercent message } }`,
+      { id: source.id },
+    );
+    try {
+      await Promise.race([stream.completed, new Promise((_, reject) => setTimeout(() => reject(new Error(`not completed; got ${JSON.stringify(stream.events)}`)), 10_000))]);
+      expect(stream.events).toEqual([{ analysisSourceProgress: { analysisSourceId: source.id, workflowState: "COMPLETED", percent: 100, stepPercent: null, message: null } }]);
+      expect(stream.errors).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+  });
+
+  it("analysisSourceProgress on a source resting at a Step: its state first, after an update the walk's states until the next rest, open meanwhile", async () => {
+    const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER);
+    expect(source.workflowState).toBe("COLUMNS_ANALYZED");
+    const stream = subscribe<{ analysisSourceProgress: { workflowState: string; percent: number; stepPercent: number | null } }>(
+      server.url,
+      server.token,
+      `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState percent stepPercent } }`,
+      { id: source.id },
+    );
+    let completed = false;
+    void stream.completed.then(() => (completed = true));
+    const states = () => stream.events.map((e) => e.analysisSourceProgress.workflowState).filter((state, i, all) => state !== all[i - 1]);
+    try {
+      // The current state comes first, with no job running: the subscription is listening once it arrives.
+      const first = await stream.next();
+      expect(first.analysisSourceProgress).toMatchObject({ workflowState: "COLUMNS_ANALYZED", stepPercent: null });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(stream.events).toHaveLength(1);
+      expect(completed).toBe(false);
+
+      const { source: rested } = await advance(server, source.id, { targetWorkflowState: "EFFECTIVE_DATE_METRICS_ANALYZED" });
+      expect(rested.workflowState).toBe("EFFECTIVE_DATE_METRICS_ANALYZED");
+      await stream.next((e) => e.analysisSourceProgress.workflowState === "EFFECTIVE_DATE_METRICS_ANALYZED");
+      await new Promise((r) => setTimeout(r, 300));
+      expect(states()).toEqual(["COLUMNS_ANALYZED", "DATA_VALIDATION_CONFIRMED", "COLUMN_MAPPINGS_CONFIRMED", "ANALYZING_EFFECTIVE_DATE_METRICS", "EFFECTIVE_DATE_METRICS_ANALYZED"]);
+      expect(completed).toBe(false);
+
+      await advance(server, source.id, { targetWorkflowState: "COMPLETED" });
+      await stream.completed;
+      expect(states().slice(4)).toEqual(["EFFECTIVE_DATE_METRICS_ANALYZED", "ANALYSIS_PERIOD_SELECTED", "CHECKING_INTEGRITY", "INTEGRITY_CHECKED", "PARSING", "PARSED", "SETTINGS_CONFIRMED", "COMPLETED"]);
+      const percents = stream.events.map((e) => e.analysisSourceProgress.percent);
       expect([...percents].sort((a, b) => a - b)).toEqual(percents);
       expect(stream.errors).toEqual([]);
     } finally {
