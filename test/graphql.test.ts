@@ -1,5 +1,6 @@
 import { getIntrospectionQuery } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GENERAL_LEDGER_ANALYSIS_TYPE } from "./helpers/analysis-sources.js";
 import { startChildServer } from "./helpers/child-server.js";
 import { createTestDatabase } from "./helpers/database.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
@@ -9,6 +10,31 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => server?.close());
+
+/** A token with exactly these permissions (its secret, for `server.gql`). */
+async function tokenWith(permissions: string[]): Promise<string> {
+  const created = await server.api.post("/api-tokens", { name: "relation test", permissions, allowedAddresses: [] });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  return created.body.token;
+}
+
+/** Runs `work` and returns the SQL statements the server sent through its pool meanwhile (Prisma's too). */
+async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const pool = server.running.app.pool;
+  const original = pool.query;
+  const seen: string[] = [];
+  pool.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    seen.push(typeof first === "string" ? first : (first?.text ?? ""));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof pool.query;
+  try {
+    await work();
+  } finally {
+    pool.query = original;
+  }
+  return seen;
+}
 
 /** POSTs a JSON body exactly as written (duplicate keys and big integer literals survive). */
 async function rawGraphql(text: string) {
@@ -111,6 +137,92 @@ describe("GraphQL", () => {
     expect(bad.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "colour", problemType: "FILTER_CONVERSION_FAILED" });
     const badSort = await server.gql(`query($o: JSON) { organizations(filter: $o) { content { engagements(sort: ["colour"]) { name } } } }`, { o: { id: orgs[0] } });
     expect(badSort.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "sort[0]" });
+  });
+
+  it("Engagement.analyses takes the analysis filter and sort, Analysis.engagement resolves back, each one batch per response", async () => {
+    const org = await server.api.post("/organizations", { name: "Analyses relation org" });
+    const engagements: string[] = [];
+    for (const name of ["Eng 1", "Eng 2", "Eng 3", "Eng 4"]) {
+      const engagement = await server.api.post("/engagements", { organizationId: org.body.id, name, accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+      expect(engagement.status, JSON.stringify(engagement.body)).toBe(200);
+      engagements.push(engagement.body.id);
+      for (const [analysis, interim] of [["Alpha", false], ["Beta", true], ["Gamma", false]] as const) {
+        const created = await server.api.post("/analyses", {
+          engagementId: engagement.body.id,
+          analysisTypeId: GENERAL_LEDGER_ANALYSIS_TYPE,
+          name: `${analysis} ${name}`,
+          interim,
+          analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31", ...(interim ? { interimAsAtDate: "2023-06-30" } : {}) }],
+        });
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+      }
+    }
+
+    const one = await server.gql(`query($id: ID!, $f: JSON) { engagement(id: $id) { name
+      all: analyses { name engagementId }
+      annual: analyses(filter: $f, sort: ["name,desc"]) { name interim engagement { id name } } } }`, { id: engagements[0], f: { interim: false } });
+    expect(one.body.errors, JSON.stringify(one.body.errors)).toBeUndefined();
+    const { all, annual } = one.body.data.engagement;
+    expect(all.map((a: { name: string }) => a.name).sort()).toEqual(["Alpha Eng 1", "Beta Eng 1", "Gamma Eng 1"]);
+    expect(all.every((a: { engagementId: string }) => a.engagementId === engagements[0])).toBe(true);
+    expect(annual).toEqual([
+      { name: "Gamma Eng 1", interim: false, engagement: { id: engagements[0], name: "Eng 1" } },
+      { name: "Alpha Eng 1", interim: false, engagement: { id: engagements[0], name: "Eng 1" } },
+    ]);
+
+    // The same validation as POST /analyses/query: 400 naming the key.
+    const bad = await server.gql(`query($id: ID!) { engagement(id: $id) { analyses(filter: { colour: "red" }) { name } } }`, { id: engagements[0] });
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(bad.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "colour", problemType: "FILTER_CONVERSION_FAILED" });
+
+    // Many engagements with their analyses (and each analysis's engagement): one statement for the
+    // analyses of all engagements, one for their engagements, however many engagements are listed.
+    const many = `query($e: JSON) { engagements(filter: $e, sort: ["name"]) { content { name analyses(sort: ["name"]) { name engagement { name } } } } }`;
+    const analysisStatements = (statements: string[]) => statements.filter((s) => s.includes(`FROM "analysis" t WHERE t."engagement_id" = ANY(`)).length;
+    const engagementStatements = (statements: string[]) => statements.filter((s) => s.includes(`FROM "public"."engagement" WHERE`)).length;
+    let result: Awaited<ReturnType<typeof server.gql>> | undefined;
+    const forTwo = await statementsDuring(async () => (result = await server.gql(many, { e: { id: { $in: engagements.slice(0, 2) } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    const forFour = await statementsDuring(async () => (result = await server.gql(many, { e: { id: { $in: engagements } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    expect(result!.body.data.engagements.content.map((e: { name: string; analyses: Array<{ name: string; engagement: { name: string } }> }) => [e.name, e.analyses.map((a) => `${a.name}/${a.engagement.name}`)])).toEqual(
+      ["Eng 1", "Eng 2", "Eng 3", "Eng 4"].map((name) => [name, ["Alpha", "Beta", "Gamma"].map((a) => `${a} ${name}/${name}`)]),
+    );
+    expect(analysisStatements(forFour)).toBe(1);
+    expect(analysisStatements(forTwo)).toBe(1);
+    expect(engagementStatements(forFour)).toBe(1);
+    expect(engagementStatements(forTwo)).toBe(1);
+  });
+
+  it("relation fields need their target's read permission (FORBIDDEN on the field otherwise)", async () => {
+    const org = await server.api.post("/organizations", { name: "Forbidden relations org" });
+    const engagement = await server.api.post("/engagements", { organizationId: org.body.id, name: "Forbidden relations", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+    const analysis = await server.api.post("/analyses", {
+      engagementId: engagement.body.id,
+      analysisTypeId: GENERAL_LEDGER_ANALYSIS_TYPE,
+      name: "Forbidden GL",
+      analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }],
+    });
+    expect(analysis.status, JSON.stringify(analysis.body)).toBe(200);
+
+    const engagementsOnly = await tokenWith(["api.engagements.read"]);
+    const noAnalyses = await server.gql(`query($id: ID!) { engagement(id: $id) { name analyses { id } } }`, { id: engagement.body.id }, engagementsOnly);
+    expect(noAnalyses.body.errors?.[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(noAnalyses.body.errors?.[0].path).toEqual(["engagement", "analyses"]);
+    expect((await server.gql(`query($id: ID!) { engagement(id: $id) { name } }`, { id: engagement.body.id }, engagementsOnly)).body.data.engagement.name).toBe("Forbidden relations");
+
+    const analysesOnly = await tokenWith(["api.analyses.read"]);
+    const noEngagement = await server.gql(`query($id: ID!) { analysis(id: $id) { name engagement { id } } }`, { id: analysis.body.id }, analysesOnly);
+    expect(noEngagement.body.errors?.[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(noEngagement.body.errors?.[0].path).toEqual(["analysis", "engagement"]);
+    const noSources = await server.gql(`query($id: ID!) { analysis(id: $id) { name analysisSources { id } } }`, { id: analysis.body.id }, analysesOnly);
+    expect(noSources.body.errors?.[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(noSources.body.errors?.[0].path).toEqual(["analysis", "analysisSources"]);
+
+    const both = await tokenWith(["api.analyses.read", "api.engagements.read"]);
+    const allowed = await server.gql(`query($id: ID!) { analysis(id: $id) { engagement { name analyses { name } } } }`, { id: analysis.body.id }, both);
+    expect(allowed.body.errors, JSON.stringify(allowed.body.errors)).toBeUndefined();
+    expect(allowed.body.data.analysis.engagement).toEqual({ name: "Forbidden relations", analyses: [{ name: "Forbidden GL" }] });
   });
 
   it("AccountGrouping.groups keeps tree order by default and takes the account group filter", async () => {

@@ -58,5 +58,5 @@ export async function graphql<T = any>(baseUrl: string, token: string | undefine
     body: JSON.stringify({ query, variables }),
   });
   // Typed loosely on purpose: tests assert on the shape.
-  return { status: response.status, headers: response.headers, body: (await response.json()) as { data: T & Record<string, any>; errors: Array<{ message: string; extensions: Record<string, any> }> } };
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { data: T & Record<string, any>; errors: Array<{ message: string; path?: Array<string | number>; extensions: Record<string, any> }> } };
 }

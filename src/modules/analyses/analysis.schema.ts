@@ -2,7 +2,8 @@ import { builder } from "../../graphql/builder.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
+import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import * as analysisSources from "../analysis-sources/analysis-source.service.js";
 import { FEATURES } from "../catalogue/analysis-source-types.data.js";
 import { analysisPeriodGaps } from "./analysis-period.rules.js";
 import type { AnalysisStatus } from "./analysis-status.js";
@@ -65,6 +66,13 @@ export const Analysis = builder.prismaObject("Analysis", {
       nullable: true,
       description: "The analysis's own configuration, else its engagement's",
       resolve: (a, _args, ctx) => service.effectiveReportingPeriodConfigurationId(ctx, a),
+    }),
+    engagement: t.relation("engagement", { authScopes: { permission: "api.engagements.read" } }),
+    analysisSources: t.prismaField({
+      type: ["AnalysisSource"],
+      authScopes: { permission: "api.analysis-sources.read" },
+      args: relatedListArgs(t),
+      resolve: (_query, analysis, args, ctx) => analysisSources.analysisAnalysisSources(ctx, analysis.id, args),
     }),
   }),
 });

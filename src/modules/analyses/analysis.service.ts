@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, queryEntities, relatedList, saveVersioned, type Actor, type PageArgs, type RelatedListArgs } from "../../core/entity/index.js";
 import { newId } from "../../core/ids.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -42,6 +42,13 @@ export async function getAnalysis(ctx: RequestContext, id: string) {
 }
 
 /** A page of analyses with their periods (one more query for the whole page). */
+const analysesByEngagement = relatedList({ model: "analysis", columns: analysisColumns, parentField: "engagementId" });
+
+/** `Engagement.analyses`: the engagement's analyses with the /analyses/query filter and sort. */
+export function engagementAnalyses(ctx: RequestContext, engagementId: string, args: RelatedListArgs) {
+  return analysesByEngagement(ctx.app, ctx, engagementId, args);
+}
+
 export async function queryAnalyses(ctx: RequestContext, args: PageArgs) {
   const page = await queryEntities(ctx.app, { model: "analysis", columns: analysisColumns }, args);
   const periods = await ctx.prisma.analysisPeriod.findMany({ where: { analysisId: { in: page.content.map((a) => a.id) } }, orderBy: { startDate: "asc" } });

@@ -139,6 +139,8 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     proposedVirtualColumns: t.field({ type: [ProposedVirtualColumn], nullable: true, resolve: (s) => stored<VirtualColumnDefinition[]>(s.proposedVirtualColumns) }),
     proposedAmbiguousColumnResolutions: t.field({ type: [ProposedAmbiguousColumnResolution], nullable: true, resolve: (s) => stored<ProposedAmbiguousColumnResolutionModel[]>(s.proposedAmbiguousColumnResolutions) }),
     proposedTransactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, resolve: (s) => stored<TransactionIdSelectionModel>(s.proposedTransactionIdSelection) }),
+    analysis: t.relation("analysis", { authScopes: { permission: "api.analyses.read" } }),
+    engagement: t.relation("engagement", { authScopes: { permission: "api.engagements.read" } }),
   }),
 });
 

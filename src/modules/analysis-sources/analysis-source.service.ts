@@ -1,4 +1,4 @@
-import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type PageArgs, type RelatedListArgs } from "../../core/entity/index.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -68,6 +68,13 @@ export interface UpdateAnalysisSourceInput extends ProposedFields {
 
 export function getAnalysisSource(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "analysisSource", ENTITY, id);
+}
+
+const sourcesByAnalysis = relatedList({ model: "analysisSource", columns: analysisSourceColumns, parentField: "analysisId" });
+
+/** `Analysis.analysisSources`: the analysis's sources with the /analysis-sources/query filter and sort. */
+export function analysisAnalysisSources(ctx: RequestContext, analysisId: string, args: RelatedListArgs) {
+  return sourcesByAnalysis(ctx.app, ctx, analysisId, args);
 }
 
 export function queryAnalysisSources(ctx: RequestContext, args: PageArgs) {

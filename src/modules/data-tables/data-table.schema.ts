@@ -44,6 +44,8 @@ export const DataTable = builder.prismaObject("DataTable", {
     apiStability: t.field({ type: ApiStability, resolve: (d) => d.apiStability as ApiStabilityValue }),
     rowCount: t.field({ type: "Long", resolve: (d) => d.rowCount }),
     columns: t.field({ type: [DataTableColumn], resolve: (d) => d.columns as unknown as StoredColumn[] }),
+    analysis: t.relation("analysis", { authScopes: { permission: "api.analyses.read" } }),
+    analysisSource: t.relation("analysisSource", { nullable: true, authScopes: { permission: "api.analysis-sources.read" } }),
   }),
 });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANALYSIS_SOURCE_TYPE_IDS } from "../catalogue/ids.js";
 import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.js";
 import { dropEntriesTable, parseIntoEntriesTable, reparseEntriesTable, type ParsedSource } from "../../../test/helpers/entries-table.js";
+import { ingest } from "../../../test/helpers/analysis-sources.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import type { RestClient } from "../../../test/helpers/client.js";
 
@@ -119,6 +120,62 @@ describe("data table definitions", () => {
     expect(result.body.errors).toBeUndefined();
     expect(result.body.data.dataTable).toMatchObject({ id: dataTableId, logicalName: "gl_journal_lines", apiStability: "STABLE", rowCount: 6, analysisSourceId: source.analysisSourceId });
     expect(result.body.data.dataTable.columns[2]).toEqual({ field: "effective_date", type: "DATE", platformField: "effective_date", equalitySearch: true });
+  });
+
+  it("relates data tables, analysis sources and analyses in GraphQL (DataTable.analysis/analysisSource, AnalysisSource.analysis/engagement, Analysis.analysisSources)", async () => {
+    // An analysis of its own: a COMPLETED source with its data tables and a second source left where ingestion stops by default.
+    const parsed = await parseIntoEntriesTable(server, LEDGER, { proposedColumnMappings: MAPPINGS });
+    const [table] = await findDataTable(parsed.analysisId);
+    const analysis = (await server.api.get(`/analyses/${parsed.analysisId}`)).body;
+    const { source: second } = await ingest(server, { engagementId: parsed.engagementId, analysisId: parsed.analysisId, periodId: analysis.analysisPeriods[0].id }, LEDGER);
+    expect(second.workflowState).not.toBe("COMPLETED");
+
+    const read = await server.gql(
+      `query($id: ID!) { dataTable(id: $id) { analysis { id name } analysisSource { id workflowState analysis { id name } engagement { id name } } } }`,
+      { id: table.id },
+    );
+    expect(read.body.errors, JSON.stringify(read.body.errors)).toBeUndefined();
+    const engagement = (await server.api.get(`/engagements/${parsed.engagementId}`)).body;
+    expect(read.body.data.dataTable).toEqual({
+      analysis: { id: parsed.analysisId, name: analysis.name },
+      analysisSource: { id: parsed.analysisSourceId, workflowState: "COMPLETED", analysis: { id: parsed.analysisId, name: analysis.name }, engagement: { id: parsed.engagementId, name: engagement.name } },
+    });
+
+    const sources = await server.gql(
+      `query($id: ID!, $f: JSON) { analysis(id: $id) { all: analysisSources(sort: ["creationDate,desc"]) { id analysisId } completed: analysisSources(filter: $f) { id } } }`,
+      { id: parsed.analysisId, f: { workflowState: "COMPLETED" } },
+    );
+    expect(sources.body.errors, JSON.stringify(sources.body.errors)).toBeUndefined();
+    expect(sources.body.data.analysis).toEqual({
+      all: [{ id: second.id, analysisId: parsed.analysisId }, { id: parsed.analysisSourceId, analysisId: parsed.analysisId }],
+      completed: [{ id: parsed.analysisSourceId }],
+    });
+    const badSort = await server.gql(`query($id: ID!) { analysis(id: $id) { analysisSources(sort: ["colour"]) { id } } }`, { id: parsed.analysisId });
+    expect(badSort.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(badSort.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "sort[0]" });
+
+    // analysisSource is nullable (tables of analysis results have none); analysis is not.
+    const shape = await server.gql(`{ __type(name: "DataTable") { fields { name type { kind name } } } }`);
+    const fields = Object.fromEntries(shape.body.data.__type.fields.map((f: { name: string; type: unknown }) => [f.name, f.type]));
+    expect(fields.analysisSource).toEqual({ kind: "OBJECT", name: "AnalysisSource" });
+    expect(fields.analysis).toEqual({ kind: "NON_NULL", name: null });
+
+    // Each field needs its target's read permission.
+    const tokenWith = async (permissions: string[]) => (await server.api.post("/api-tokens", { name: "relations", permissions, allowedAddresses: [] })).body.token as string;
+    const tablesOnly = await tokenWith(["api.data-tables.read"]);
+    for (const [field, selection] of [["analysis", "analysis { id }"], ["analysisSource", "analysisSource { id }"]]) {
+      const denied = await server.gql(`query($id: ID!) { dataTable(id: $id) { id ${selection} } }`, { id: table.id }, tablesOnly);
+      expect(denied.body.errors?.[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+      expect(denied.body.errors?.[0].path).toEqual(["dataTable", field]);
+    }
+    const sourcesOnly = await tokenWith(["api.analysis-sources.read"]);
+    for (const [field, selection] of [["analysis", "analysis { id }"], ["engagement", "engagement { id }"]]) {
+      const denied = await server.gql(`query($id: ID!) { analysisSource(id: $id) { id ${selection} } }`, { id: parsed.analysisSourceId }, sourcesOnly);
+      expect(denied.body.errors?.[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+      expect(denied.body.errors?.[0].path).toEqual(["analysisSource", field]);
+    }
+    const allowed = await server.gql(`query($id: ID!) { dataTable(id: $id) { analysisSource { id } } }`, { id: table.id }, await tokenWith(["api.data-tables.read", "api.analysis-sources.read"]));
+    expect(allowed.body.data.dataTable.analysisSource).toEqual({ id: parsed.analysisSourceId });
   });
 
   it("hides unstable schemas from queries unless include-unstable-schemas=true", async () => {

@@ -1,7 +1,8 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
+import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import * as analyses from "../analyses/analysis.service.js";
 import { FREQUENCIES } from "./engagement.columns.js";
 import * as service from "./engagement.service.js";
 
@@ -39,6 +40,12 @@ export const Engagement = builder.prismaObject("Engagement", {
     reportingPeriodConfigurationId: t.exposeID("reportingPeriodConfigurationId", { nullable: true }),
     emailSubscriptions: t.field({ type: [EmailSubscription], resolve: (e) => e.emailSubscriptions as Array<{ userId: string; eventTypes?: string[] }> }),
     organization: t.relation("organization", { authScopes: { permission: "api.organizations.read" } }),
+    analyses: t.prismaField({
+      type: ["Analysis"],
+      authScopes: { permission: "api.analyses.read" },
+      args: relatedListArgs(t),
+      resolve: (_query, engagement, args, ctx) => analyses.engagementAnalyses(ctx, engagement.id, args),
+    }),
   }),
 });
 
