@@ -41,7 +41,6 @@ export async function getAnalysis(ctx: RequestContext, id: string) {
   return analysis;
 }
 
-/** A page of analyses with their periods (one more query for the whole page). */
 const analysesByEngagement = relatedList({ model: "analysis", columns: analysisColumns, parentField: "engagementId" });
 
 /** `Engagement.analyses`: the engagement's analyses with the /analyses/query filter and sort. */
@@ -49,6 +48,7 @@ export function engagementAnalyses(ctx: RequestContext, engagementId: string, ar
   return analysesByEngagement(ctx.app, ctx, engagementId, args);
 }
 
+/** A page of analyses with their periods (one more query for the whole page). */
 export async function queryAnalyses(ctx: RequestContext, args: PageArgs) {
   const page = await queryEntities(ctx.app, { model: "analysis", columns: analysisColumns }, args);
   const periods = await ctx.prisma.analysisPeriod.findMany({ where: { analysisId: { in: page.content.map((a) => a.id) } }, orderBy: { startDate: "asc" } });
