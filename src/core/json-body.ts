@@ -1,5 +1,6 @@
 import { ValidationError } from "./errors.js";
 import { noteExactInteger } from "./exact-integers.js";
+import { closingQuote } from "./json-text.js";
 
 /**
  * Parses a JSON request body. JSON.parse silently keeps the last of two equal keys, but the
@@ -85,7 +86,7 @@ function scanJson(text: string, integers: boolean): { duplicate?: { key: string;
       else if (top) top.index++;
       i++;
     } else if (c === 0x22 /* " */) {
-      const end = stringEnd(text, i);
+      const end = closingQuote(text, i);
       const top = stack[stack.length - 1];
       if (top?.keys && top.expectKey) {
         const raw = text.slice(i, end + 1);
@@ -124,14 +125,3 @@ function childPath(parent: Frame | undefined): string {
   return parent.path ? `${parent.path}.${key}` : key;
 }
 
-function stringEnd(text: string, start: number): number {
-  let i = start + 1;
-  for (;;) {
-    const quote = text.indexOf('"', i);
-    if (quote < 0) return text.length - 1;
-    let backslashes = 0;
-    for (let j = quote - 1; j > start && text.charCodeAt(j) === 0x5c; j--) backslashes++;
-    if (backslashes % 2 === 0) return quote;
-    i = quote + 1;
-  }
-}

@@ -16,8 +16,8 @@ function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-/** Index of the quote closing the string that opens at `start`. */
-function closingQuote(text: string, start: number): number {
+/** Index of the quote closing the string that opens at `start` (the last index when it is unterminated). */
+export function closingQuote(text: string, start: number): number {
   let i = start + 1;
   for (;;) {
     const quote = text.indexOf('"', i);

@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { detectFormat, type DetectOptions, type FormatDetection } from "./detect.js";
 import { buildFileInfo } from "./profile/file-info.js";
 import { withRecommendedMetrics } from "./profile/mapped-metrics.js";
-import { scanFile } from "./scan.js";
+import { scanFile, type ScanResult } from "./scan.js";
 import type { ColumnDefinition, TabularFileInfo } from "./types.js";
 
 export interface InspectOptions extends DetectOptions {
@@ -16,6 +16,25 @@ export interface InspectOptions extends DetectOptions {
   detection?: FormatDetection;
 }
 
+/** The file info a detection and a scan of the file describe (inspection and staging alike). */
+export function fileInfoOfScan(detection: FormatDetection, scan: Pick<ScanResult, "profile" | "invalidCharacters">, file: { name?: string; degrouped: boolean }): TabularFileInfo {
+  return buildFileInfo(
+    {
+      name: file.name,
+      encoding: detection.encoding,
+      delimiter: detection.delimiter,
+      quote: detection.quote,
+      firstLine: detection.firstLine,
+      headerRowIndex: detection.headerRowIndex,
+      rowContentSnippets: detection.rowContentSnippets,
+      format: detection.groupedFormat,
+      degrouped: file.degrouped,
+      invalidCharacters: scan.invalidCharacters,
+    },
+    scan.profile,
+  );
+}
+
 /**
  * The TABULAR_FILE_INFO of any delimited text file, in one streaming pass: encoding, delimiter,
  * header row, first line, snippets, per-column data and PASS/WARN/FAIL metrics. Memory does not
@@ -26,20 +45,6 @@ export async function inspectFile(path: string, options: InspectOptions = {}): P
   const detection = options.detection ?? (await detectFormat(path, options));
   const degroup = options.degroup && detection.groupedFormat ? detection.groupedFormat : null;
   const scan = await scanFile(path, detection, { degroup });
-  const info = buildFileInfo(
-    {
-      name: options.name ?? basename(path),
-      encoding: detection.encoding,
-      delimiter: detection.delimiter,
-      quote: detection.quote,
-      firstLine: detection.firstLine,
-      headerRowIndex: detection.headerRowIndex,
-      rowContentSnippets: detection.rowContentSnippets,
-      format: detection.groupedFormat,
-      degrouped: degroup !== null,
-      invalidCharacters: scan.invalidCharacters,
-    },
-    scan.profile,
-  );
+  const info = fileInfoOfScan(detection, scan, { name: options.name ?? basename(path), degrouped: degroup !== null });
   return options.columnDefinitions ? withRecommendedMetrics(info, options.columnDefinitions) : info;
 }

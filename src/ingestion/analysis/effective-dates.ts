@@ -4,6 +4,7 @@ import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { ensureRowIndex } from "../staging/stage.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
 import type { DataPreview, MetricState } from "../types.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 
 /** Entries of one effective date (null: blank or unparseable dates). */
 export interface DaySummary {
@@ -34,9 +35,7 @@ export async function summarizeEffectiveDates(pool: pg.Pool, staging: string, pl
   const table = qualifiedTable(staging);
   const rows = await withParseFallback(async (guarded) => {
     const amount = signedAmountExpression(plan, guarded) ?? "0::bigint";
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
+    return inPgTransaction(pool, async (client) => {
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       const result = await client.query<{ d: string | null; n: string; dn: string; cn: string; ds: string; cs: string; first_row: string }>(
         `SELECT to_char(d, 'YYYY-MM-DD') AS d, count(*) AS n,
@@ -46,14 +45,8 @@ export async function summarizeEffectiveDates(pool: pg.Pool, staging: string, pl
            FROM (SELECT row_no, ${typedExpression(date, plan, guarded)} AS d, ${amount} AS a FROM ${table}${fence(plan, guarded)}) s
           GROUP BY d ORDER BY d NULLS LAST`,
       );
-      await client.query("COMMIT");
       return result.rows;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }, date.guarded);
   return {
     days: rows.map((r) => ({

@@ -6,6 +6,7 @@ import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/va
 import type { EffectiveDateSummary } from "./effective-dates.js";
 import { aggregates, exampleRows, preview, previewTransactionIds, toStats, type TransactionIdPreview } from "./transaction-ids.js";
 import { combinationKey, needsWindow, type TransactionIdSelection } from "./transaction-keys.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 
 export interface StagedDataAnalysis {
   /** Entries per effective date (null when effective_date is not mapped). */
@@ -59,9 +60,7 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
   const selection = options.selection && !needsWindow(options.selection) ? options.selection : null;
   const table = qualifiedTable(staging);
   return withParseFallback(async (guarded) => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
+    return inPgTransaction(pool, async (client) => {
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       await client.query(SERIAL_PASS_SETTINGS);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
@@ -125,14 +124,8 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
         const examples = await exampleRows(client, table, plan, [selection], new Map([[0, stats]]), amount);
         transactionIdPreview = preview(selection, stats, examples.get(0) ?? [], signedAmountExpression(plan, false) !== null);
       }
-      await client.query("COMMIT");
       return { effectiveDates, accounts, transactionIdPreview };
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }, plan.fields.some((f) => f.guarded));
 }
 

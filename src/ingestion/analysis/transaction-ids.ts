@@ -5,6 +5,7 @@ import { qualifiedTable } from "../sql/identifiers.js";
 import { ensureRowIndex } from "../staging/stage.js";
 import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
 import { combinationKey, needsWindow, normalizeSelection, sameSelection, windowedKeys, type TransactionIdSelection } from "./transaction-keys.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 
 /** Preview ratings (wire reference 7), worst first. */
 export const RATINGS = ["BLOCK", "FAIL", "POOR", "NEUTRAL", "GOOD"] as const;
@@ -136,9 +137,7 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
   const date = field(plan, FIELDS.effectiveDate);
   const forceGuard = plan.fields.some((f) => f.guarded);
   return withParseFallback(async (guarded) => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
+    return inPgTransaction(pool, async (client) => {
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       await client.query(SERIAL_PASS_SETTINGS);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
@@ -180,15 +179,9 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
         stats.set(i, toStats(rows[0]));
       }
       const details = await exampleRows(client, table, plan, selections, stats, amount);
-      await client.query("COMMIT");
       // No rows (nothing staged): GROUPING SETS yields no group at all, the selection rates as empty.
       return selections.map((selection, i) => preview(selection, stats.get(i) ?? toStats({}), details.get(i) ?? [], !!signedAmountExpression(plan, false)));
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }, forceGuard);
 }
 
@@ -203,9 +196,7 @@ export async function previewFromTransactions(pool: pg.Pool, options: { staging:
   if (needsWindow(selection)) throw new Error("A running-total selection is rated from the staged rows");
   const dated = field(plan, FIELDS.effectiveDate)?.storage === "DATE";
   return withParseFallback(async (guarded) => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
+    return inPgTransaction(pool, async (client) => {
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       const { rows } = await client.query(
         `SELECT ${aggregates(FIELDS.txid)}
@@ -215,14 +206,8 @@ export async function previewFromTransactions(pool: pg.Pool, options: { staging:
       const stats = toStats(rows[0]);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
       const details = await exampleRows(client, qualifiedTable(options.staging), plan, [selection], new Map([[0, stats]]), amount);
-      await client.query("COMMIT");
       return preview(selection, stats, details.get(0) ?? [], !!signedAmountExpression(plan, false));
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }, plan.fields.some((f) => f.guarded));
 }
 

@@ -3,6 +3,7 @@ import { combinationKey, needsWindow, normalizeSelection, windowedKeys, type Tra
 import { qualifiedTable } from "../sql/identifiers.js";
 import { FIELDS, fence, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan, type Storage } from "../sql/parse-plan.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 
 /** A column of the entries table, described for data table definitions. */
 export interface EntryColumn {
@@ -110,9 +111,7 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
   };
 
   const { rowCount, guarded: usedGuards } = await withParseFallback(async (guarded) => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
+    return inPgTransaction(pool, async (client) => {
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       await client.query(`DROP TABLE IF EXISTS ${target}`);
       const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${outer.join(", ")} FROM (${inner(guarded)}) s`);
@@ -120,14 +119,8 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
       // 9,000-row sample (target 30) costs a tenth of the default 30,000 and plans these filters as well.
       await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
       await client.query(`ANALYZE ${target}`);
-      await client.query("COMMIT");
       return { rowCount: result.rowCount ?? 0, guarded };
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   });
 
   const unparseable: Record<string, number> = {};

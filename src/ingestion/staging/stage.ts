@@ -9,14 +9,16 @@ import { sampleRecords } from "../csv/sniff.js";
 import { recordFromTexts } from "../csv/tokenizer.js";
 import { createDegrouper } from "../formats/index.js";
 import { dateOrderOf, orderBits } from "../profile/date-shape.js";
-import { buildFileInfo, dominantType, formatCandidates } from "../profile/file-info.js";
+import { dominantType, formatCandidates } from "../profile/file-info.js";
 import type { ProfileWorkerData, ProfileWorkerMessage } from "../profile/profile-worker.js";
 import { Profiler, type ShadowSpec, type TableProfile } from "../profile/profiler.js";
 import { readRecords, RowRouter, scanColumns, scanFile, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
 import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
+import { fileInfoOfScan } from "../inspect.js";
 import { CopyRowEncoder } from "./copy-encoder.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 
 export interface StageOptions extends DetectOptions {
   /** Table to (re)create, e.g. `ingestionTables(sourceId).staging`. */
@@ -159,21 +161,7 @@ async function stage(
     await client.query("COMMIT");
     const profiled = known
       ? { ...known, name: options.name ?? known.name }
-      : buildFileInfo(
-          {
-            name: options.name,
-            encoding: detection.encoding,
-            delimiter: detection.delimiter,
-            quote: detection.quote,
-            firstLine: detection.firstLine,
-            headerRowIndex: detection.headerRowIndex,
-            rowContentSnippets: detection.rowContentSnippets,
-            format: detection.groupedFormat,
-            degrouped: degroupFormat !== null,
-            invalidCharacters: scan.invalidCharacters,
-          },
-          scan.profile,
-        );
+      : fileInfoOfScan(detection, scan, { name: options.name, degrouped: degroupFormat !== null });
     const fileInfo = options.columnDefinitions ? withRecommendedMetrics(profiled, options.columnDefinitions) : profiled;
     return {
       table: options.table,
@@ -250,22 +238,14 @@ export async function dropTables(pool: pg.Pool, tables: string[]): Promise<void>
 
 /** Puts tables built elsewhere in the places of others (dropping those), all in one transaction. */
 export async function replaceTables(pool: pg.Pool, moves: [from: string, to: string][]): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inPgTransaction(pool, async (client) => {
     for (const [from, to] of moves) {
       const [schema, name] = to.split(".");
       if (from.split(".")[0] !== schema) throw new Error(`${from} and ${to} are not in one schema`);
       await client.query(`DROP TABLE IF EXISTS ${qualifiedTable(to)}`);
       await client.query(`ALTER TABLE ${qualifiedTable(from)} RENAME TO ${column(name)}`);
     }
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { qualifiedTable } from "../sql/identifiers.js";
 import { combinationKey, needsWindow, type TransactionIdSelection } from "../analysis/transaction-keys.js";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan, type ResolvedField } from "../sql/parse-plan.js";
 import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 
 /** A column of the transactions table, described for data table definitions. */
 export interface TransactionColumn {
@@ -124,9 +125,7 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
     ...(source.entryDate ? [column(ENTRY_DATE, "DATE", ENTRY_DATE, `min(${ENTRY_DATE})`)] : []),
   ];
   const inner = summaries.filter((s) => s.aggregate !== null).map((s) => (s.aggregate === s.name ? s.name : `${s.aggregate} AS ${s.name}`));
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inPgTransaction(pool, async (client) => {
     if (source.dateStyle) await client.query(`SET LOCAL DateStyle = '${source.dateStyle}'`);
     // One group per transaction, hashed in memory (a quarter of a million groups per million lines).
     await client.query(SERIAL_PASS_SETTINGS);
@@ -135,16 +134,10 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
     // Statistics for the data-table queries that follow at once, as the parse does for the entries.
     await client.query(`SET LOCAL default_statistics_target = ${statisticsTarget ?? 30}`);
     await client.query(`ANALYZE ${target}`);
-    await client.query("COMMIT");
     return {
       table: targetName,
       rowCount: result.rowCount ?? 0,
       columns: summaries.map((s) => ({ name: s.name, type: s.type, platformField: s.platformField, originalName: null })),
     };
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
