@@ -1,6 +1,6 @@
 import { BREAK, Kind, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError, type ValidationRule } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
-import { createLRUCache, makeExecute, type Plugin } from "graphql-yoga";
+import { makeExecute, type Plugin } from "graphql-yoga";
 
 /** Documents longer than this are parsed and validated on every request rather than kept. */
 const MAX_CACHED_TEXT = 64 * 1024;
@@ -23,6 +23,25 @@ interface Compiled {
   byOperation: Map<string, CompiledQuery | null>;
   /** Shapes graphql-jit runs wrongly (see jitWouldMisrun); those run on graphql-js. */
   misrun: boolean;
+}
+
+/** The most recently used entries, at most `max` of them. */
+class Lru<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
 }
 
 function sameRules(a: readonly ValidationRule[] | undefined, b: readonly ValidationRule[] | undefined): boolean {
@@ -67,7 +86,7 @@ export function jitWouldMisrun(document: DocumentNode): boolean {
  */
 export function useDocuments(): Plugin & { stats: DocumentStats } {
   const stats: DocumentStats = { parsed: 0, validated: 0, compiled: 0 };
-  const documents = createLRUCache<DocumentNode | GraphQLError>({ max: MAX_DOCUMENTS });
+  const documents = new Lru<DocumentNode | GraphQLError>(MAX_DOCUMENTS);
   const validations = new WeakMap<DocumentNode, Validation>();
   const compilations = new WeakMap<DocumentNode, Compiled>();
 

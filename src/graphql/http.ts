@@ -132,7 +132,7 @@ export function createGraphqlHandler(options: {
         result = (await execute({ schema, document, contextValue, variableValues: params.variables as Record<string, unknown> | undefined, operationName })) as ExecutionResult;
       }
     } catch (error) {
-      if (res.destroyed || (error as { code?: string }).code === "ECONNRESET") return; // the client is gone
+      if (res.destroyed || (error as { code?: string } | undefined)?.code === "ECONNRESET") return; // the client is gone
       // A body left unread (refused while reading it) is not drained: the connection ends.
       if (error instanceof PayloadTooLargeError || !req.complete) headers.Connection = "close";
       result = { errors: [maskError(error)] };
