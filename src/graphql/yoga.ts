@@ -3,7 +3,7 @@ import type { TLSSocket } from "node:tls";
 import { randomUUID } from "node:crypto";
 import { GraphQLError, type GraphQLSchema } from "graphql";
 import { createYoga, type GraphQLParams, type Plugin } from "graphql-yoga";
-import type { App } from "../app-services.js";
+import type { App } from "../app-types.js";
 import { InternalError } from "../core/errors.js";
 import { normaliseAddress } from "../auth/ip-allow.js";
 import { buildRequestContext, type RequestIdentity } from "./context-factory.js";
