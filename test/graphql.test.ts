@@ -298,7 +298,7 @@ describe("GraphQL on graphql-jit", () => {
   it("honours variables inside an inline filter literal", async () => {
     const compiledBefore = server.running.graphqlDocuments.compiled;
     for (const name of ["Inline A", "Inline B", "Inline C"]) {
-      const created = await server.gql(`mutation($name: String!) { createOrganization(input: { name: $name }) { id } }`, { name });
+      const created = await server.gql(`mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { id name } }`, { input: { name } });
       expect(created.body.errors).toBeUndefined();
     }
     // The mutation ran compiled: this process takes the same path as the built server.
