@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { print } from "graphql";
 import pg from "pg";
-import { benchDatabase, load, machine, startProcess, startServer, today, writeSection } from "./lib.js";
+import { benchDatabase, cpuMicros, load, machine, startProcess, startServer, today, writeSection, type Proc } from "./lib.js";
 import { schema } from "../schema/index.js";
 import { routeTable } from "../rest/routes.js";
 import { compileRoutes } from "../rest/compile.js";
@@ -65,25 +65,28 @@ for (const [url, init] of [
 
 // Rounds alternate every line, so load from other work on the machine falls on all of them alike:
 // compare the ratios within a round rather than absolute numbers across runs.
-const lines: Array<{ key: string; name: string; url: string; method?: string; body?: string; headers?: Record<string, string> }> = [
-  { key: "rawId", name: "raw GET /raw/engagements/{id}", url: `${raw.url}/raw/engagements/${id}` },
-  { key: "restId", name: "REST GET /api/v1/engagements/{id}", url: `${ours.url}/api/v1/engagements/${id}`, headers: auth },
-  { key: "gqlId", name: "GraphQL POST /api/graphql `engagement(id) { id name organizationId version }`", url: `${ours.url}/api/graphql`, method: "POST", body: gqlById, headers: auth },
-  { key: "gqlIdAll", name: "GraphQL POST /api/graphql, the REST route's document (every field)", url: `${ours.url}/api/graphql`, method: "POST", body: gqlByIdAll, headers: auth },
-  { key: "rawPage", name: "raw POST /raw/engagements/query?size=20", url: `${raw.url}/raw/engagements/query?size=20`, method: "POST", body: filter },
-  { key: "restPage", name: "REST POST /api/v1/engagements/query?size=20", url: `${ours.url}/api/v1/engagements/query?size=20`, method: "POST", body: filter, headers: auth },
-  { key: "gqlPage", name: "GraphQL POST /api/graphql, the REST route's document (page of 20)", url: `${ours.url}/api/graphql`, method: "POST", body: gqlPage, headers: auth },
+const lines: Array<{ key: string; name: string; server: Proc; url: string; method?: string; body?: string; headers?: Record<string, string> }> = [
+  { key: "rawId", name: "raw GET /raw/engagements/{id}", server: raw, url: `${raw.url}/raw/engagements/${id}` },
+  { key: "restId", name: "REST GET /api/v1/engagements/{id}", server: ours, url: `${ours.url}/api/v1/engagements/${id}`, headers: auth },
+  { key: "gqlId", name: "GraphQL POST /api/graphql `engagement(id) { id name organizationId version }`", server: ours, url: `${ours.url}/api/graphql`, method: "POST", body: gqlById, headers: auth },
+  { key: "gqlIdAll", name: "GraphQL POST /api/graphql, the REST route's document (every field)", server: ours, url: `${ours.url}/api/graphql`, method: "POST", body: gqlByIdAll, headers: auth },
+  { key: "rawPage", name: "raw POST /raw/engagements/query?size=20", server: raw, url: `${raw.url}/raw/engagements/query?size=20`, method: "POST", body: filter },
+  { key: "restPage", name: "REST POST /api/v1/engagements/query?size=20", server: ours, url: `${ours.url}/api/v1/engagements/query?size=20`, method: "POST", body: filter, headers: auth },
+  { key: "gqlPage", name: "GraphQL POST /api/graphql, the REST route's document (page of 20)", server: ours, url: `${ours.url}/api/graphql`, method: "POST", body: gqlPage, headers: auth },
 ];
 const loadBefore = loadavg()[0];
 for (const line of lines) load(line.url, { method: line.method, body: line.body, headers: line.headers, seconds: 2 }); // warm-up: JIT, pools, token cache
-const perRound: Array<Record<string, { rps: number; p99: number }>> = [];
+const perRound: Array<Record<string, { rps: number; p99: number; cpu: number }>> = [];
 for (let round = 0; round < ROUNDS; round++) {
-  const measured: Record<string, { rps: number; p99: number }> = {};
+  const measured: Record<string, { rps: number; p99: number; cpu: number }> = {};
   for (const line of lines) {
+    const cpuBefore = cpuMicros(line.server.child.pid!);
     const result = load(line.url, { method: line.method, body: line.body, headers: line.headers, seconds: SECONDS });
     if (result.non2xx) throw new Error(`${line.name}: ${result.non2xx} non-2xx responses`);
-    measured[line.key] = { rps: result.requestsPerSecond, p99: result.latencyP99 };
-    process.stdout.write(`round ${round + 1} ${line.name}: ${Math.round(result.requestsPerSecond)} req/s\n`);
+    // The server's own CPU per request (the database's is not counted).
+    const cpu = (cpuMicros(line.server.child.pid!) - cpuBefore) / result.requests;
+    measured[line.key] = { rps: result.requestsPerSecond, p99: result.latencyP99, cpu };
+    process.stdout.write(`round ${round + 1} ${line.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(cpu)} µs CPU a request\n`);
   }
   perRound.push(measured);
 }
@@ -92,7 +95,10 @@ const loadAfter = loadavg()[0];
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const rounds = Array.from({ length: ROUNDS }, (_, i) => `round ${i + 1}`);
 const rateTable = lines
-  .map((line) => `| ${line.name} | ${perRound.map((r) => Math.round(r[line.key].rps)).join(" | ")} | ${Math.round(median(perRound.map((r) => r[line.key].rps)))} | ${median(perRound.map((r) => r[line.key].p99))} |`)
+  .map(
+    (line) =>
+      `| ${line.name} | ${perRound.map((r) => Math.round(r[line.key].rps)).join(" | ")} | ${Math.round(median(perRound.map((r) => r[line.key].rps)))} | ${median(perRound.map((r) => r[line.key].p99))} | ${Math.round(median(perRound.map((r) => r[line.key].cpu)))} |`,
+  )
   .join("\n");
 const ratios: Array<[string, string, string, string]> = [
   ["REST by id / raw", "restId", "rawId", "at least 0.6"],
@@ -104,7 +110,8 @@ const ratios: Array<[string, string, string, string]> = [
 const ratioTable = ratios
   .map(([name, a, b, target]) => {
     const each = perRound.map((r) => r[a].rps / r[b].rps);
-    return `| ${name} | ${each.map((x) => x.toFixed(2)).join(" | ")} | **${median(each).toFixed(2)}x** | ${target} |`;
+    const byCpu = median(perRound.map((r) => r[b].cpu / r[a].cpu));
+    return `| ${name} | ${each.map((x) => x.toFixed(2)).join(" | ")} | **${median(each).toFixed(2)}x** | ${byCpu.toFixed(2)}x | ${target} |`;
   })
   .join("\n");
 await ours.stop();
@@ -117,18 +124,18 @@ writeSection(
   `## REST and GraphQL overhead (issues 2 and 12)
 
 ${today()}, ${machine()}. Load average (1 min) ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after. ${ROWS} engagements; autocannon, 10 connections, ${SECONDS} s per line after a 2 s warm-up, ${ROUNDS} rounds, each round running every line in turn; each server a separate process on the same PostgreSQL.
-"REST" and "GraphQL" are the full path: bearer-token authentication, per-IP limit, the in-process GraphQL pipeline (compiled execution), service, PostgreSQL. "Raw" is a minimal Express + pg handler (bench/raw-handler.ts) with no authentication. The GraphQL page line sends the REST route's own document (every field of 20 engagements, with the same filter), so both do the same work; REST drops null fields from its bodies, GraphQL sends them.
+"REST" and "GraphQL" are the full path: bearer-token authentication, per-IP limit, the in-process GraphQL pipeline (compiled execution), service, PostgreSQL. "Raw" is a minimal Express + pg handler (bench/raw-handler.ts) with no authentication. Server CPU a request is the user + system time of the server process (not PostgreSQL's) over the requests of the run. The GraphQL page line sends the REST route's own document (every field of 20 engagements, with the same filter), so both do the same work; REST drops null fields from its bodies, GraphQL sends them.
 
 Requests per second:
 
-| Line | ${rounds.join(" | ")} | median | p99 ms (median) |
-|---|${rounds.map(() => "---|").join("")}---|---|
+| Line | ${rounds.join(" | ")} | median | p99 ms (median) | server CPU µs a request (median) |
+|---|${rounds.map(() => "---|").join("")}---|---|---|
 ${rateTable}
 
 Ratios within each round (the machine is shared, so ratios are the figures to compare):
 
-| Ratio | ${rounds.join(" | ")} | median | target |
-|---|${rounds.map(() => "---|").join("")}---|---|
+| Ratio of requests per second | ${rounds.join(" | ")} | median | inverse ratio of server CPU a request (median) | target |
+|---|${rounds.map(() => "---|").join("")}---|---|---|
 ${ratioTable}
 
 A repeated document is parsed, validated and compiled once (src/graphql/documents.ts; test/graphql-http.test.ts counts it).`,
