@@ -1,6 +1,7 @@
 import type { EncodingInfo } from "../csv/encoding.js";
 import type { ColumnData, DataPreview, GroupedFormat, Metric, MetricState, TabularFileInfo } from "../types.js";
 import type { DetectedType } from "./classify.js";
+import { twoDigitYearPosition } from "./date-shape.js";
 import { NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./number-shape.js";
 import type { ColumnProfile, TableProfile } from "./profiler.js";
 
@@ -41,7 +42,10 @@ export function formatCandidates(column: ColumnProfile, type: DetectedType): For
   if (type === "DATE") {
     const validCounts = { ...column.dateValid };
     const best = Math.max(0, ...Object.values(validCounts));
-    const top = Object.keys(validCounts).filter((f) => validCounts[f] === best);
+    const top = byYearSpread(
+      Object.keys(validCounts).filter((f) => validCounts[f] === best),
+      column.dateYears ?? {},
+    );
     return top.length > 1 ? { detectedFormat: null, ambiguousFormats: top, validCounts } : { detectedFormat: top[0] ?? null, ambiguousFormats: [], validCounts };
   }
   if (type === "NUMBER") {
@@ -52,6 +56,26 @@ export function formatCandidates(column: ColumnProfile, type: DetectedType): For
     return { detectedFormat: comma > dot ? NUMBER_FORMAT_COMMA : NUMBER_FORMAT_DOT, ambiguousFormats: [], validCounts };
   }
   return null;
+}
+
+/**
+ * Among formats every value is equally valid under, a two-digit year written first (yy/MM/dd) or
+ * last (MM/dd/yy, dd/MM/yy) is told by the years the whole column falls in under each reading: a
+ * ledger covers one or two calendar years, so a reading that spreads the same values over three or
+ * more years is dropped when the other keeps them within two. Month/day order is never decided here
+ * (both readings give the same years): it stays ambiguous unless a value rules one out.
+ */
+function byYearSpread(formats: string[], years: Record<string, number>): string[] {
+  const spread = (position: "first" | "last") => {
+    const counts = formats.filter((f) => twoDigitYearPosition(f) === position).map((f) => years[f] ?? 0);
+    return counts.length > 0 ? Math.max(...counts) : null;
+  };
+  const first = spread("first");
+  const last = spread("last");
+  if (first === null || last === null) return formats;
+  if (last <= 2 && first >= 3) return formats.filter((f) => twoDigitYearPosition(f) !== "first");
+  if (first <= 2 && last >= 3) return formats.filter((f) => twoDigitYearPosition(f) !== "last");
+  return formats;
 }
 
 /** Values of the column that do not parse under `format` (its dominant type's format). */

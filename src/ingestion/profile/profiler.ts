@@ -32,6 +32,11 @@ export interface ColumnProfile {
   numberStyle: { parentheses: boolean; trailingMinus: boolean; currency: boolean; letters: boolean; plain: boolean };
   /** Valid values per date pattern (every order a value is valid under counts). */
   dateValid: Record<string, number>;
+  /**
+   * For patterns with a two-digit year: how many distinct years the column's values fall in when
+   * read under that pattern (a ledger spans one or two; read the wrong way round, many).
+   */
+  dateYears: Record<string, number>;
   /** First values of each kind, for previews: kind -> [rowIndex, value]. */
   examples: Record<"TEXT" | "NUMBER" | "DATE", [number, string][]>;
 }
@@ -105,6 +110,11 @@ class ColumnAccumulator {
   readonly cacheComma = new Float64Array(CACHE_SIZE);
   /** Days since 2000-01-01 under the column's shadow date order (-2^31: not valid under it). */
   readonly cacheDays = new Int32Array(CACHE_SIZE);
+  /** Two-digit year fields of a cached date (DateShape.twoDigitYears), -1 when none. */
+  readonly cacheYearLast = new Int8Array(CACHE_SIZE);
+  readonly cacheYearFirst = new Int8Array(CACHE_SIZE);
+  /** Per two-digit-year shape: the years seen as the last field (bits 0-127), then as the first field (bits 128-255). */
+  yearSets = new Map<number, Uint32Array>();
   shadowMoney = 0; // 0 none, F_DOT or F_COMMA
   shadowOrder = 0; // ORDER_* bit, 0 none
 }
@@ -316,7 +326,7 @@ export class Profiler {
   private classify(column: ColumnAccumulator, slot: number, buf: Uint8Array, s: number, e: number, index: number): number {
     const date = this.date;
     if (date.parse(buf, s, e)) {
-      if (e - s === 8 || (e - s > 8 && buf[s + 8] === 0x20 && isDigits(buf, s, s + 8))) {
+      if (date.compact) {
         // yyyyMMdd is also a plain number; the column decides which at the end.
         column.compactDateCount++;
         let value = 0;
@@ -339,7 +349,10 @@ export class Profiler {
       } else {
         column.cacheDays[slot] = NO_DAYS;
       }
-      this.countDate(column, date.shape, date.mask, buf, s, e, index);
+      const years = date.twoDigitYears();
+      column.cacheYearLast[slot] = years ? years[0] : -1;
+      column.cacheYearFirst[slot] = years ? years[1] : -1;
+      this.countDate(column, slot, date.shape, date.mask, buf, s, e, index);
       return KIND_DATE;
     }
     const number = this.number;
@@ -372,13 +385,13 @@ export class Profiler {
     } else if (kind === KIND_NUMBER) {
       this.countNumber(column, column.cacheFlags[slot], column.cacheDot[slot], column.cacheComma[slot], buf, s, e, index);
     } else if (kind === KIND_DATE) {
-      this.countDate(column, column.cacheShape[slot], column.cacheFlags[slot], buf, s, e, index);
+      this.countDate(column, slot, column.cacheShape[slot], column.cacheFlags[slot], buf, s, e, index);
     } else {
       column.compactDateCount++;
     }
   }
 
-  private countDate(column: ColumnAccumulator, shape: number, mask: number, buf: Uint8Array, s: number, e: number, index: number): void {
+  private countDate(column: ColumnAccumulator, slot: number, shape: number, mask: number, buf: Uint8Array, s: number, e: number, index: number): void {
     column.dateCount++;
     let counts = column.dateShapes.get(shape);
     if (!counts) {
@@ -388,6 +401,17 @@ export class Profiler {
     if (mask & ORDER_MDY) counts[0]++;
     if (mask & ORDER_DMY) counts[1]++;
     if (mask & ORDER_YMD) counts[2]++;
+    const last = column.cacheYearLast[slot];
+    if (last >= 0) {
+      let years = column.yearSets.get(shape);
+      if (!years) {
+        years = new Uint32Array(8);
+        column.yearSets.set(shape, years);
+      }
+      if (mask & (ORDER_MDY | ORDER_DMY)) years[last >> 5] |= 1 << (last & 31);
+      const first = column.cacheYearFirst[slot];
+      if (first >= 0) years[4 + (first >> 5)] |= 1 << (first & 31);
+    }
     if (column.examples.DATE.length < EXAMPLES) column.examples.DATE.push([index, text(buf, s, e)]);
   }
 
@@ -432,6 +456,13 @@ export class Profiler {
           }
         }
         if (c.compactDateCount > 0) dateValid.yyyyMMdd = (dateValid.yyyyMMdd ?? 0) + c.compactDateCount;
+        const dateYears: Record<string, number> = {};
+        for (const [shape, years] of c.yearSets) {
+          const counts = c.dateShapes.get(shape)!;
+          if (counts[0] > 0) dateYears[dateFormatOf(shape, ORDER_MDY)] = bitCount(years, 0);
+          if (counts[1] > 0) dateYears[dateFormatOf(shape, ORDER_DMY)] = bitCount(years, 0);
+          if (counts[2] > 0) dateYears[dateFormatOf(shape, ORDER_YMD)] = bitCount(years, 4);
+        }
         return {
           position,
           columnName: this.columnNames[position],
@@ -455,6 +486,7 @@ export class Profiler {
           negatives: c.negatives,
           numberStyle: { parentheses: c.parentheses, trailingMinus: c.trailingMinus, currency: c.currency, letters: c.letters, plain: c.numberCount > 0 && !c.decorated },
           dateValid,
+          dateYears,
           examples: c.examples,
         };
       }),
@@ -483,9 +515,17 @@ function hasContent(record: RecordView, from: number): boolean {
   return false;
 }
 
-function isDigits(buf: Uint8Array, s: number, e: number): boolean {
-  for (let k = s; k < e; k++) if (buf[k] < 0x30 || buf[k] > 0x39) return false;
-  return true;
+/** Set bits in words [from, from + 4) of a 256-bit set. */
+function bitCount(words: Uint32Array, from: number): number {
+  let n = 0;
+  for (let i = from; i < from + 4; i++) {
+    let v = words[i];
+    while (v !== 0) {
+      v &= v - 1;
+      n++;
+    }
+  }
+  return n;
 }
 
 const decoder = new TextDecoder("utf-8");
