@@ -15,7 +15,8 @@ export interface FormatDetection {
   /** Number of columns of the data rows (header width or the most common row width, the larger). */
   width: number;
   firstLine: string;
-  rowContentSnippets: string[];
+  /** The first lines of the file, each a list of its cells. */
+  rowContentSnippets: string[][];
   /** Grouped report layout found below the header, or null. */
   groupedFormat: GroupedFormat | null;
 }
@@ -102,7 +103,7 @@ export async function detectFormat(path: string, options: DetectOptions = {}): P
     header,
     width: Math.max(header.length, mode, 1),
     firstLine: (lines[0] ?? "").slice(0, 4096),
-    rowContentSnippets: lines.slice(0, SNIPPET_LINES).map((l) => l.slice(0, SNIPPET_LENGTH)),
+    rowContentSnippets: records.slice(0, Math.min(SNIPPET_LINES, lines.length)).map((r) => r.map((cell) => cell.slice(0, SNIPPET_LENGTH))),
     groupedFormat: headerRowIndex !== null ? detectGroupedFormat(header, rows.slice(0, 200)) : null,
   };
 }

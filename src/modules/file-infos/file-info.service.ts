@@ -34,9 +34,15 @@ export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFile
     firstLine: info.firstLine ?? "",
     headerRowIndex: info.headerRowIndex,
     lastNonBlankRowIndex: info.lastNonBlankRowIndex ?? -1,
-    rowContentSnippets: info.rowContentSnippets as string[],
+    rowContentSnippets: snippetRows(info.rowContentSnippets),
     rowCount: reading.rowCount,
     columnData: info.columnData as unknown as TabularFileInfo["columnData"],
     tableMetadata: info.tableMetadata as unknown as TabularFileInfo["tableMetadata"],
   };
+}
+
+/** Snippets as rows of cells; file infos stored before they were split keep each line as one cell. */
+export function snippetRows(stored: unknown): string[][] {
+  if (!Array.isArray(stored)) return [];
+  return stored.map((line) => (Array.isArray(line) ? line.map(String) : [String(line)]));
 }
