@@ -61,10 +61,10 @@ describe("format detection", () => {
     expect(detection.groupedFormat).toBe(format);
   });
 
-  it("refuses files that are not delimited text", async () => {
-    const xlsx = dir.write("book.xlsx", Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100, 1)]));
-    await expect(detectFormat(xlsx)).rejects.toThrow(NotTabularFileError);
-    await expect(inspectFile(xlsx)).rejects.toThrow(/ZIP archive/);
+  it("refuses files that are neither delimited text nor a workbook", async () => {
+    const broken = dir.write("book.xlsx", Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100, 1)]));
+    await expect(detectFormat(broken)).rejects.toThrow(NotTabularFileError);
+    await expect(inspectFile(broken)).rejects.toThrow(/cannot be read as an .xlsx workbook/);
     const binary = dir.write("blob.bin", Buffer.from(Array.from({ length: 4000 }, (_, i) => (i % 7 === 0 ? 0 : 65 + (i % 26)))));
     await expect(inspectFile(binary)).rejects.toThrow(/binary data/);
   });

@@ -3,6 +3,7 @@ import { findEntity, queryEntities, type PageArgs } from "../../core/entity/inde
 import type { TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
+import type { TabularReading } from "./file-inspector.js";
 
 export function getFileInfo(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "fileInfo", "FileInfo", id);
@@ -19,7 +20,7 @@ export function queryFileInfos(ctx: RequestContext, args: PageArgs) {
  */
 export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFileId: string): Promise<TabularFileInfo | null> {
   const info = await app.prisma.fileInfo.findFirst({ where: { fileManagerFileId, state: "COMPLETE", type: "TABULAR_FILE_INFO" } });
-  const reading = info?.tabularReading as { bom: boolean; quote: string | null; rowCount: number } | null | undefined;
+  const reading = info?.tabularReading as TabularReading | null | undefined;
   if (!info || !reading) return null;
   return {
     type: "TABULAR_FILE_INFO",
@@ -27,9 +28,9 @@ export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFile
     format: info.format as TabularFileInfo["format"],
     formatDetected: info.formatDetected,
     degrouped: false,
-    encoding: info.encoding as TabularFileInfo["encoding"],
+    encoding: (reading.encoding ?? info.encoding) as TabularFileInfo["encoding"],
     bom: reading.bom,
-    delimiter: info.delimiter ?? "",
+    delimiter: reading.delimiter ?? info.delimiter ?? "",
     quote: reading.quote,
     firstLine: info.firstLine ?? "",
     headerRowIndex: info.headerRowIndex,
@@ -38,6 +39,7 @@ export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFile
     rowCount: reading.rowCount,
     columnData: info.columnData as unknown as TabularFileInfo["columnData"],
     tableMetadata: info.tableMetadata as unknown as TabularFileInfo["tableMetadata"],
+    ...(reading.workbook ? { workbook: reading.workbook } : {}),
   };
 }
 

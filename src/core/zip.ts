@@ -33,7 +33,7 @@ export async function openZip(path: string): Promise<ZipArchive> {
   });
 }
 
-/** Resolves `url` relative to the directory of `base` inside the archive (GDPdU URLs are relative). */
+/** Resolves `url` relative to the directory of `base` inside the archive (GDPdU URLs and workbook relationships are relative). */
 export function resolveEntryPath(base: string, url: string): string {
   const parts = base.split("/").slice(0, -1);
   for (const segment of url.replace(/\\/g, "/").split("/")) {
