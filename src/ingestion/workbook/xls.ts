@@ -19,7 +19,8 @@ export async function openXls(path: string): Promise<WorkbookReader> {
       for (let r = 0; r < data.length; r++) {
         const row = data[r];
         if (!row) continue;
-        const cells = row.map((cell) => {
+        // Dense rows leave holes where a row has no cell: Array.from visits them.
+        const cells = Array.from(row, (cell) => {
           if (!cell || cell.v === undefined || cell.v === null) return "";
           switch (cell.t) {
             case "n":

@@ -7,6 +7,7 @@ import { awaitJob, clientWithPermissions, createEngagement, waitFor } from "../.
 import { postMultipart } from "../../../test/helpers/multipart.js";
 import { holdJob } from "../../../test/fixtures/test-jobs.js";
 import { inTransaction } from "../../events/outbox.js";
+import { xlsOf, xlsxOf } from "../../../test/ingestion/workbooks.js";
 import { startJob } from "../../jobs/index.js";
 
 let server: TestServer;
@@ -92,6 +93,33 @@ describe("file infos", () => {
     const graphql = await server.gql(`query ($id: ID!) { fileInfo(id: $id) { ... on TabularFileInfo { rowContentSnippets tableMetadata { sheetMetrics { count sheetNames validSheets state } } columnData { columnMetadata { densityMetrics { blanks density } } } } } }`, { id: file.fileInfoId });
     expect(graphql.body.data.fileInfo.rowContentSnippets.slice(0, 2)).toEqual([["Date", "Account", "Amount"], ["01/02/2024", "1000", "12,50"]]);
     expect(graphql.body.data.fileInfo).toMatchObject({ tableMetadata: { sheetMetrics: { count: 0, sheetNames: [], validSheets: [], state: "PASS" } } });
+  });
+
+  it("describes a workbook's sheet: sheetMetrics name every sheet and the valid ones; rows come from the first valid sheet (WARN naming the others)", async () => {
+    const ledger = (first: string) => [
+      ["Date", "Account", "Amount"],
+      [new Date("2024-01-15T00:00:00Z"), first, 12.5],
+      [new Date("2024-02-29T00:00:00Z"), "2000", -3],
+    ];
+    const sheets = [
+      { name: "Cover", rows: [["Trial balance workpapers"], ["Prepared by: JS"]] },
+      { name: "GL 2024", rows: ledger("1000") },
+      { name: "GL 2023", rows: ledger("1100") },
+    ];
+    for (const [name, bytes] of [["book.xlsx", await xlsxOf(sheets)], ["book.xls", await xlsOf(sheets)]] as const) {
+      const file = await importFile(name, new Uint8Array(bytes));
+      const info = await settledInfo(file.fileInfoId);
+      expect(info, name).toMatchObject({ status: "COMPLETE", type: "TABULAR_FILE_INFO", headerRowIndex: 0, lastNonBlankRowIndex: 2 });
+      // A workbook has no text encoding or delimiter.
+      expect(info.delimiter).toBeUndefined();
+      expect(info.tableMetadata.sheetMetrics).toEqual({ state: "WARN", count: 3, sheetNames: ["Cover", "GL 2024", "GL 2023"], validSheets: ["GL 2024", "GL 2023"], selectedSheet: "GL 2024", dataPreviews: [] });
+      expect(info.rowContentSnippets).toEqual([["Date", "Account", "Amount"], ["2024-01-15", "1000", "12.5"], ["2024-02-29", "2000", "-3"]]);
+      const [date, account, amount] = info.columnData;
+      // Dates and numbers from the cells' types, not re-read from displayed text.
+      expect(date.columnMetadata.dataTypeMetrics).toMatchObject({ dominantType: "DATE", dateTypeDetails: { unambiguousDateTimeFormats: ["yyyy-MM-dd"], range: { min: "2024-01-15", max: "2024-02-29" } } });
+      expect(account.rowSample).toEqual(["1000", "2000"]);
+      expect(amount.columnMetadata.dataTypeMetrics.numericTypeDetails).toMatchObject({ sum: 9.5, range: { min: -3, max: 12.5 } });
+    }
   });
 
   it("keeps non-tabular files as FILE_INFO and lets queries mix both kinds", async () => {
