@@ -1,6 +1,6 @@
 import { decodeHead, readHead, READ_CHUNK, utf8Chunks, Utf8Validator } from "./csv/encoding.js";
 import { sampleRecords } from "./csv/sniff.js";
-import { CsvTokenizer, recordFromTexts, type RecordView } from "./csv/tokenizer.js";
+import { CsvTokenizer, RecordBuilder, recordFromTexts, type RecordView } from "./csv/tokenizer.js";
 import type { FormatDetection } from "./detect.js";
 import { openWorkbook } from "./workbook/workbook.js";
 
@@ -45,13 +45,14 @@ function workbookRows(path: string, detection: FormatDetection): RowSource {
     chunked: false,
     async read(onRecord, afterChunk) {
       const reader = await openWorkbook(path, kind);
+      const builder = new RecordBuilder();
       let next = 0;
       try {
         await reader.rows(
           sheetIndex,
           (index, cells) => {
             while (next < index) onRecord(blank(next++), false);
-            onRecord(recordFromTexts(cells, index), false);
+            onRecord(builder.build(cells, index), false);
             next = index + 1;
           },
           afterChunk,

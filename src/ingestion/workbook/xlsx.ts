@@ -46,6 +46,15 @@ export function decodeXml(text: string): string {
 
 /** Text of the <t> elements of a string item (<si> or <is>), phonetic runs (<rPh>) left out. */
 function itemText(xml: string, from: number, to: number): string {
+  // The usual item, <si><t>text</t></si>: one slice.
+  const simple = xml.indexOf("><t>", from);
+  if (simple >= 0 && simple < to && xml.lastIndexOf("</t>", to) > simple) {
+    const end = xml.indexOf("</t>", simple + 4);
+    if (end >= 0 && end < to && xml.indexOf("<", simple + 4) === end && xml.indexOf("<t", end) >= to - 1 - 0) {
+      const rest = xml.slice(end + 4, to);
+      if (/^<\/(si|is)>$/.test(rest)) return decodeXml(xml.slice(simple + 4, end));
+    }
+  }
   let text = "";
   let at = from;
   while (true) {
@@ -278,9 +287,21 @@ class XlsxReader implements WorkbookReader {
       case "d":
         return raw.endsWith("T00:00:00") || raw.endsWith("T00:00:00Z") ? raw.slice(0, 10) : raw.replace("T", " ").replace(/Z$|\.\d+$/g, "");
       default:
-        if (this.dateStyles[style] === 1) return renderSerialDate(Number(raw), this.date1904) ?? raw;
+        if (this.dateStyles[style] === 1) return this.date(raw);
         return renderNumber(raw);
     }
+  }
+
+  /** Dates repeat on every line of a transaction: each serial is rendered once. */
+  private readonly dates = new Map<string, string>();
+
+  private date(raw: string): string {
+    let text = this.dates.get(raw);
+    if (text === undefined) {
+      text = renderSerialDate(Number(raw), this.date1904) ?? raw;
+      if (this.dates.size < 100_000) this.dates.set(raw, text);
+    }
+    return text;
   }
 
   close(): void {

@@ -327,7 +327,8 @@ describe("failures", () => {
     const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(200, 7)]);
     const { source, job } = await ingest(server, fixture, zip, {}, "ERROR");
     expect(source.workflowState).toBe("FAILED");
-    expect(source.errors[0]).toMatch(/ZIP archive/);
+    // It starts like a workbook (a ZIP archive) but is none.
+    expect(source.errors[0]).toMatch(/^The file cannot be read as an .xlsx workbook: /);
     expect(job.error).toBe(source.errors[0]);
     expect(await events("ingestion.failed", source.id)).toEqual([{ analysisId: fixture.analysisId, analysisSourceId: source.id, engagementId: fixture.engagementId }]);
   });
