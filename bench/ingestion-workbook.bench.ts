@@ -16,7 +16,7 @@ import { writeLedgerWorkbook } from "./xlsx-writer.js";
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 
-function run(mode: string, file: string, url: string): { ms: number; maxRssMb: number; steps?: Record<string, number> } {
+function run(mode: string, file: string, url: string): { ms: number; maxRssMb: number; cpuMs: number; steps?: Record<string, number> } {
   const child = spawnSync(process.execPath, ["--import", "tsx", "bench/ingestion-worker.ts", mode, file, url], { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 20 });
   if (child.status !== 0) throw new Error(`${mode} failed:\n${child.stderr}\n${child.stdout}`);
   return JSON.parse(child.stdout.trim().split("\n").at(-1)!);
@@ -37,11 +37,15 @@ try {
   process.stdout.write(`workbook: ${LINES} rows, ${megabytes.toFixed(0)} MiB\n`);
   const loadBefore = loadavg()[0];
   const bare: number[] = [];
-  const book: { ms: number; maxRssMb: number; steps?: Record<string, number> }[] = [];
+  const book: ReturnType<typeof run>[] = [];
+  const csvRuns: ReturnType<typeof run>[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     bare.push(run("bare", csv, database.url).ms);
     book.push(run("pipeline", xlsx, database.url));
-    process.stdout.write(`round ${round + 1}: bare COPY ${Math.round(bare.at(-1)!)} ms, workbook pipeline ${Math.round(book.at(-1)!.ms)} ms, peak RSS ${book.at(-1)!.maxRssMb} MB ${JSON.stringify(book.at(-1)!.steps)}\n`);
+    csvRuns.push(run("pipeline", csv, database.url));
+    process.stdout.write(
+      `round ${round + 1}: bare COPY ${Math.round(bare.at(-1)!)} ms, workbook pipeline ${Math.round(book.at(-1)!.ms)} ms (CPU ${book.at(-1)!.cpuMs} ms), peak RSS ${book.at(-1)!.maxRssMb} MB ${JSON.stringify(book.at(-1)!.steps)}; CSV pipeline ${Math.round(csvRuns.at(-1)!.ms)} ms (CPU ${csvRuns.at(-1)!.cpuMs} ms)\n`,
+    );
   }
   const loadAfter = loadavg()[0];
   const total = median(book.map((r) => r.ms));
@@ -57,7 +61,8 @@ ${today()}, ${machine()}. The ${LINES.toLocaleString("en-US")}-line general ledg
 | Run | ms |
 |---|---|
 | bare COPY of the same ledger as CSV | ${Math.round(median(bare))} |
-| **workbook pipeline** | **${Math.round(total)}** (${(total / median(bare)).toFixed(1)}x the bare COPY) |
+| **workbook pipeline** | **${Math.round(total)}** (${(total / median(bare)).toFixed(1)}x the bare COPY); CPU of its process ${median(book.map((r) => r.cpuMs))} ms |
+| the same pipeline on the CSV, same run | ${Math.round(median(csvRuns.map((r) => r.ms)))}; CPU ${median(csvRuns.map((r) => r.cpuMs))} ms |
 | peak RSS of the workbook pipeline | **${Math.max(...book.map((r) => r.maxRssMb))} MB** |
 
 | Step | median ms |

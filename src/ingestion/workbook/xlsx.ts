@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { openZip, resolveEntryPath, type ZipArchive } from "../../core/zip.js";
 import { isDateFormat, renderNumber, renderSerialDate, type SheetReader, type WorkbookReader } from "./cells.js";
@@ -149,6 +150,22 @@ interface Sheet {
   path: string;
 }
 
+/**
+ * The shared strings of the last workbook read, for a minute: detection, shadow planning and
+ * staging each open the file, and a million-row ledger's table takes seconds to parse.
+ */
+let lastStrings: { key: string; strings: string[]; timer: NodeJS.Timeout } | null = null;
+
+async function sharedStringsOf(path: string, zip: ZipArchive): Promise<string[]> {
+  const { size, mtimeMs } = await stat(path);
+  const key = `${path}:${size}:${mtimeMs}`;
+  if (lastStrings?.key === key) return lastStrings.strings;
+  const strings = await readSharedStrings(zip);
+  if (lastStrings) clearTimeout(lastStrings.timer);
+  lastStrings = { key, strings, timer: setTimeout(() => (lastStrings = null), 60_000).unref() };
+  return strings;
+}
+
 export async function openXlsx(path: string): Promise<WorkbookReader> {
   const zip = await openZip(path);
   try {
@@ -168,7 +185,7 @@ export async function openXlsx(path: string): Promise<WorkbookReader> {
     }
     const date1904 = [...tags(workbook, "workbookPr")].some((tag) => /^(1|true)$/.test(attribute(tag, "date1904") ?? ""));
     const dateStyles = await readDateStyles(zip);
-    const strings = await readSharedStrings(zip);
+    const strings = await sharedStringsOf(path, zip);
     return new XlsxReader(zip, sheets, dateStyles, strings, date1904);
   } catch (error) {
     zip.close();

@@ -1,9 +1,9 @@
-import type { App } from "../../app-services.js";
-import { findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import type { App } from "../../app-types.js";
+import { findEntity, queryEntities, type PageArgs } from "../../entity/index.js";
 import type { TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
-import type { TabularReading } from "./file-inspector.js";
+import type { TabularReading } from "./file-inspection.js";
 
 export function getFileInfo(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "fileInfo", "FileInfo", id);
