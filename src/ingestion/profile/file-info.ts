@@ -279,7 +279,8 @@ export function buildFileInfo(context: FileContext, profile: TableProfile): Tabu
     sheetMetrics: metric(sheets && sheets.validSheets.length > 1 ? "WARN" : "PASS", sheets ? sheets.sheetNames.length : 0, [], {
       sheetNames: sheets?.sheetNames ?? [],
       validSheets: sheets?.validSheets ?? [],
-      ...(sheets ? { selectedSheet: sheets.sheet } : {}),
+      // The warning of a workbook with several usable sheets: which ones were not read.
+      ...(sheets ? { selectedSheet: sheets.sheet, ignoredSheets: sheets.validSheets.filter((name) => name !== sheets.sheet) } : {}),
     }),
     specialCharacterMetrics: metric(warnIf(specialCount), specialCount, special.previews, { invalidCharacters: context.invalidCharacters }),
     unevenColumnsMetrics: metric(

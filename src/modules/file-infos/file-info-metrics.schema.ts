@@ -96,6 +96,7 @@ const SheetMetrics = metricType("FileInfoSheetMetrics", "Sheets of a workbook (c
   sheetNames: t.stringList({ nullable: true, resolve: (m) => strings(m.sheetNames) }),
   validSheets: t.stringList({ nullable: true, description: "Sheets holding a table", resolve: (m) => strings(m.validSheets) }),
   selectedSheet: t.string({ nullable: true, description: "Ours: the sheet the rows are read from (the first valid one)", resolve: (m) => str(m.selectedSheet) }),
+  ignoredSheets: t.stringList({ nullable: true, description: "Ours: valid sheets that are not read (the reason for WARN)", resolve: (m) => strings(m.ignoredSheets) }),
 }));
 
 const DuplicateRowsMetric = metricType("FileInfoDuplicateRowsMetric", "Ours: rows equal to an earlier row", (t) => ({

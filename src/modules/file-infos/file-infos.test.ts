@@ -112,7 +112,7 @@ describe("file infos", () => {
       expect(info, name).toMatchObject({ status: "COMPLETE", type: "TABULAR_FILE_INFO", headerRowIndex: 0, lastNonBlankRowIndex: 2 });
       // A workbook has no text encoding or delimiter.
       expect(info.delimiter).toBeUndefined();
-      expect(info.tableMetadata.sheetMetrics).toEqual({ state: "WARN", count: 3, sheetNames: ["Cover", "GL 2024", "GL 2023"], validSheets: ["GL 2024", "GL 2023"], selectedSheet: "GL 2024", dataPreviews: [] });
+      expect(info.tableMetadata.sheetMetrics).toEqual({ state: "WARN", count: 3, sheetNames: ["Cover", "GL 2024", "GL 2023"], validSheets: ["GL 2024", "GL 2023"], selectedSheet: "GL 2024", ignoredSheets: ["GL 2023"], dataPreviews: [] });
       expect(info.rowContentSnippets).toEqual([["Date", "Account", "Amount"], ["2024-01-15", "1000", "12.5"], ["2024-02-29", "2000", "-3"]]);
       const [date, account, amount] = info.columnData;
       // Dates and numbers from the cells' types, not re-read from displayed text.
