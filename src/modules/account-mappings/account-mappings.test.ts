@@ -5,7 +5,7 @@ import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.
 import { inTransaction } from "../../events/outbox.js";
 import { newId } from "../../core/ids.js";
 import { accountMappingCounts, recordDiscoveredAccounts } from "./account-mapping.service.js";
-import type { DiscoveredAccount } from "./mapping-inference.js";
+import type { DiscoveredAccount } from "./inference/index.js";
 
 let server: TestServer;
 let db: pg.Pool;
@@ -20,9 +20,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function createEngagement() {
+/** Each in an organization of its own: mappings of an organization's earlier engagements are evidence. */
+async function createEngagement(inOrganization?: string) {
   const response = await server.api.post("/engagements", {
-    organizationId,
+    organizationId: inOrganization ?? (await server.api.post("/organizations", { name: `Mappings ${newId()}` })).body.id,
     name: `FY ${newId()}`,
     accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" },
   });
@@ -85,7 +86,7 @@ describe("mappings of discovered accounts (the service ingestion calls)", () => 
     const engagementId = await createEngagement();
     await discover(engagementId, [{ account: "1.1.1.1" }, { account: "1000", code: "1.1.1.2" }, { account: "x" }]);
     const counts = await accountMappingCounts(server.running.app.prisma, engagementId);
-    expect(counts).toEqual({ mappedAccountMappingCount: 1, inferredAccountMappingCount: 1, unmappedAccountMappingCount: 1, unverifiedAccountMappingCount: 2 });
+    expect(counts).toEqual({ mappedAccountMappingCount: 1, inferredAccountMappingCount: 1, unmappedAccountMappingCount: 1, unverifiedAccountMappingCount: 3 });
   });
 });
 
@@ -142,19 +143,26 @@ describe("account mappings REST", () => {
     expect((await server.api.put(`/account-mappings/${mapping.id}`, { code: "5.2.4.7.1", version: 0 })).status).toBe(200);
   });
 
-  it("verifies every mapped account of the engagement and leaves unmapped ones", async () => {
+  it("verifies every mapping of the engagement, those without a group included (spec 4.3)", async () => {
     const engagement = await createEngagement();
     await discover(engagement, [{ account: "1.1.1.1" }, { account: "1000", code: "1.1.1.2" }, { account: "nope" }]);
     const response = await server.api.post("/account-mappings/verify", { engagementId: engagement });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ engagementId: engagement, verifiedCount: 2, unmappedCount: 1, totalCount: 3 });
-    expect((await mappings(engagement)).map((m) => m.status)).toEqual(["VERIFIED", "VERIFIED", "UNMAPPED"]);
+    expect(response.body).toEqual({ engagementId: engagement, verifiedCount: 3, unmappedCount: 1, totalCount: 3 });
+    expect((await mappings(engagement)).map((m) => [m.account, m.code, m.status])).toEqual([
+      ["1.1.1.1", "1.1.1.1", "VERIFIED"],
+      ["1000", "1.1.1.2", "VERIFIED"],
+      ["nope", undefined, "VERIFIED"],
+    ]);
     const again = await server.api.post("/account-mappings/verify", { engagementId: engagement });
-    expect(again.body.verifiedCount).toBe(0);
-    // Editing a verified mapping needs verifying again.
+    expect(again.body).toMatchObject({ verifiedCount: 0, unmappedCount: 1 });
+    // Editing a verified mapping needs verifying again; so does giving a group to one verified without.
     const verified = (await mappings(engagement, { account: "1000" }))[0];
     const edited = await server.api.put(`/account-mappings/${verified.id}`, { code: "1.1.1.3", version: verified.version });
     expect(edited.body.status).toBe("MANUAL");
+    const without = (await mappings(engagement, { account: "nope" }))[0];
+    const given = await server.api.put(`/account-mappings/${without.id}`, { code: "5.2.4.7", version: without.version });
+    expect(given.body).toMatchObject({ code: "5.2.4.7", status: "MANUAL" });
     expect((await server.api.post("/account-mappings/query", { engagementId: engagement, status: "VERIFIED" })).body.totalElements).toBe(1);
   });
 
@@ -189,7 +197,7 @@ describe("account mappings REST", () => {
     const updated = await writer.put(`/account-mappings/${mapping.id}`, { code: "1.1.1.2", accountTags: ["checked"], version: mapping.version });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ code: "1.1.1.2", accountTags: ["checked"], status: "MODIFIED_MAC" });
-    expect((await writer.post("/account-mappings/verify", { engagementId: engagement })).body.verifiedCount).toBe(1);
+    expect((await writer.post("/account-mappings/verify", { engagementId: engagement })).body).toMatchObject({ verifiedCount: 2, unmappedCount: 1 });
     expect((await writer.post("/account-mappings/delete-unused", { engagementId: engagement })).body.deletedCount).toBe(1);
 
     // The export's async result, file result and bytes need nothing beyond the token that started it.
