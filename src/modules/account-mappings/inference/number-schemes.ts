@@ -138,8 +138,8 @@ const MIN_AGREEMENT = 0.75;
 /**
  * The scheme the accounts follow: each scheme is tried on the accounts whose class is already known
  * from their names or types (or their confirmed mappings), and the one whose ranges agree best (at
- * least 75% of at least 5 accounts) wins; ties go to the one that also places more of them in the
- * right sub-class (level 2). Null when none fits.
+ * least 75% of at least 5 accounts) wins; of schemes that agree as well, the one whose group-level
+ * ranges (Sage's 1200-1299 bank accounts, say) name more of those accounts' groups. Null when none fits.
  */
 export function detectScheme(known: ReadonlyArray<{ account: string; mac: string }>): NumberScheme | null {
   let best: { scheme: NumberScheme; score: number } | null = null;
@@ -153,7 +153,7 @@ export function detectScheme(known: ReadonlyArray<{ account: string; mac: string
       covered++;
       if (b.accountClass === k.mac[0]) {
         agreed++;
-        if (b.mac.slice(0, 3) === k.mac.slice(0, 3)) finer++;
+        if (!b.generic && b.mac === k.mac) finer++;
       }
     }
     if (covered < MIN_EVIDENCE || agreed / covered < MIN_AGREEMENT) continue;

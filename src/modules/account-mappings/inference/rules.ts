@@ -144,6 +144,7 @@ hint("3.2.1.1", "equity", 2);
 // ---- Revenue ------------------------------------------------------------------------------------
 rule("4.2.1.1", "interest income|received");
 rule("4.2.1.1", "latepayment");
+rule("4.2.1.1", "interest", 0.5);
 rule("4.2.1.2", "dividend income|received");
 rule("4.2.2.1", "assetdisposal", 2.5);
 rule("4.2.2.2", "fxresult gain|income !loss");
