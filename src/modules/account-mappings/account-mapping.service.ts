@@ -2,9 +2,9 @@ import { NotFoundError, ValidationError } from "../../core/errors.js";
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, touchAudit, type Actor, type PageArgs } from "../../core/entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import type { Prisma } from "../../generated/prisma/client.js";
+import { newId } from "../../core/ids.js";
 import { accountMappingColumns } from "./account-mapping.columns.js";
-import { engagementGroups, inferMappings, loadInferenceContext, type DiscoveredAccount } from "./inference/index.js";
+import { engagementGroups, inferMappings, loadInferenceContext, type DiscoveredAccount, type Inference } from "./inference/index.js";
 
 const ENTITY = "AccountMapping";
 export { ACCOUNT_MAPPING_STATUSES } from "./account-mapping.columns.js";
@@ -96,49 +96,64 @@ export async function deleteUnusedAccountMappings(ctx: RequestContext, engagemen
   });
 }
 
+const accountKey = (account: string, fundId: string | null | undefined) => `${account}\u0000${fundId ?? ""}`;
+
+/**
+ * The inference for the accounts a source brought that the engagement does not know yet (or knows
+ * only UNMAPPED), computed before the transaction that records them: it is the CPU-heavy part of
+ * recording (a few hundred milliseconds for 20,000 accounts), which need not hold that transaction.
+ */
+export async function inferDiscoveredAccounts(db: Tx, engagementId: string, accounts: DiscoveredAccount[]): Promise<ReadonlyMap<string, Inference>> {
+  const { accounts: distinct, known } = await knownMappings(db, engagementId, accounts);
+  const toInfer = distinct.filter((a) => (known.get(accountKey(a.account, a.fundId))?.status ?? "UNMAPPED") === "UNMAPPED");
+  if (toInfer.length === 0) return new Map();
+  const inferred = inferMappings(toInfer, await loadInferenceContext(db, engagementId, toInfer.map((a) => a.account)));
+  return new Map(toInfer.map((a, i) => [accountKey(a.account, a.fundId), inferred[i]]));
+}
+
+/** The first of each (account, fund) and the engagement's mappings of them. */
+async function knownMappings(db: Tx, engagementId: string, input: DiscoveredAccount[]) {
+  const firstOfEach = new Map<string, DiscoveredAccount>();
+  for (const a of input) if (!firstOfEach.has(accountKey(a.account, a.fundId))) firstOfEach.set(accountKey(a.account, a.fundId), a);
+  const accounts = [...firstOfEach.values()];
+  const existing = await db.$queryRaw<Array<{ id: string; account: string; fundId: string | null; accountDescription: string | null; status: string; usedByAnalysisSources: string[] }>>`
+    SELECT id, account, fund_id AS "fundId", account_description AS "accountDescription", status, used_by_analysis_sources AS "usedByAnalysisSources"
+      FROM account_mapping WHERE engagement_id = ${engagementId} AND account = ANY (${[...new Set(accounts.map((a) => a.account))]}::text[])`;
+  return { accounts, known: new Map(existing.map((m) => [accountKey(m.account, m.fundId), m])) };
+}
+
 /**
  * For ingestion: records the accounts an analysis source brought, inside the caller's transaction.
  * New accounts get a mapping with the group inferred from everything the import knows (inference/,
- * one pass for all of them); known ones keep their mapping and gain the source in
- * usedByAnalysisSources, except that one still UNMAPPED is inferred again with what this source
- * adds (a chart of accounts' types after the ledger, say). Emits `unmapped.accounts` when new
- * accounts could not be mapped.
+ * one pass for all of them; `inferred` when the caller computed it before its transaction with
+ * `inferDiscoveredAccounts`); known ones keep their mapping and gain the source in
+ * usedByAnalysisSources, except that one still UNMAPPED is inferred again with what this source adds
+ * (a chart of accounts' types after the ledger, say). Emits `unmapped.accounts` when new accounts
+ * could not be mapped.
  */
 export async function recordDiscoveredAccounts(
   tx: Tx,
   emit: Emit,
   actor: Actor,
-  input: { engagementId: string; analysisSourceId?: string | null; accounts: DiscoveredAccount[] },
+  input: { engagementId: string; analysisSourceId?: string | null; accounts: DiscoveredAccount[]; inferred?: ReadonlyMap<string, Inference> },
 ): Promise<{ created: number; updated: number; unmapped: number }> {
-  const key = (account: string, fundId: string | null | undefined) => `${account}\u0000${fundId ?? ""}`;
-  const firstOfEach = new Map<string, DiscoveredAccount>();
-  for (const a of input.accounts) if (!firstOfEach.has(key(a.account, a.fundId))) firstOfEach.set(key(a.account, a.fundId), a);
-  const accounts = [...firstOfEach.values()];
-  const existing = await tx.accountMapping.findMany({ where: { engagementId: input.engagementId, account: { in: [...new Set(accounts.map((a) => a.account))] } } });
-  const known = new Map(existing.map((m) => [key(m.account, m.fundId), m]));
-  const fresh = accounts.filter((a) => !known.has(key(a.account, a.fundId)));
-  const retried = accounts.filter((a) => known.get(key(a.account, a.fundId))?.status === "UNMAPPED");
-  const toInfer = [...fresh, ...retried];
-  const inferred = toInfer.length === 0 ? [] : inferMappings(toInfer, await loadInferenceContext(tx, input.engagementId, toInfer.map((a) => a.account)));
+  const { accounts, known } = await knownMappings(tx, input.engagementId, input.accounts);
+  const fresh = accounts.filter((a) => !known.has(accountKey(a.account, a.fundId)));
+  const retried = accounts.filter((a) => known.get(accountKey(a.account, a.fundId))?.status === "UNMAPPED");
+  const missing = [...fresh, ...retried].filter((a) => !input.inferred?.has(accountKey(a.account, a.fundId)));
+  const computed = missing.length === 0 ? [] : inferMappings(missing, await loadInferenceContext(tx, input.engagementId, missing.map((a) => a.account)));
+  const inferredNow = new Map(missing.map((a, i) => [accountKey(a.account, a.fundId), computed[i]]));
+  const inferenceOf = (a: DiscoveredAccount) => input.inferred?.get(accountKey(a.account, a.fundId)) ?? inferredNow.get(accountKey(a.account, a.fundId))!;
 
-  const rows: Prisma.AccountMappingCreateManyInput[] = fresh.map((account, i) => ({
-    ...createAudit(actor),
-    engagementId: input.engagementId,
-    account: account.account,
-    accountDescription: account.accountDescription ?? null,
-    fundId: account.fundId ?? null,
-    code: inferred[i].code,
-    status: inferred[i].status,
-    usedByAnalysisSources: input.analysisSourceId ? [input.analysisSourceId] : [],
-  }));
-  if (rows.length > 0) await tx.accountMapping.createMany({ data: rows });
+  const rows = fresh.map((account) => ({ ...account, code: inferenceOf(account).code, status: inferenceOf(account).status }));
+  await insertMappings(tx, input.engagementId, rows, input.analysisSourceId ?? null, actor);
 
-  const newCode = new Map(retried.map((a, i) => [key(a.account, a.fundId), inferred[fresh.length + i].code]));
+  const newCode = new Map(retried.map((a) => [accountKey(a.account, a.fundId), inferenceOf(a).code]));
   const touched: Touch[] = [];
   for (const account of accounts) {
-    const mapping = known.get(key(account.account, account.fundId));
+    const mapping = known.get(accountKey(account.account, account.fundId));
     if (!mapping) continue;
-    const code = newCode.get(key(account.account, account.fundId)) ?? null;
+    const code = newCode.get(accountKey(account.account, account.fundId)) ?? null;
     const newSource = input.analysisSourceId != null && !mapping.usedByAnalysisSources.includes(input.analysisSourceId);
     const description = mapping.accountDescription ?? account.accountDescription ?? null;
     if (newSource || code !== null || description !== mapping.accountDescription) touched.push({ id: mapping.id, description, code });
@@ -147,6 +162,31 @@ export async function recordDiscoveredAccounts(
   const updated = await touchKnownMappings(tx, touched, input.analysisSourceId ?? null, actor);
   if (unmapped > 0) emit({ type: "unmapped.accounts", entityType: "ENGAGEMENT", entityId: input.engagementId, userId: actor.userId, payload: { engagementId: input.engagementId, unmappedCount: unmapped } });
   return { created: rows.length, updated, unmapped };
+}
+
+/**
+ * New mappings as one INSERT over arrays: a chart of thousands of accounts is one statement (Prisma's
+ * createMany takes about a minute for 20,000 rows, past the ingestion transaction's timeout).
+ */
+async function insertMappings(
+  tx: Tx,
+  engagementId: string,
+  rows: Array<{ account: string; accountDescription?: string | null; fundId?: string | null; code: string | null; status: string }>,
+  analysisSourceId: string | null,
+  actor: Actor,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const audit = createAudit(actor);
+  const column = <T>(pick: (r: (typeof rows)[number]) => T) => rows.map(pick);
+  await tx.$executeRaw`
+    INSERT INTO account_mapping (id, version, creation_date, last_modified_date, created_user_id, created_user_name, last_modified_user_id, last_modified_user_name,
+                                 engagement_id, account, account_description, fund_id, code, status, used_by_analysis_sources)
+    SELECT r.id, 0, ${audit.creationDate}, ${audit.lastModifiedDate}, ${audit.createdUserId}, ${audit.createdUserName}, ${audit.lastModifiedUserId}, ${audit.lastModifiedUserName},
+           ${engagementId}, r.account, r.description, r.fund_id, r.code, r.status,
+           CASE WHEN ${analysisSourceId}::text IS NULL THEN '{}'::text[] ELSE ARRAY[${analysisSourceId}::text] END
+      FROM unnest(${column(() => newId())}::text[], ${column((r) => r.account)}::text[], ${column((r) => r.accountDescription ?? null)}::text[],
+                  ${column((r) => r.fundId ?? null)}::text[], ${column((r) => r.code)}::text[], ${column((r) => r.status)}::text[])
+           AS r(id, account, description, fund_id, code, status)`;
 }
 
 interface Touch {

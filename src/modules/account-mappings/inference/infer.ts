@@ -170,7 +170,14 @@ function key(account: string, fundId: string | null | undefined): string {
 /** Infers the group of each account (same order); one call per import, so the scheme is the import's. */
 export function inferMappings(accounts: readonly DiscoveredAccount[], context: InferenceContext): Inference[] {
   const { candidates } = context;
-  const facts = accounts.map((a) => factsOf(a, candidates));
+  // A fund ledger meets each account once per fund: the words are read once.
+  const seen = new Map<string, Facts>();
+  const facts = accounts.map((a) => {
+    const text = `${textOf(a)}\u0000${a.accountType ?? ""}`;
+    let known = seen.get(text);
+    if (!known) seen.set(text, (known = factsOf(a, candidates)));
+    return known;
+  });
   const evidence = [...context.known];
   accounts.forEach((a, i) => {
     const known = nameClass(facts[i]);
