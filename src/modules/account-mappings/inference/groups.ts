@@ -17,8 +17,10 @@ export interface CandidateIndex {
   byMacCode: Map<string, CandidateGroup[]>;
   /** Exact description or alias, lower case. */
   byText: Map<string, CandidateGroup[]>;
-  /** Concepts of each group's words the inference may match inside account names (see `wordGroups`). */
+  /** Concepts of each group's description and alias (to tell groups of one MAC code apart). */
   concepts: Map<CandidateGroup, Set<string>>;
+  /** The words of a group that, all present in an account's name, point at it (see `wordGroups`). */
+  words: Map<CandidateGroup, Set<string>>;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -28,7 +30,7 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 }
 
 export function indexCandidates(groups: readonly CandidateGroup[], groupingIsMac: boolean): CandidateIndex {
-  const index: CandidateIndex = { groupingIsMac, lowest: [], byCode: new Map(), byMacCode: new Map(), byText: new Map(), concepts: new Map() };
+  const index: CandidateIndex = { groupingIsMac, lowest: [], byCode: new Map(), byMacCode: new Map(), byText: new Map(), concepts: new Map(), words: new Map() };
   for (const g of groups) {
     if (!g.lowestLevel) continue;
     index.lowest.push(g);
@@ -37,6 +39,8 @@ export function indexCandidates(groups: readonly CandidateGroup[], groupingIsMac
     push(index.byText, g.description.trim().toLowerCase(), g);
     if (g.alias) push(index.byText, g.alias.trim().toLowerCase(), g);
     index.concepts.set(g, conceptsOf(`${g.description} ${g.alias ?? ""}`));
+    const words = groupingIsMac ? (g.alias ? conceptsOf(g.alias) : null) : index.concepts.get(g)!;
+    if (words && words.size > 0) index.words.set(g, words);
   }
   return index;
 }
@@ -49,11 +53,7 @@ export function indexCandidates(groups: readonly CandidateGroup[], groupingIsMac
  */
 export function wordGroups(index: CandidateIndex, account: ReadonlySet<string>): Array<{ group: CandidateGroup; terms: number }> {
   const found: Array<{ group: CandidateGroup; terms: number }> = [];
-  for (const group of index.lowest) {
-    const words = index.groupingIsMac ? (group.alias ? conceptsOf(group.alias) : null) : index.concepts.get(group)!;
-    if (!words || words.size === 0) continue;
-    if ([...words].every((w) => account.has(w))) found.push({ group, terms: words.size });
-  }
+  for (const [group, words] of index.words) if ([...words].every((w) => account.has(w))) found.push({ group, terms: words.size });
   return found;
 }
 

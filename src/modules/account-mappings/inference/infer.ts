@@ -93,7 +93,7 @@ function factsOf(account: DiscoveredAccount, candidates: CandidateIndex): Facts 
   const rules = matchingRules(concepts);
   for (const { group, terms } of wordGroups(candidates, concepts)) {
     if (!group.macCode) continue;
-    const groupRule: GroupRule = { mac: group.macCode, accountClass: group.macCode[0] as AccountClass, all: Array.from({ length: terms }, () => []), none: [], strength: 2.5, generic: false, index: -1, group };
+    const groupRule: GroupRule = { mac: group.macCode, accountClass: group.macCode[0] as AccountClass, all: [], none: [], terms, strength: 2.5, generic: false, index: -1, group };
     rules.push(groupRule);
   }
   return { concepts, rules, type: typeEvidence(account.accountType) };
@@ -113,7 +113,7 @@ function behaviourClasses(account: DiscoveredAccount): readonly AccountClass[] {
 
 /** The more precise rule first: more terms, then stronger, then listed earlier (group words first). */
 function byPrecision(a: Rule, b: Rule): number {
-  return b.all.length - a.all.length || b.strength - a.strength || a.index - b.index;
+  return b.terms - a.terms || b.strength - a.strength || a.index - b.index;
 }
 
 /** The class the name alone gives, when it is clear (for detecting the numbering scheme). */

@@ -16,6 +16,8 @@ export interface Rule {
   accountClass: AccountClass;
   all: ReadonlyArray<ReadonlyArray<string>>;
   none: ReadonlyArray<string>;
+  /** How many terms must be present (the more, the more specific). */
+  terms: number;
   strength: number;
   /** Names a class, not a group. */
   generic: boolean;
@@ -26,11 +28,13 @@ const rules: Rule[] = [];
 
 function add(mac: string, pattern: string, strength: number, generic: boolean): void {
   const terms = pattern.split(" ").filter(Boolean);
+  const all = terms.filter((t) => !t.startsWith("!")).map((t) => t.split("|"));
   rules.push({
     mac,
     accountClass: mac[0] as AccountClass,
-    all: terms.filter((t) => !t.startsWith("!")).map((t) => t.split("|")),
+    all,
     none: terms.filter((t) => t.startsWith("!")).flatMap((t) => t.slice(1).split("|")),
+    terms: all.length,
     strength,
     generic,
     index: rules.length,
@@ -232,7 +236,7 @@ export function matchingRules(concepts: ReadonlySet<string>): Rule[] {
 
 /** What a matched rule weighs for its class: its strength, and more for each further term. */
 export function ruleWeight(rule: Rule): number {
-  return rule.strength + 0.75 * (rule.all.length - 1);
+  return rule.strength + 0.75 * (rule.terms - 1);
 }
 
 /** The catch-all MAC code of each class and of each level-2 group, when nothing finer is known. */
