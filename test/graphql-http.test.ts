@@ -99,6 +99,31 @@ describe("/api/graphql over HTTP", () => {
     expect(JSON.parse(unexpected.text).errors[0].message).toBe('Unexpected parameter "colour" in the request body.');
   });
 
+  it("reads multipart requests (GraphQL multipart request spec) with the same JSON parser", async () => {
+    const multipart = async (fields: Record<string, string | Blob>) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      const response = await fetch(`${server.url}/api/graphql`, { method: "POST", headers: { authorization: `Bearer ${server.token}` }, body: form });
+      return { status: response.status, body: JSON.parse(await response.text()) };
+    };
+    const query = `query($id: ID!) { organization(id: $id) { name } }`;
+    const ok = await multipart({
+      operations: JSON.stringify({ query, variables: { id: organizationId, attachment: null } }),
+      map: JSON.stringify({ 0: ["variables.attachment"] }),
+      0: new Blob(["a,b\n1,2\n"], { type: "text/csv" }),
+    });
+    expect(ok).toEqual({ status: 200, body: { data: { organization: { name: "HTTP org" } } } });
+    const duplicate = await multipart({ operations: `{"query":"query($f: JSON) { organizations(filter: $f) { totalElements } }","variables":{"f":{"name":"a","name":"b"}}}` });
+    expect(duplicate.status).toBe(400);
+    expect(duplicate.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400, problems: [{ identifier: "operations.variables.f.name", values: ["name"] }] });
+    const missing = await multipart({ map: "{}" });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors[0]).toMatchObject({ message: 'Missing multipart form field "operations"', extensions: { code: "VALIDATION", status: 400 } });
+    const brokenMap = await multipart({ operations: JSON.stringify({ query: "{ __typename }" }), map: "{" });
+    expect(brokenMap.status).toBe(400);
+    expect(brokenMap.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "map", problemType: "INCORRECT_DATA_TYPE" });
+  });
+
   it("refuses a body over JSON_BODY_LIMIT with 413, declared or not", async () => {
     const big = JSON.stringify({ query: "{ __typename }", variables: { pad: "x".repeat(BODY_LIMIT) } });
     const declared = await post(big);
@@ -135,6 +160,9 @@ describe("/api/graphql over HTTP", () => {
     // Duplicate keys are refused on Yoga's own path too.
     const duplicate = await post(`{"query":"{ __typename }","query":"{ __typename }"}`, { accept: "text/event-stream" });
     expect(duplicate.text).toContain("appears more than once");
+    // A subscription asked for as one JSON result is Yoga's to answer, from the body already read.
+    const subscription = await post(JSON.stringify({ query: "subscription { entityChanged { entityType } }" }), { accept: "application/json" });
+    expect(subscription.status).toBe(406);
     const put = await fetch(`${server.url}/api/graphql`, { method: "PUT", headers: { authorization: `Bearer ${server.token}` } });
     expect([put.status, put.headers.get("allow")]).toEqual([405, "GET, POST"]);
   });

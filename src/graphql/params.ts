@@ -62,6 +62,63 @@ export function paramsFromSearch(search: string): GraphqlParams {
   return { query: values.get("query") || undefined, operationName: values.get("operationName") || undefined, variables: json("variables"), extensions: json("extensions") };
 }
 
+/** Sets `value` at a dotted path of the GraphQL multipart request spec (`variables.file`, `variables.files.0`). */
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split(".");
+  let current = target;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (key === "__proto__" || key === "constructor" || key === "prototype") return;
+    if (i === keys.length - 1) {
+      current[key] = value;
+      return;
+    }
+    const next = current[key];
+    if (!Object.hasOwn(current, key) || typeof next !== "object" || next === null) current[key] = {};
+    current = current[key] as Record<string, unknown>;
+  }
+}
+
+/**
+ * A multipart/form-data request (GraphQL multipart request spec): the `operations` and `map` fields
+ * read by the same JSON parser as bodies (unique keys, exact integers; Yoga's own reader uses
+ * JSON.parse), then each mapped file set at its paths, as Yoga does.
+ */
+export function paramsFromMultipart(form: FormData): GraphqlParams | GraphqlParams[] {
+  const field = (name: string): string | undefined => {
+    const value = form.get(name);
+    if (value == null) return undefined;
+    if (typeof value !== "string") throw requestError(`Multipart form field "${name}" must be a string`, "BAD_REQUEST", { status: 400 });
+    return value;
+  };
+  const json = (name: string, text: string): unknown => {
+    try {
+      return parseJsonBody(text, name);
+    } catch (error) {
+      fromValidation(error);
+    }
+  };
+  const operationsText = field("operations");
+  if (operationsText === undefined) throw requestError('Missing multipart form field "operations"', "BAD_REQUEST", { status: 400 });
+  const operations = json("operations", operationsText);
+  if (typeof operations !== "object" || operations === null) {
+    fromValidation(new ValidationError("operations must be a JSON object", { identifier: "operations" }));
+  }
+  const mapText = field("map");
+  if (mapText !== undefined) {
+    const map = json("map", mapText);
+    if (typeof map !== "object" || map === null || Array.isArray(map)) fromValidation(new ValidationError("map must be a JSON object", { identifier: "map" }));
+    for (const [name, paths] of Object.entries(map as Record<string, unknown>)) {
+      if (!Array.isArray(paths) || !paths.every((path) => typeof path === "string")) {
+        fromValidation(new ValidationError(`map.${name} must be a list of paths`, { identifier: `map.${name}` }));
+      }
+      const file = form.get(name);
+      for (const path of paths as string[]) setPath(operations as Record<string, unknown>, path, file);
+    }
+  }
+  return operations as GraphqlParams | GraphqlParams[];
+}
+
 const PARAMS = new Set(["query", "variables", "operationName", "extensions"]);
 const ALLOW = { Allow: "GET, POST" };
 

@@ -10,7 +10,7 @@ import { buildRequestContext, type RequestIdentity } from "./context-factory.js"
 import { useQueryLimits } from "./query-limits.js";
 import { useDocuments, type DocumentStats } from "./documents.js";
 import { withProblemExtensions } from "./error-format.js";
-import { isJsonContentType, paramsFromJson, paramsFromSearch } from "./params.js";
+import { isJsonContentType, paramsFromJson, paramsFromMultipart, paramsFromSearch, requestError } from "./params.js";
 
 export const GRAPHQL_PATH = "/api/graphql";
 
@@ -54,7 +54,8 @@ export function requestOrigin(req: IncomingMessage | undefined, trustProxy: bool
 
 /**
  * Bodies and query strings of /api/graphql requests Yoga serves itself (see http.ts for the
- * others) are read as there: JSON through the REST layer's parser (unique keys, exact integers).
+ * others) are read as there: JSON through the REST layer's parser (unique keys, exact integers),
+ * also the JSON fields of a multipart request.
  * Yoga's body size limit still wraps the POST parser.
  */
 function useUniqueKeyJsonParser(): Plugin {
@@ -62,6 +63,16 @@ function useUniqueKeyJsonParser(): Plugin {
     onRequestParse({ request, setRequestParser }) {
       if (request.method === "POST" && isJsonContentType(request.headers.get("content-type"))) {
         setRequestParser(async (req) => paramsFromJson(await req.text()) as GraphQLParams);
+      } else if (request.method === "POST" && request.headers.get("content-type")?.toLowerCase().startsWith("multipart/form-data")) {
+        setRequestParser(async (req) => {
+          let form: FormData;
+          try {
+            form = await req.formData();
+          } catch (error) {
+            throw requestError(`POST body sent invalid multipart data: ${(error as Error).message}`, "BAD_REQUEST", { status: 400 });
+          }
+          return paramsFromMultipart(form) as GraphQLParams;
+        });
       } else if (request.method === "GET") {
         setRequestParser((req) => paramsFromSearch(req.url.slice(req.url.indexOf("?") + 1)) as GraphQLParams);
       }
