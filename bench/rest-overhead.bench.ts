@@ -4,7 +4,7 @@
 // (autocannon, 10 connections), in alternating rounds.
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
-import { loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { print } from "graphql";
 import pg from "pg";
 import { benchDatabase, cpuMicros, load, machine, startProcess, startServer, today, writeSection, type Proc } from "./lib.js";
@@ -92,6 +92,12 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const loadAfter = loadavg()[0];
 
+// Above one runnable process per core, the servers wait for CPU: absolute figures then say little
+// (and ratios less than usual, since the load varies within a round), so the section says so.
+const overloaded = Math.max(loadBefore, loadAfter) > cpus().length;
+const loadNote = overloaded
+  ? ` **Measured on a loaded machine** (load average above its ${cpus().length} cores): the servers were starved of CPU, so requests per second are far below what this machine serves when quiet and even the ratios are only indicative; run again on a quiet machine before drawing conclusions.`
+  : "";
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const rounds = Array.from({ length: ROUNDS }, (_, i) => `round ${i + 1}`);
 const rateTable = lines
@@ -123,7 +129,7 @@ writeSection(
   "rest-overhead",
   `## REST and GraphQL overhead (issues 2 and 12)
 
-${today()}, ${machine()}. Load average (1 min) ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after. ${ROWS} engagements; autocannon, 10 connections, ${SECONDS} s per line after a 2 s warm-up, ${ROUNDS} rounds, each round running every line in turn; each server a separate process on the same PostgreSQL.
+${today()}, ${machine()}. Load average (1 min) ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after.${loadNote} ${ROWS} engagements; autocannon, 10 connections, ${SECONDS} s per line after a 2 s warm-up, ${ROUNDS} rounds, each round running every line in turn; each server a separate process on the same PostgreSQL.
 "REST" and "GraphQL" are the full path: bearer-token authentication, per-IP limit, the in-process GraphQL pipeline (compiled execution), service, PostgreSQL. "Raw" is a minimal Express + pg handler (bench/raw-handler.ts) with no authentication. Server CPU a request is the user + system time of the server process (not PostgreSQL's) over the requests of the run. The GraphQL page line sends the REST route's own document (every field of 20 engagements, with the same filter), so both do the same work; REST drops null fields from its bodies, GraphQL sends them.
 
 Requests per second:
