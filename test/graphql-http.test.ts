@@ -122,6 +122,23 @@ describe("/api/graphql over HTTP", () => {
     const brokenMap = await multipart({ operations: JSON.stringify({ query: "{ __typename }" }), map: "{" });
     expect(brokenMap.status).toBe(400);
     expect(brokenMap.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "map", problemType: "INCORRECT_DATA_TYPE" });
+    const tooLarge = await multipart({ operations: JSON.stringify({ query: "{ __typename }" }), map: JSON.stringify({ 0: ["variables.file"] }), 0: new Blob(["x".repeat(BODY_LIMIT)]) });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.errors[0].extensions).toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 413 });
+    // Streamed without a declared length: refused while reading.
+    const form = new FormData();
+    form.append("operations", JSON.stringify({ query: "{ __typename }" }));
+    form.append("map", JSON.stringify({ 0: ["variables.file"] }));
+    form.append("0", new Blob(["x".repeat(BODY_LIMIT)]));
+    const encoded = new Response(form);
+    const streamed = await fetch(`${server.url}/api/graphql`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.token}`, "content-type": encoded.headers.get("content-type")! },
+      body: encoded.body,
+      duplex: "half",
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect((await streamed.json()).errors[0].extensions).toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 413 });
   });
 
   it("refuses a body over JSON_BODY_LIMIT with 413, declared or not", async () => {

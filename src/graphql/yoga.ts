@@ -69,6 +69,7 @@ function useUniqueKeyJsonParser(): Plugin {
           try {
             form = await req.formData();
           } catch (error) {
+            if (error instanceof GraphQLError) throw error; // a streamed body over maxRequestBodySize: Yoga's 413
             throw requestError(`POST body sent invalid multipart data: ${(error as Error).message}`, "BAD_REQUEST", { status: 400 });
           }
           return paramsFromMultipart(form) as GraphQLParams;
