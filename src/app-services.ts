@@ -10,6 +10,7 @@ import { endPool } from "./db/end-pool.js";
 import { TokenAuthenticator } from "./auth/authenticate.js";
 import { createAppPubSub, type AppPubSub } from "./events/pubsub.js";
 import { OutboxRelay } from "./events/outbox.js";
+import { eventHandlers } from "./events/handlers.js";
 import { PrismaClient } from "./generated/prisma/client.js";
 import { JobRuntime } from "./jobs/runtime.js";
 import { Scheduler } from "./jobs/scheduler.js";
@@ -126,6 +127,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
   };
   const queue = config.redisUrl ? new (await import("./jobs/runners/bullmq.js")).BullMqQueue(config.redisUrl, jobQueueName(config), config.jobConcurrency, logger) : new InProcessQueue(config.jobConcurrency);
   app.jobs = new JobRuntime(app, queue);
+  for (const handler of eventHandlers()) relay.onEventInTransaction((event, client) => handler.handle(app, event, client));
   app.scheduler = new Scheduler(app);
   return app;
 }

@@ -10,6 +10,7 @@ import type { EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { createAppServices, type App } from "./app-services.js";
 import { clientAddress, createYogaServer, GRAPHQL_PATH, requestOrigin } from "./graphql/yoga.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
+import { keyEncryptionKey } from "./modules/webhooks/webhook-keys.js";
 import { schema } from "../schema/index.js";
 import { routeTable } from "../rest/routes.js";
 import { compileRoutes } from "../rest/compile.js";
@@ -67,6 +68,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
   const app = await createAppServices({ ...config, databaseUrl }, logger);
   const bootstrap = await bootstrapAdminToken(app);
+  // Like the admin token: without WEBHOOK_KEY_ENCRYPTION_KEY the first start writes DATA_DIR/webhook-key.
+  keyEncryptionKey(config);
   const yoga = createYogaServer(app, schema);
   const routes = compileRoutes(schema, routeTable);
   const openApi = buildOpenApi(schema, routes);

@@ -158,7 +158,7 @@ export async function recordDiscoveredAccounts(
   if (fresh.length > 0) await tx.accountMapping.createMany({ data: fresh });
   result.created = fresh.length;
   result.updated = await touchKnownMappings(tx, touched, input.analysisSourceId ?? null, actor);
-  if (result.unmapped > 0) emit({ type: "unmapped.accounts", entityType: "ENGAGEMENT", entityId: input.engagementId, userId: actor.userId, payload: { engagementId: input.engagementId, unmappedCount: result.unmapped } });
+  if (result.unmapped > 0) emit({ type: "unmapped.accounts", entityType: "ENGAGEMENT", entityId: input.engagementId, userId: actor.userId, payload: { engagementId: input.engagementId, targetUserId: actor.userId, unmappedCount: result.unmapped } });
   return result;
 }
 

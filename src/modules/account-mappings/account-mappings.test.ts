@@ -60,7 +60,7 @@ describe("mappings of discovered accounts (the service ingestion calls)", () => 
       ["9999", undefined, "UNMAPPED"],
     ]);
     const { rows } = await db.query("SELECT payload FROM outbox_event WHERE type = 'unmapped.accounts' AND entity_id = $1", [engagementId]);
-    expect(rows.map((r) => r.payload)).toEqual([{ engagementId, unmappedCount: 1 }]);
+    expect(rows.map((r) => r.payload)).toEqual([{ engagementId, targetUserId: "ingestion", unmappedCount: 1 }]);
   });
 
   it("keeps existing mappings when accounts come again, adding the new source to usedByAnalysisSources", async () => {
