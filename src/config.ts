@@ -1,6 +1,5 @@
 import { isIP } from "node:net";
 import { resolve } from "node:path";
-import { addressEntryProblem } from "./auth/ip-allow.js";
 
 /**
  * Every setting the server reads. Nothing else in the code base looks at process.env,
@@ -137,8 +136,10 @@ const HOST_PATTERN = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a
 function allowedHosts(raw: string | undefined): string[] {
   const entries = (raw ?? "").split(",").map((e) => e.trim().toLowerCase()).filter((e) => e !== "");
   for (const entry of entries) {
-    const looksLikeAddress = isIP(entry.split("/")[0]) !== 0;
-    if (looksLikeAddress ? addressEntryProblem(entry) : !HOST_PATTERN.test(entry)) {
+    const [address, prefix, ...rest] = entry.split("/");
+    const family = isIP(address);
+    const cidrOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+    if (family !== 0 ? !cidrOk || rest.length > 0 : !HOST_PATTERN.test(entry)) {
       throw new Error(`WEBHOOK_ALLOWED_HOSTS: "${entry}" is not a host name, *.suffix, IP address or CIDR range`);
     }
   }

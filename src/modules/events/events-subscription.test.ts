@@ -5,9 +5,10 @@ import { subscribe } from "../../../test/helpers/ws-client.js";
 import { awaitJob, clientWithPermissions, createEngagement } from "../../../test/helpers/entities.js";
 import { analysisFixture, ingest, GENERAL_LEDGER_ANALYSIS_TYPE } from "../../../test/helpers/analysis-sources.js";
 import { SIGNED_AMOUNT_LEDGER } from "../../../test/ingestion/fixtures.js";
-import { createAudit } from "../../core/entity/index.js";
+import { createAudit } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
-import { defineJob, startJob } from "../../jobs/index.js";
+import { startJob } from "../../jobs/index.js";
+import { runProgressJob } from "../../../test/fixtures/test-jobs.js";
 
 // Issue 18 point 6: one subscription a dashboard can hold for an organization, an engagement or an
 // analysis: its domain events (filtered by type) and the live progress of every analysis source
@@ -17,19 +18,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(async () => server?.close());
-
-/** An ANALYSIS_RUN-like job: reports progress on its analysis result the way the engine's run job will. */
-const runLikeJob = defineJob<{ steps: number[] }>({
-  name: "test.analysis-run-progress",
-  type: "ANALYSIS_RUN",
-  retry: { attempts: 1 },
-  async run(ctx, payload) {
-    for (const percent of payload.steps) {
-      ctx.progress(percent, `scoring ${percent}`);
-      await sleep(250);
-    }
-  },
-});
 
 interface Scoped {
   type: string;
@@ -136,7 +124,7 @@ describe("events subscription", () => {
       const result = await tx.analysisResult.create({
         data: { ...createAudit({ userId: me.id, userName: me.userName }), engagementId: fixture.engagementId, analysisId: fixture.analysisId, analysisTypeId: analysis.analysisTypeId },
       });
-      return startJob(tx, { job: runLikeJob, payload: { steps: [20, 60] }, entityType: "ANALYSIS_RESULT", entityId: result.id, startedBy: { userId: me.id, userName: me.userName } });
+      return startJob(tx, { job: runProgressJob, payload: { steps: [20, 60] }, entityType: "ANALYSIS_RESULT", entityId: result.id, startedBy: { userId: me.id, userName: me.userName } });
     });
     expect((await awaitJob(server.api, started.id)).status).toBe("COMPLETE");
     const progress = (await subscription.next((e) => e.events.type === "async-result.progress" && e.events.percent === 60)).events;

@@ -1,9 +1,8 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { newId } from "../../core/ids.js";
 import type { DomainEvent } from "../../events/domain-event.js";
-import { defineEventHandler } from "../../events/handlers.js";
 import { inTransaction } from "../../events/outbox.js";
-import { defineJob, JobRetry, startJobOn, type JobContext } from "../../jobs/index.js";
+import { defineEventHandler, defineJob, JobRetry, startJobOn, type JobContext } from "../../jobs/index.js";
 import { isWebhookEventType, type DeliveryStatus } from "./webhook-events.js";
 import { keyEncryptionKey, signatureHeader, signingKey, SigningKeyUnavailable } from "./webhook-keys.js";
 import { post, resolveTarget, RESPONSE_BODY_LIMIT, type Attempt } from "./outbound.js";

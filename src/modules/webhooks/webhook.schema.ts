@@ -5,8 +5,6 @@ import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from "./webhook-events.js";
 import * as service from "./webhook.service.js";
-import "./webhook.delivery.js";
-import "./webhook.cleanup.js";
 
 registerEventPermission("WEBHOOK", "api.webhooks.read");
 

@@ -1,6 +1,6 @@
 import type pg from "pg";
-import type { App } from "../app-services.js";
-import type { DomainEvent } from "./domain-event.js";
+import type { App } from "../app-types.js";
+import type { DomainEvent } from "../events/domain-event.js";
 
 export interface EventHandlerDefinition {
   /** Unique and stable, for logs. */
@@ -13,15 +13,7 @@ export interface EventHandlerDefinition {
   handle(app: App, event: DomainEvent, client: pg.ClientBase): Promise<void>;
 }
 
-const handlers = new Map<string, EventHandlerDefinition>();
-
-/** Declares a reaction to committed domain events (at import time, like jobs and scheduled tasks). */
+/** Declares a reaction to committed domain events; its family lists it (`handlers`) so the relay runs it. */
 export function defineEventHandler(definition: EventHandlerDefinition): EventHandlerDefinition {
-  if (handlers.has(definition.name)) throw new Error(`Event handler ${definition.name} is defined twice`);
-  handlers.set(definition.name, definition);
   return definition;
-}
-
-export function eventHandlers(): EventHandlerDefinition[] {
-  return [...handlers.values()];
 }
