@@ -92,3 +92,6 @@ CREATE INDEX webhook_event_log_retry_count_idx ON webhook_event_log (retry_count
 CREATE INDEX webhook_event_log_attempt_start_date_idx ON webhook_event_log (attempt_start_date);
 CREATE INDEX webhook_event_log_creation_date_idx ON webhook_event_log (creation_date);
 CREATE INDEX webhook_event_log_last_modified_date_idx ON webhook_event_log (last_modified_date);
+
+-- The retention task removes finished delivery jobs (internal async results) with their logs.
+CREATE INDEX async_result_finished_internal_idx ON async_result (job_name, completed_at) WHERE internal AND status <> 'IN_PROGRESS';

@@ -146,6 +146,20 @@ describe("webhooks REST", () => {
     expect((await reader.delete(`/webhooks/${created.body.id}`)).status).toBe(403);
   });
 
+  it("works through GraphQL too: createWebhook, webhooks(filter), webhookEventLogs", async () => {
+    const created = await server.gql(`mutation($i: CreateWebhookInput!) { createWebhook(input: $i) { id url events status publicKey keyGenerationTimestamp } }`, {
+      i: { name: "gql", url: "https://gql.example.com/hook", events: ["USER_DELETED", "user.status"] },
+    });
+    expect(created.body.errors).toBeUndefined();
+    expect(created.body.data.createWebhook).toMatchObject({ url: "https://gql.example.com/hook", events: ["user.deleted", "user.status"], status: "ACTIVE" });
+    const found = await server.gql(`query($f: JSON) { webhooks(filter: $f) { totalElements content { id } } webhookEventLogs(filter: {}) { totalElements } }`, {
+      f: { events: { $contains: "user.deleted" }, url: { $iprefix: "https://gql." } },
+    });
+    expect(found.body.data.webhooks).toEqual({ totalElements: 1, content: [{ id: created.body.data.createWebhook.id }] });
+    const refused = await server.gql(`mutation { createWebhook(input: { name: "ip", url: "https://10.0.0.1/x", events: ["user.deleted"] }) { id } }`);
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+  });
+
   it("stores the private key encrypted under DATA_DIR/webhook-key (mode 0600), never the key itself", async () => {
     const { webhook } = await webhookFor(["user.invited"], "at-rest");
     const { rows } = await db.query("SELECT public_key, private_key_encrypted FROM webhook WHERE id = $1", [webhook.id]);
