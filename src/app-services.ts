@@ -117,7 +117,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
   const queue = config.redisUrl ? new (await import("./jobs/runners/bullmq.js")).BullMqQueue(config.redisUrl, jobQueueName(config), config.jobConcurrency, logger) : new InProcessQueue(config.jobConcurrency);
   const jobs = new JobRuntime(app, queue);
   jobs.register(work.jobs);
-  for (const handler of work.handlers ?? []) relay.onEventInTransaction((event, client) => handler.handle(app, event, client));
+  for (const handler of work.handlers ?? []) relay.onEventInTransaction((event, client) => handler.handle(app, event, client), (type) => handler.accepts(type));
   const scheduler = new Scheduler(app);
   scheduler.register(work.tasks);
   app.jobs = jobs;

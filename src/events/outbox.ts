@@ -52,7 +52,7 @@ interface OutboxRow {
  */
 export class OutboxRelay {
   private readonly handlers: EventHandler[] = [];
-  private readonly transactionalHandlers: TransactionalEventHandler[] = [];
+  private readonly transactionalHandlers: Array<{ handle: TransactionalEventHandler; accepts: (type: string) => boolean }> = [];
   private timer?: NodeJS.Timeout;
   private draining?: Promise<void>;
   private again = false;
@@ -76,8 +76,8 @@ export class OutboxRelay {
    * not at all (the event is then relayed again). A handler that throws is rolled back to a
    * savepoint and logged; the other handlers' writes and the publication still commit.
    */
-  onEventInTransaction(handler: TransactionalEventHandler): void {
-    this.transactionalHandlers.push(handler);
+  onEventInTransaction(handler: TransactionalEventHandler, accepts: (type: string) => boolean = () => true): void {
+    this.transactionalHandlers.push({ handle: handler, accepts });
   }
 
   start(): void {
@@ -114,6 +114,7 @@ export class OutboxRelay {
       if (this.stopped) return;
       const client = await this.pool.connect();
       let count = 0;
+      let handled = false;
       try {
         await client.query("BEGIN");
         const { rows } = await client.query<OutboxRow>(
@@ -136,9 +137,11 @@ export class OutboxRelay {
             await handler(event).catch((error) => this.logger.error("event handler failed", { error, eventId: event.id, type: event.type }));
           }
           for (const handler of this.transactionalHandlers) {
+            if (!handler.accepts(event.type)) continue;
+            handled = true;
             await client.query("SAVEPOINT relay_handler");
             try {
-              await handler(event, client);
+              await handler.handle(event, client);
               await client.query("RELEASE SAVEPOINT relay_handler");
             } catch (error) {
               // A lost connection fails here too and aborts the batch (relayed again); anything else is the handler's own fault.
@@ -156,7 +159,7 @@ export class OutboxRelay {
         client.release();
       }
       // Transactional handlers may have written events (jobs they started): relay them now, not at the next poll.
-      if (count > 0 && this.transactionalHandlers.length > 0) this.again = true;
+      if (handled) this.again = true;
       if (count < 200) return;
     }
   }

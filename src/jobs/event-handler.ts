@@ -11,6 +11,8 @@ export interface EventHandlerDefinition {
    * publication, so it happens exactly once, and never for an event a crash left unpublished.
    */
   handle(app: App, event: DomainEvent, client: pg.ClientBase): Promise<void>;
+  /** The event types it handles; the relay skips it (no savepoint, no query) for the others. */
+  accepts(type: string): boolean;
 }
 
 /** Declares a reaction to committed domain events; its family lists it (`handlers`) so the relay runs it. */

@@ -40,8 +40,8 @@ export function webhookBody(app: Pick<App, "config">, event: DomainEvent, eventI
  */
 export const webhookFanOut = defineEventHandler({
   name: "webhooks.fan-out",
+  accepts: isWebhookEventType,
   async handle(app, event, client) {
-    if (!isWebhookEventType(event.type)) return;
     const { rows } = await client.query<{ id: string; created_user_id: string | null; created_user_name: string | null }>(
       "SELECT id, created_user_id, created_user_name FROM webhook WHERE status = 'ACTIVE' AND events @> ARRAY[$1]::text[] ORDER BY id",
       [event.type],
