@@ -58,7 +58,7 @@ interface ScopedEvent {
 
 const ScopedEventRef = builder.objectRef<ScopedEvent>("ScopedEvent").implement({
   description:
-    "A committed domain event (the types webhooks receive, and every other entity event) or a live progress event (analysis-source.progress, async-result.progress: not stored, never sent to webhooks), with its scope",
+    "A committed domain event (the types webhooks receive, and every other entity event) or a live progress event (analysis-source.progress, async-result.progress, analysis-result.progress: not stored, never sent to webhooks), with its scope",
   fields: (t) => ({
     id: t.exposeID("id", { nullable: true, description: "Event sequence number; null for progress events" }),
     type: t.exposeString("type", { description: "e.g. ingestion.complete, analysis.created, analysis-source.progress, async-result.progress" }),
@@ -74,7 +74,7 @@ const ScopedEventRef = builder.objectRef<ScopedEvent>("ScopedEvent").implement({
     percent: t.int({ nullable: true, description: "Progress events: overall percentage", resolve: (e) => (e.progress && typeof e.payload.percent === "number" ? e.payload.percent : null) }),
     state: t.string({
       nullable: true,
-      description: "Progress events: the analysis source's workflow state, or the job's status",
+      description: "Progress events: the analysis source's workflow state, the job's status, or the analysis run's status",
       resolve: (e) => (e.progress ? ((e.payload.workflowState ?? e.payload.status ?? null) as string | null) : null),
     }),
     message: t.string({ nullable: true, resolve: (e) => (e.progress && typeof e.payload.message === "string" ? e.payload.message : null) }),

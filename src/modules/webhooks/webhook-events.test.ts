@@ -144,13 +144,15 @@ describe("every spec 6.5 event, from its trigger to a signed HTTPS receiver", ()
   });
 
   it("analysis.complete / analysis.failed as the analysis engine emits them (generic delivery of any listed type)", async () => {
-    // The engine (another module) writes these outbox events when a run ends; no webhook code knows them by name.
+    // The engine (the analysis-results family, another branch) writes these outbox events when a run
+    // ends, in this shape (its emitRunEvent); no webhook code knows them by name. Until the engine is
+    // merged they are written here as it writes them.
     const fixture = await analysisFixture(server, "Run events");
     const resultId = newId();
     const me = (await server.api.get("/users/current")).body;
     await inTransaction(server.running.app, async (_tx, emit) => {
       for (const type of ["analysis.complete", "analysis.failed"]) {
-        emit({ type, entityType: "ANALYSIS_RESULT", entityId: resultId, userId: me.id, payload: { analysisId: fixture.analysisId, analysisResultId: resultId, engagementId: fixture.engagementId } });
+        emit({ type, entityType: "ANALYSIS", entityId: fixture.analysisId, userId: me.id, payload: { analysisId: fixture.analysisId, analysisResultId: resultId, engagementId: fixture.engagementId } });
       }
     });
     for (const type of ["analysis.complete", "analysis.failed"]) {
