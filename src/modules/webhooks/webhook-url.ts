@@ -12,7 +12,7 @@ function refuse(url: string, reason: string): ValidationError {
  * Spec 6.1: HTTPS, and a fully qualified host name rather than an IP address. Returns the URL as
  * stored and compared for uniqueness: the WHATWG serialisation (lower-case host, default port
  * dropped), so `https://Hooks.Example.com:443/x` and `https://hooks.example.com/x` are one URL.
- * Where the name resolves is checked at each delivery (outbound-target.ts), not here: DNS answers
+ * Where the name resolves is checked at each delivery (outbound.ts), not here: DNS answers
  * change, and a check now would prove nothing later.
  */
 export function normaliseWebhookUrl(raw: string): string {
