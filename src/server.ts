@@ -12,6 +12,7 @@ import { clientAddress, createGraphqlPipeline, GRAPHQL_PATH, requestOrigin } fro
 import { createGraphqlHandler } from "./graphql/http.js";
 import type { DocumentStats } from "./graphql/documents.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
+import { keyEncryptionKey } from "./modules/webhooks/webhook-keys.js";
 import { schema } from "../schema/index.js";
 import { routeTableOf } from "../rest/routes.js";
 import { families as allFamilies, type Family } from "./modules/index.js";
@@ -79,8 +80,11 @@ export async function startServer(config: Config, logger: Logger, options: Start
   const app = await createAppServices({ ...config, databaseUrl }, logger, {
     jobs: families.flatMap((family) => family.jobs ?? []),
     tasks: families.flatMap((family) => family.tasks ?? []),
+    handlers: families.flatMap((family) => family.handlers ?? []),
   });
   const bootstrap = await bootstrapAdminToken(app);
+  // Like the admin token: without WEBHOOK_KEY_ENCRYPTION_KEY the first start writes DATA_DIR/webhook-key.
+  keyEncryptionKey(config);
   const graphql = createGraphqlPipeline(app, schema);
   const { yoga } = graphql;
   const routes = compileRoutes(schema, routeTableOf(families));
