@@ -22,6 +22,7 @@ import { engagementAccountGroupingRoutes } from "../src/modules/engagement-accou
 import { accountMappingRoutes } from "../src/modules/account-mappings/account-mapping.routes.js";
 import { analysisSourceRoutes } from "../src/modules/analysis-sources/analysis-source.routes.js";
 import { dataTableRoutes } from "../src/modules/data-tables/data-table.routes.js";
+import { analysisResultRoutes } from "../src/modules/analysis-results/analysis-result.routes.js";
 
 /** Every /api/v1 endpoint. Modules own their entries; this list only collects them. */
 export const routeTable: RouteDef[] = [
@@ -48,4 +49,5 @@ export const routeTable: RouteDef[] = [
   ...accountMappingRoutes,
   ...analysisSourceRoutes,
   ...dataTableRoutes,
+  ...analysisResultRoutes,
 ];

@@ -28,5 +28,6 @@ import "../src/modules/engagement-account-groupings/engagement-account-grouping.
 import "../src/modules/account-mappings/account-mapping.schema.js";
 import "../src/modules/analysis-sources/analysis-source.schema.js";
 import "../src/modules/data-tables/data-table.schema.js";
+import "../src/modules/analysis-results/analysis-result.schema.js";
 
 export const schema = builder.toSchema({ sortSchema: true });
