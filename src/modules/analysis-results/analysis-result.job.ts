@@ -1,5 +1,5 @@
-import type { App } from "../../app-services.js";
-import { touchAudit } from "../../core/entity/index.js";
+import type { App } from "../../app-types.js";
+import { touchAudit } from "../../entity/index.js";
 import { dropResultTables, dropWorkTables, engineSteps, planRun, publication, type EngineSpec } from "../../engine/index.js";
 import { inTransaction, type Emit } from "../../events/outbox.js";
 import type { Prisma } from "../../generated/prisma/client.js";

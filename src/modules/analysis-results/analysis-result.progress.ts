@@ -1,4 +1,4 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import type { EngineStep, RunPlan } from "../../engine/index.js";
 
 /** Transient event type of analysis run progress (subscribers see it live; not stored). */

@@ -10,7 +10,6 @@ import "../data-tables/data-table.schema.js";
 import { RESULT_STATUSES } from "./analysis-result.columns.js";
 import { RUN_PROGRESS_EVENT, type RunProgress } from "./analysis-result.progress.js";
 import * as service from "./analysis-result.service.js";
-import "./analysis-result.cleanup.js";
 
 type PeriodShape = { id: string; startDate: string; endDate: string; interimAsAtDate: string | null };
 

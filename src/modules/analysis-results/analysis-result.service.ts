@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { createAudit, findEntity, queryEntities, relatedList, type PageArgs, type RelatedListArgs } from "../../core/entity/index.js";
+import { createAudit, findEntity, queryEntities, relatedList, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { newId } from "../../core/ids.js";
 import { explainEntry, explainTransaction, planRun, type EngineSpec, type Explanation, type ResultSummary } from "../../engine/index.js";
 import { inTransaction } from "../../events/outbox.js";

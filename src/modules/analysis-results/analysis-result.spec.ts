@@ -1,4 +1,4 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { effectiveSettings, type ControlPointFamily, type EngineAccount, type EngineRiskGroup, type EngineSource, type EngineSpec } from "../../engine/index.js";
 import { ingestionTables } from "../../ingestion/index.js";
 import { controlPointFamilyOf, type Configuration } from "../catalogue/control-points.data.js";
