@@ -44,6 +44,13 @@ export const analysisRunJob = defineJob<RunPayload>({
     const plan = planRun(spec);
     if (plan.spec.sources.length === 0) throw new JobError("The analysis has no completed source of the entries its analysis type scores");
     const steps = engineSteps(plan);
+    // The steps up to the base entries read the sources' tables: a source deleted meanwhile fails the run at once.
+    if (!result.stepsDone.includes("entries")) {
+      for (const source of [...spec.sources, ...spec.partyLists, ...spec.openingBalances]) {
+        const { rows } = await app.pool.query<{ ok: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ok", [source.entries]);
+        if (!rows[0].ok) throw new JobError(`The entries of analysis source ${source.id} are gone (the source was deleted or is being parsed again); run the analysis again`);
+      }
+    }
     const ids = { analysisResultId, analysisId: result.analysisId };
     const progress = runProgress(app, plan, steps, ids, result.stepsDone, (percent, message) => ctx.progress(percent, message));
     for (const step of steps) {
