@@ -26,6 +26,8 @@ export const ACCOUNTS: Record<string, string> = {
 
 export interface Line {
   account: string;
+  /** Fund ledgers: the line's fund. */
+  fund?: string;
   /** MONEY_100, positive debit, negative credit. */
   amount: number;
   memo?: string;
@@ -61,15 +63,18 @@ export function money(cents: number): string {
 }
 
 /** Writes transactions as the CSV the tests upload (US dates, debit/credit columns). */
-export function ledgerCsv(transactions: readonly Tx[]): string {
+export function ledgerCsv(transactions: readonly Tx[], options: { fund?: string } = {}): string {
   const us = (date: string) => `${date.slice(5, 7)}/${date.slice(8, 10)}/${date.slice(0, 4)}`;
   const quote = (text: string) => (/[",]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-  let out = "Journal ID,Effective Date,Entry Date,Account,Account Description,Debit,Credit,Memo,Source,Entered By\n";
+  const funds = options.fund !== undefined;
+  let out = `Journal ID,Effective Date,Entry Date,Account,Account Description,Debit,Credit,Memo,Source,Entered By${funds ? ",Fund" : ""}\n`;
   for (const tx of transactions) {
     for (const line of tx.lines) {
       const debit = line.amount > 0 ? money(line.amount) : line.amount === 0 ? "0.00" : "";
       const credit = line.amount < 0 ? money(-line.amount) : "";
-      out += [tx.txid!, us(tx.date), us(tx.entered ?? tx.date), line.account, quote(ACCOUNTS[line.account] ?? line.account), debit, credit, quote(line.memo ?? tx.memo), tx.type, tx.user].join(",") + "\n";
+      const fields = [tx.txid!, us(tx.date), us(tx.entered ?? tx.date), line.account, quote(ACCOUNTS[line.account] ?? line.account), debit, credit, quote(line.memo ?? tx.memo), tx.type, tx.user];
+      if (funds) fields.push(line.fund ?? options.fund!);
+      out += fields.join(",") + "\n";
     }
   }
   return out;

@@ -166,6 +166,8 @@ const statisticsStep: EngineStep = {
 };
 
 const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+/** Month names and their usual abbreviations, as whole words (so "market" or "maybe" name no month). */
+const MONTH_WORDS = "(jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|july|aug|august|sep|sept|september|oct|october|nov|november|dec|december)";
 const ON = (condition: string) => `CASE WHEN ${condition} THEN 10000 ELSE 0 END`;
 
 /** The score expression of each control point (alias `s`: the entry with `d2`, `memo_month`, `running` added). */
@@ -261,7 +263,6 @@ const entriesStep: EngineStep = {
     const scores = plan.points.filter((pt) => pt.available).map((pt) => `(${expressions[pt.definition.name.slice(`${ctx.side}_entry_`.length)] ?? "0"})::smallint AS ${ident(`s${pt.index}`)}`);
     const groups = enabledGroups(plan);
     const fallback = riskGroupOf(plan.spec.riskGroups, new Set());
-    const monthAlternatives = MONTHS.map((m) => `${m}[a-z]*`).join("|");
     const joins = [
       `LEFT JOIN ${ctx.accounts} a ON a.account = s.account AND a.fund_key = ''`,
       has("amount") ? `LEFT JOIN ${table(plan.tables.stat("amount"))} sa ON sa.party_id = s.party_id` : "",
@@ -277,9 +278,9 @@ const entriesStep: EngineStep = {
          substring(e.invoice_id FROM '([0-9]{1,18})$')::numeric AS invoice_number,
          max(CASE WHEN e.amount > 0 THEN substring(e.invoice_id FROM '([0-9]{1,18})$')::numeric END)
            OVER (PARTITION BY e.party_id ORDER BY coalesce(e.invoice_date, e.effective_date), e.row_no ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS previous_number,
-         CASE WHEN lower(e.memo) ~ '\\m(${monthAlternatives})\\M' THEN
+         CASE WHEN lower(e.memo) ~ '\\m${MONTH_WORDS}\\M' THEN
            coalesce(substring(e.memo FROM '\\m((?:19|20)[0-9]{2})\\M')::integer, extract(year FROM e.effective_date)::integer) * 12
-           + array_position(${textArray(MONTHS)}, substring(lower(e.memo) FROM '\\m(${MONTHS.join("|")})[a-z]*\\M')) END AS memo_month
+           + array_position(${textArray(MONTHS)}, left(substring(lower(e.memo) FROM '\\m${MONTH_WORDS}\\M'), 3)) END AS memo_month
        FROM (${ctx.sources}) e ${openingJoin}`;
     const inner = `SELECT s.*, a.codes, coalesce(a.risk_group, ${fallback}) AS risk_group${scores.map((sc) => `, ${sc}`).join("")} FROM (${enriched}) s ${joins}`;
     const grouped = `SELECT x.*${groups.map(({ group, index }) => `, ${weightedScore(plan, group, (pt) => (pt.available ? `x.${ident(`s${pt.index}`)}` : "0"))} AS ${ident(`risk_g${index}`)}`).join("")} FROM (${inner}) x`;
