@@ -386,11 +386,11 @@ export const GL_CONTROL_POINTS: readonly ControlPointDefinition[] = [
     platformName: true,
     requires: [],
     settings: {
-      minimumEntries: { type: "INTEGER", default: 1000, min: 100, description: "Entries of at least 10.00 the ledger needs for the test to run" },
+      minimumEntries: { type: "INTEGER", default: 1000, min: 100, description: "Debit entries of at least 10.00 the ledger needs for the test to run (debits only: a balanced transaction's credits repeat its debits)" },
       excessRatio: { type: "NUMBER", default: 1.5, min: 1, max: 100, description: "Observed over expected frequency at which the score reaches 5000 (twice the excess: 10000)" },
       minimumZ: { type: "NUMBER", default: 4, min: 0, max: 100, description: "Significance (z statistic) a first-two-digit excess needs" },
     },
-    summary: "The first two digits of the amount occur in the ledger significantly more often than Benford's law expects.",
+    summary: "The first two digits of the amount occur among the ledger's debit amounts (of at least 10.00) significantly more often than Benford's law expects.",
   },
   {
     name: "prior_period_overall_score_change",
