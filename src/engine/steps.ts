@@ -29,13 +29,16 @@ export type RunFacts = Record<string, number | string | null>;
 
 /**
  * Runs `work` in one transaction with the settings of the engine's big statements: memory enough
- * to hash and sort a million-row ledger in one pass.
+ * to hash and sort a million-row ledger in one pass, and no nested loops. The engine's tables have
+ * no indexes, so a nested loop is only ever chosen on a row estimate gone wrong (joins on window
+ * function outputs are estimated at one row), and then it is quadratic: 85 s instead of 0.1 s for
+ * the exact flow pairs of 5,000 transactions.
  */
 export async function engineTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    await client.query("SET LOCAL work_mem = '256MB'; SET LOCAL statement_timeout = 0");
+    await client.query("SET LOCAL work_mem = '256MB'; SET LOCAL statement_timeout = 0; SET LOCAL enable_nestloop = off");
     const result = await work(client);
     await client.query("COMMIT");
     return result;

@@ -164,7 +164,8 @@ export const glFlowsStep: EngineStep = {
     const ctx = await glContext(pool, plan);
     const sql = flowsSql(plan);
     await engineTransaction(pool, async (client) => {
-      await createTableAs(client, plan.tables.work("sides"), sql.sides, { analyze: false });
+      // Analyzed: the exact pairs and the remainder join it with itself.
+      await createTableAs(client, plan.tables.work("sides"), sql.sides);
       await createTableAs(client, plan.tables.work("exact"), sql.exact);
       await createTableAs(client, plan.tables.work("flows"), sql.flows, { analyze: false });
       await client.query(`DROP TABLE ${table(plan.tables.work("sides"))}, ${table(plan.tables.work("exact"))}`);
