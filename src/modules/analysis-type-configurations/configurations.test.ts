@@ -95,9 +95,9 @@ describe("configuration copies", () => {
     await setWeight(engagementConfig, "journal_entry_weekend_post", 99);
     expect(weightOf(await glConfiguration({ analysisId: analysis.id }), "journal_entry_weekend_post")).toBe(weightOf(analysisConfig, "journal_entry_weekend_post"));
 
-    await setWeight(analysisConfig, "BENFORD_DIGITS", 0);
+    await setWeight(analysisConfig, "journal_entry_two_digit_benford_v2", 0);
     const engagementAfter = await glConfiguration({ engagementId: engagement.id });
-    expect(weightOf(engagementAfter, "BENFORD_DIGITS")).toBe(weightOf(engagementConfig, "BENFORD_DIGITS"));
+    expect(weightOf(engagementAfter, "journal_entry_two_digit_benford_v2")).toBe(weightOf(engagementConfig, "journal_entry_two_digit_benford_v2"));
     expect(weightOf(engagementAfter, "journal_entry_weekend_post")).toBe(99);
 
     // A later analysis copies the engagement as it is now.
