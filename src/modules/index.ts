@@ -25,6 +25,7 @@ import { accountMappingsFamily } from "./account-mappings/index.js";
 import { analysisSourcesFamily } from "./analysis-sources/index.js";
 import { dataTablesFamily } from "./data-tables/index.js";
 import { analysisResultsFamily } from "./analysis-results/index.js";
+import { webhooksFamily } from "./webhooks/index.js";
 
 export type { Family } from "./family.js";
 
@@ -59,4 +60,5 @@ export const families: readonly Family[] = [
   analysisSourcesFamily,
   dataTablesFamily,
   analysisResultsFamily,
+  webhooksFamily,
 ];
