@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import { getNamedType, getNullableType, isListType, isScalarType, type ExecutionResult, type GraphQLInputType } from "graphql";
 import type { YogaServerInstance } from "graphql-yoga";
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, ValidationError, type AppError, type Problem } from "../src/core/errors.js";
-import { parseJsonBody } from "../src/core/json-body.js";
+import { decodeUtf8, parseJsonBody } from "../src/core/json-body.js";
 import type { Logger } from "../src/core/logger.js";
 import type { RequestIdentity } from "../src/graphql/context-factory.js";
 import type { RequestContext } from "../src/graphql/context.js";
@@ -39,9 +39,18 @@ async function readBody(req: Request, limit: number): Promise<string> {
     if (size > limit) throw new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`);
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return decodeUtf8(Buffer.concat(chunks));
 }
 
+
+/** A path parameter as sent, percent-decoded; a broken escape (`%E0%A4%A`) is the caller's mistake. */
+function pathValue(raw: string, name: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ValidationError(`Path parameter ${name} is not a valid percent-encoded value`, { identifier: name, values: [raw], problemType: "INCORRECT_DATA_TYPE" });
+  }
+}
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266 / 5987). */
 export function contentDisposition(fileName: string): string {
@@ -146,7 +155,7 @@ export function createRestHandler(options: {
       try {
         let body: unknown;
         let multipart: ReceivedMultipart | undefined;
-        const params = () => Object.fromEntries(route!.pathParams.map((name, i) => [name, decodeURIComponent(match![i + 1])]));
+        const params = () => Object.fromEntries(route!.pathParams.map((name, i) => [name, pathValue(match![i + 1], name)]));
         if (route.def.upload) {
           const limitFor = await route.def.upload.limit?.(contextValue, params());
           multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor);
@@ -167,7 +176,7 @@ export function createRestHandler(options: {
           for (const variable of route.variables) {
             const source = variable.source;
             let value: unknown;
-            if (source.from === "path") value = decodeURIComponent(match[route.pathParams.indexOf(source.name) + 1]);
+            if (source.from === "path") value = pathValue(match[route.pathParams.indexOf(source.name) + 1], source.name);
             else if (source.from === "query") value = queryValue(req.query[source.name], variable.type, source.name);
             else if (source.from === "body") value = body;
             else if (source.from === "bodyKey") value = body && typeof body === "object" ? (body as Record<string, unknown>)[source.name] : undefined;
@@ -178,7 +187,7 @@ export function createRestHandler(options: {
             if (value === undefined && (source.from === "body" || source.from === "part") && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
             if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, source.from === "part" ? source.name : "", problems);
             if (value !== undefined) variables[variable.name] = value;
-            const found = coercionProblems(value ?? null, variable.type, source.from === "part" ? source.name : variable.name, source.from === "body");
+            const found = coercionProblems(value ?? null, variable.type, source.from === "part" || source.from === "path" ? source.name : variable.name, source.from === "body");
             // Name a JSON part's fields with the part, as the unknown-key problems above do.
             if (source.from === "part") for (const problem of found) if (problem.identifier && problem.identifier !== source.name) problem.identifier = `${source.name}.${problem.identifier}`;
             problems.push(...found);

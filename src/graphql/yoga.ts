@@ -6,10 +6,11 @@ import { createYoga, type GraphQLParams, type Plugin } from "graphql-yoga";
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import type { App } from "../app-services.js";
 import { InternalError, ValidationError } from "../core/errors.js";
-import { parseJsonBody } from "../core/json-body.js";
+import { decodeUtf8, parseJsonBody } from "../core/json-body.js";
 import { normaliseAddress } from "../auth/ip-allow.js";
 import { buildRequestContext, type RequestIdentity } from "./context-factory.js";
 import { useQueryLimits } from "./query-limits.js";
+import { useIdArguments } from "./id-arguments.js";
 
 export const GRAPHQL_PATH = "/api/graphql";
 
@@ -103,10 +104,9 @@ function useUniqueKeyJsonParser(): Plugin {
     onRequestParse({ request, setRequestParser }) {
       if (!isPostJson(request)) return;
       setRequestParser(async (req) => {
-        const text = await req.text();
         let body: unknown;
         try {
-          body = parseJsonBody(text);
+          body = parseJsonBody(decodeUtf8(new Uint8Array(await req.arrayBuffer())));
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
           // Yoga takes the HTTP status of errors raised while parsing the request from extensions.http.
@@ -176,7 +176,7 @@ export function createYogaServer(app: App, schema: GraphQLSchema) {
     graphqlEndpoint: GRAPHQL_PATH,
     // Compiled execution, cached per parsed document: REST route documents are parsed once at
     // start-up and GraphQL documents come from Yoga's parse cache, so each compiles once.
-    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useQueryLimits(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !jitWouldMisrun(args.document) })],
+    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useQueryLimits(), useIdArguments(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !jitWouldMisrun(args.document) })],
     landingPage: false,
     graphiql: { title: "Ledger analytics API", headers: JSON.stringify({ Authorization: "Bearer <token from DATA_DIR/admin-token>" }, null, 2) },
     // GraphiQL with its scripts and styles inlined (Yoga's default page loads them from a CDN,

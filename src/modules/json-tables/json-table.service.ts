@@ -83,7 +83,7 @@ async function* pageLines(elements: AsyncIterable<PageElement> | Iterable<PageEl
     try {
       row = JSON.parse(text);
     } catch (error) {
-      throw new ValidationError(`Request body is not valid JSON: array element ${index}: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE" });
+      throw new ValidationError(`Request body is not valid JSON: array element ${index}: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE", identifier: `[${index}]` });
     }
     const problem = rowProblem(row, index);
     if (problem) {
