@@ -43,13 +43,22 @@ async function readBody(req: Request, limit: number): Promise<string> {
 }
 
 
-/** A path parameter as sent, percent-decoded; a broken escape (`%E0%A4%A`) is the caller's mistake. */
+/**
+ * A path parameter as sent, percent-decoded. Path parameters are ids: a broken escape (`%E0%A4%A`)
+ * or a control character (`%00`, which PostgreSQL text cannot hold) is the caller's mistake, and
+ * is refused before anything (an upload's limit, a claim) looks the id up.
+ */
 function pathValue(raw: string, name: string): string {
+  let value: string;
   try {
-    return decodeURIComponent(raw);
+    value = decodeURIComponent(raw);
   } catch {
     throw new ValidationError(`Path parameter ${name} is not a valid percent-encoded value`, { identifier: name, values: [raw], problemType: "INCORRECT_DATA_TYPE" });
   }
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    throw new ValidationError(`Path parameter ${name} expects an id without control characters (such as NUL)`, { identifier: name, values: [raw], problemType: "INCORRECT_DATA_TYPE" });
+  }
+  return value;
 }
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266 / 5987). */

@@ -79,7 +79,9 @@ function withoutNulWrites(client: PrismaClient): PrismaClient {
 export async function createAppServices(config: Config & { databaseUrl: string }, logger: Logger): Promise<App> {
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20 });
   pool.on("error", (error) => logger.warn("idle database connection failed", { error }));
-  const prisma = withoutNulWrites(new PrismaClient({ adapter: new PrismaPg(pool) }));
+  // Prisma's defaults (2 s to get a connection, 5 s per interactive transaction) turned a busy
+  // moment (50 clients, or a loaded machine) into 500s for ordinary writes; a request waits its turn instead.
+  const prisma = withoutNulWrites(new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: 30_000, timeout: 60_000 } }));
 
   let redis: Redis | undefined;
   let redisSubscriber: Redis | undefined;

@@ -12,6 +12,11 @@ export function fuzzParameters(defaultRuns: number): fc.Parameters<unknown> {
   return { seed: FUZZ_SEED, numRuns: FUZZ_RUNS ?? defaultRuns, endOnFailure: true };
 }
 
+/** A test's time allowance for `defaultMs` of default runs, scaled up with FUZZ_RUNS. */
+export function fuzzTimeout(defaultMs: number, defaultRuns = 4): number {
+  return Math.max(60_000, FUZZ_RUNS ? (defaultMs * FUZZ_RUNS) / defaultRuns : defaultMs);
+}
+
 export interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;

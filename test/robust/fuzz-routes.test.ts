@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
-import { bodyFor, expectWellFormedAnswer, fuzzParameters, hostileJson, nestedText, pathIdArbitrary, rawRequest } from "../helpers/fuzz.js";
+import { bodyFor, expectWellFormedAnswer, fuzzParameters, fuzzTimeout, hostileJson, nestedText, pathIdArbitrary, rawRequest } from "../helpers/fuzz.js";
 
 // Hostile input on every route of the REST table (from the served OpenAPI document) and on
 // /api/graphql: never a 5xx, never a hang, every error in the spec's body with the field named.
@@ -86,7 +86,7 @@ describe("fuzzing every REST route", () => {
         fuzzParameters(4),
       );
     }
-  });
+  }, fuzzTimeout(4 * 121 * 100));
 
   it("refuses a body nested deeper than the limit with a 400 naming the field and the limit (was a 500: stack overflow)", async () => {
     const response = await rawRequest(server.url, "POST", "/api/v1/organizations", {
@@ -158,7 +158,7 @@ describe("fuzzing every REST route", () => {
       }),
       fuzzParameters(60),
     );
-  });
+  }, fuzzTimeout(60 * 100));
 });
 
 describe("NUL in ids (audit finding: 500 from PostgreSQL)", () => {
