@@ -8,7 +8,8 @@ import { NotFoundError, RateLimitedError } from "./core/errors.js";
 import { migrate } from "./db/migrate.js";
 import type { EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { createAppServices, type App } from "./app-services.js";
-import { clientAddress, createYogaServer, GRAPHQL_PATH, requestOrigin } from "./graphql/yoga.js";
+import { createYogaServer, GRAPHQL_PATH } from "./graphql/yoga.js";
+import { clientAddress, requestOrigin } from "./auth/request-address.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
 import { schema } from "../schema/index.js";
 import { routeTable } from "../rest/routes.js";
@@ -73,8 +74,8 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
 
   const identify = (req: Request) => ({
     authorization: req.headers.authorization,
-    clientIp: clientAddress(req, config.trustProxy),
-    origin: requestOrigin(req, config.trustProxy),
+    clientIp: clientAddress(req, config),
+    origin: requestOrigin(req, config),
     requestId: (req.headers["x-request-id"] as string | undefined) ?? randomUUID(),
   });
 
@@ -83,6 +84,18 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // ETags would hash every JSON body; clients do not use them.
   web.set("etag", false);
   web.set("query parser", "simple");
+  // What a security scanner expects of an API: no sniffing, no framing, no caching of answers
+  // that carry data, no referrer; a strict CSP except on the two HTML pages that need scripts and
+  // styles (GraphiQL and the REST reference). No X-Powered-By or Server header names the software.
+  web.use((req, res, next) => {
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("X-Frame-Options", "DENY");
+    res.setHeader("Referrer-Policy", "no-referrer");
+    const htmlPage = req.method === "GET" && (req.path === GRAPHQL_PATH || req.path.startsWith(`${REST_BASE}/docs`) || req.path.startsWith(ACTIVATION_PATH));
+    if (!htmlPage) res.setHeader("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+    if (req.path.startsWith("/api")) res.setHeader("Cache-Control", "no-store");
+    next();
+  });
   web.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -99,7 +112,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   // Platform-level per-IP limit (spec 7.9): 429 without X-User-Hour-Limit-Remaining.
   web.use("/api", async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const ip = clientAddress(req, config.trustProxy);
+      const ip = clientAddress(req, config);
       // Keyed by window length too: processes sharing a Redis with another window setting (a
       // second deployment) would otherwise count into, and set the expiry of, each other's window.
       const hit = await app.counters.hit(`ip:${config.ipRateLimitWindowSeconds}s:${ip}`, config.ipRateLimitWindowSeconds);
@@ -129,7 +142,16 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     const { status, body } = errorBody(new NotFoundError("Endpoint", `${req.method} ${req.path}`), { id: randomUUID(), path: req.path });
     res.status(status).json(body);
   });
-  web.use((error: Error, req: Request, res: Response, _next: NextFunction) => {
+  web.use((error: Error & { status?: number; expose?: boolean }, req: Request, res: Response, _next: NextFunction) => {
+    // Body parsers (the activation form) raise 4xx errors of their own: too large, malformed.
+    if (typeof error.status === "number" && error.status >= 400 && error.status < 500) {
+      const { status, body } = errorBody(
+        { message: error.expose ? error.message : "Invalid request", extensions: { code: "VALIDATION", status: error.status, problems: [{ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: "body", reason: error.expose ? error.message : "Invalid request" }] } },
+        { id: randomUUID(), path: req.path },
+      );
+      res.status(status).json(body);
+      return;
+    }
     logger.error("unhandled request error", { error, path: req.path });
     const { status, body } = errorBody({ message: "Unexpected error", extensions: {} }, { id: randomUUID(), path: req.path });
     res.status(status).json(body);
@@ -141,6 +163,11 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  if (!config.publicUrl) {
+    // Emailed links never come from an unchecked Host header (see requestOrigin): say where they point.
+    const hosts = config.publicHosts.length > 0 ? `, or the requested host when it is one of PUBLIC_HOSTS (${config.publicHosts.join(", ")})` : "";
+    logger.info(`PUBLIC_URL is unset: activation links point at the address the server listens on${hosts}; set PUBLIC_URL to the address users reach`);
+  }
   app.relay.start();
   app.jobs.start();
   app.scheduler.start();
