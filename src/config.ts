@@ -53,6 +53,8 @@ export interface Config {
   schedulerTickSeconds: number;
   /** Interval of the cleanup of expired chunked files and JSON tables. */
   cleanupIntervalSeconds: number;
+  /** Temporary bytes (and stored bytes no entity names) older than this are a crash's leftovers. */
+  tempFileMaxAgeSeconds: number;
   /** Largest single-file upload in bytes (413 above); the spec's limit is 8 GiB. */
   maxUploadBytes: number;
   /** Data table exports of more rows than this are written unsorted (spec: 2 million). */
@@ -88,6 +90,7 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "JOB_SWEEP_SECONDS", default: "10", meaning: "how often to look for abandoned or unscheduled jobs" },
   { name: "SCHEDULER_TICK_SECONDS", default: "30", meaning: "how often to check for due maintenance tasks" },
   { name: "CLEANUP_INTERVAL_SECONDS", default: "3600", meaning: "interval of the expired chunked file / JSON table cleanup" },
+  { name: "TEMP_FILE_MAX_AGE_SECONDS", default: "3600", meaning: "unfinished uploads and writes, and stored bytes no entity refers to, older than this are removed by the cleanup" },
   { name: "MAX_UPLOAD_BYTES", default: "8589934592", meaning: "single-file upload limit (8 GiB; 413 above)" },
   { name: "DATA_TABLE_EXPORT_SORT_LIMIT", default: "2000000", meaning: "data table exports above this many rows are unsorted" },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
@@ -142,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobSweepSeconds: Math.max(1, int(env, "JOB_SWEEP_SECONDS", 10)),
     schedulerTickSeconds: Math.max(1, int(env, "SCHEDULER_TICK_SECONDS", 30)),
     cleanupIntervalSeconds: Math.max(1, int(env, "CLEANUP_INTERVAL_SECONDS", 3600)),
+    tempFileMaxAgeSeconds: Math.max(1, int(env, "TEMP_FILE_MAX_AGE_SECONDS", 3600)),
     maxUploadBytes: int(env, "MAX_UPLOAD_BYTES", 8 * 1024 * 1024 * 1024),
     dataTableExportSortLimit: int(env, "DATA_TABLE_EXPORT_SORT_LIMIT", DATA_TABLE_EXPORT_SORT_LIMIT),
     logLevel,

@@ -172,6 +172,11 @@ async function startAll(config: Config, logger: Logger, started: Array<() => Pro
   });
 
   const server = createServer(web);
+  // Node ends any request after 5 minutes (requestTimeout); an 8 GiB upload takes longer. A
+  // connection that stays silent for 10 minutes is closed instead (a stalled client, or a
+  // slow-drip one), which also bounds how long an unfinished upload's temporary file is written.
+  server.requestTimeout = 0;
+  server.setTimeout(10 * 60_000);
   const subscriptions = attachSubscriptions(server, yoga, app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -89,6 +89,15 @@ export class LocalFileStorage implements FileStorage {
     return removed;
   }
 
+  async *list(prefix: string): AsyncIterable<{ name: string; modifiedMs: number }> {
+    const dir = this.path(prefix);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      const info = await stat(join(dir, name)).catch(() => undefined);
+      if (info) yield { name, modifiedMs: info.mtimeMs };
+    }
+  }
+
   async withLocalPath<T>(key: string, work: (path: string) => Promise<T>): Promise<T> {
     return work(this.path(key));
   }
