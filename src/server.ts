@@ -177,6 +177,11 @@ async function startAll(config: Config, logger: Logger, started: Array<() => Pro
   // slow-drip one), which also bounds how long an unfinished upload's temporary file is written.
   server.requestTimeout = 0;
   server.setTimeout(10 * 60_000);
+  // Idle keep-alive connections are closed after 65 s rather than Node's 5 s: a client reusing a
+  // connection the server is closing that very moment sees "socket hang up" on a request that was
+  // never read. Load balancers keep idle connections about 60 s; the server must outlast them.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const subscriptions = attachSubscriptions(server, yoga, app);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

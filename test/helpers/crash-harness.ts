@@ -140,10 +140,14 @@ export async function runCrashCase<S>(h: CrashHarness, scenario: CrashCase<S>): 
   return state;
 }
 
-/** After every case: nothing left half-done. */
-export async function expectNothingLeftHalfDone(h: CrashHarness): Promise<void> {
-  // No async result stays IN_PROGRESS: jobs of the dead process resume or fail once their lease expires.
+/** After every case: no job of the dead process is left IN_PROGRESS (they resume or fail once their lease expires). */
+export async function expectNoJobLeftRunning(h: CrashHarness): Promise<void> {
   await h.until(async () => (await h.sql("SELECT count(*)::int AS n FROM async_result WHERE status = 'IN_PROGRESS'"))[0].n === 0, "every job to end", 60_000, 100);
+}
+
+/** After the cases: nothing left half-done in storage either. */
+export async function expectNothingLeftHalfDone(h: CrashHarness): Promise<void> {
+  await expectNoJobLeftRunning(h);
   // Unfinished writes of the dead process are removed by the cleanup once they are older than TEMP_FILE_MAX_AGE_SECONDS.
   await h.until(() => h.temporaries().length === 0, `temporaries to be removed (${JSON.stringify(h.temporaries())})`, 20_000, 100);
   // Every stored file belongs to a row: nothing half-written or unreferenced stays in storage.
