@@ -76,14 +76,15 @@ export async function planExport(pool: pg.Pool, table: RowsTable, input: ExportI
  * FETCH_ROWS rows are in memory at a time whatever the table's size. Header: the column fields.
  */
 export async function* exportCsv(pool: pg.Pool, plan: ExportPlan, signal?: AbortSignal): AsyncGenerator<Buffer> {
-  const line = csvWriter(plan.format);
+  const header = csvWriter(plan.format);
+  const line = csvWriter(plan.format, plan.columns.map((c) => c.type === "STRING"));
   const client = await pool.connect();
   let committed = false;
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     await client.query(`DECLARE data_table_export NO SCROLL CURSOR FOR ${plan.sql}`, plan.values);
     async function* lines() {
-      yield line(plan.columns.map((c) => c.field));
+      yield header(plan.columns.map((c) => c.field));
       for (;;) {
         if (signal?.aborted) throw signal.reason ?? new Error("export aborted");
         const batch = await client.query({ text: `FETCH ${FETCH_ROWS} FROM data_table_export`, rowMode: "array" });
