@@ -6,6 +6,7 @@ import { analysisFixture, createSource, uploadFile, type SourceFixture } from ".
 import { awaitJob, waitFor } from "../helpers/entities.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { expectWellFormedAnswer, fuzzParameters, fuzzTimeout, rawRequest } from "../helpers/fuzz.js";
+import { postMultipart } from "../helpers/multipart.js";
 
 // Multipart uploads with missing parts, parts in the wrong order, huge part headers, truncated
 // bodies; and CSV files of every awkward shape (ragged rows, quotes, delimiters, line endings,
@@ -79,6 +80,26 @@ describe("multipart uploads", () => {
     );
     await waitFor(async () => (stagedUploads().length === 0 ? true : undefined), "staged uploads to be removed", 5000);
   }, fuzzTimeout(60_000, 80));
+});
+
+describe("file names with path traversal", () => {
+  it("stay display names: the bytes are stored under the file's id, nothing is written outside storage", async () => {
+    const hostile = ["../../../outside-a.csv", "/tmp/outside-b.csv", "..\\..\\outside-c.csv"];
+    for (const name of hostile) {
+      const response = await postMultipart(server.url, server.token, "/file-manager/import", [
+        { name: "fileManagerFile", json: { engagementId: fixture.engagementId, name } },
+        { name: "file", filename: name, data: `bytes of ${name}` },
+      ]);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      expect(response.body.name).toBe(name);
+      expect(readdirSync(join(server.dataDir, "files", "files"))).toContain(response.body.id);
+      const download = await fetch(`${server.url}/api/v1/file-manager/${response.body.id}/export`, { headers: { authorization: `Bearer ${server.token}` } });
+      expect(await download.text()).toBe(`bytes of ${name}`);
+    }
+    for (const dir of [server.dataDir, join(server.dataDir, ".."), join(server.dataDir, "files"), "/tmp"]) {
+      expect(readdirSync(dir).filter((f) => f.startsWith("outside-")), dir).toEqual([]);
+    }
+  });
 });
 
 /** CSV text of awkward shape, and how it is encoded into bytes. */
