@@ -12,7 +12,8 @@ import { createYogaServer, GRAPHQL_PATH } from "./graphql/yoga.js";
 import { clientAddress, requestOrigin } from "./auth/request-address.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
 import { schema } from "../schema/index.js";
-import { routeTable } from "../rest/routes.js";
+import { routeTableOf } from "../rest/routes.js";
+import { families as allFamilies, type Family } from "./modules/index.js";
 import { compileRoutes } from "../rest/compile.js";
 import { createRestHandler } from "../rest/router.js";
 import { errorBody } from "../rest/error-body.js";
@@ -48,10 +49,15 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
 }
 
 /** Starts everything the service needs and serves it; `close()` stops it all, once. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+export interface StartOptions {
+  /** The families whose jobs and scheduled tasks this process runs (default: every family). */
+  families?: readonly Family[];
+}
+
+export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   const started: Array<() => Promise<void>> = [];
   try {
-    return await startAll(config, logger, started);
+    return await startAll(config, logger, options.families ?? allFamilies, started);
   } catch (error) {
     // Whatever started before the failure stops again, the database last: no PostgreSQL is left
     // running behind a start that failed.
@@ -60,7 +66,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   }
 }
 
-async function startAll(config: Config, logger: Logger, started: Array<() => Promise<void>>): Promise<RunningServer> {
+async function startAll(config: Config, logger: Logger, families: readonly Family[], started: Array<() => Promise<void>>): Promise<RunningServer> {
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -79,11 +85,14 @@ async function startAll(config: Config, logger: Logger, started: Array<() => Pro
     await migrationPool.end();
   }
 
-  const app = await createAppServices({ ...config, databaseUrl }, logger);
+  const app = await createAppServices({ ...config, databaseUrl }, logger, {
+    jobs: families.flatMap((family) => family.jobs ?? []),
+    tasks: families.flatMap((family) => family.tasks ?? []),
+  });
   started.push(() => app.close());
   const bootstrap = await bootstrapAdminToken(app);
   const yoga = createYogaServer(app, schema);
-  const routes = compileRoutes(schema, routeTable);
+  const routes = compileRoutes(schema, routeTableOf(families));
   const openApi = buildOpenApi(schema, routes);
 
   const identify = (req: Request) => ({

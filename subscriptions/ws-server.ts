@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { WebSocketServer, type WebSocket } from "ws";
 import { useServer } from "graphql-ws/use/ws";
 import { GraphQLError, type ExecutionArgs, type GraphQLFormattedError } from "graphql";
-import type { App } from "../src/app-services.js";
+import type { App } from "../src/app-types.js";
 import { GRAPHQL_PATH, withProblemExtensions, type AppYoga } from "../src/graphql/yoga.js";
 import { clientAddress, requestOrigin } from "../src/auth/request-address.js";
 import type { RequestIdentity } from "../src/graphql/context-factory.js";

@@ -1,25 +1,34 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase } from "../helpers/database.js";
 import { startChildServer, type ChildServer } from "../helpers/child-server.js";
 import { createEngagement } from "../helpers/entities.js";
 import { RestClient } from "../helpers/client.js";
+import { describeWithRedis, testRedisUrl } from "../helpers/redis-tests.js";
 import { prepareLoadMix, routeTable, runLoadMix } from "../../bench/load-mix.js";
 
 // The short version of `npm run bench`'s load run (bench/load.bench.ts): 20 clients for a few
 // seconds against two server processes sharing one PostgreSQL and one Redis. Figures are the
 // benchmark's business; this checks what must hold under any load: only 2xx/404/409/429, and no
 // acknowledged update missing from the final state.
-let servers: ChildServer[] = [];
-const token = `fap_load_${randomBytes(10).toString("hex")}`;
-beforeAll(async () => {
-  const { url } = await createTestDatabase();
-  const env = { DATABASE_URL: url, REDIS_URL: inject("redisUrl"), BOOTSTRAP_TOKEN: token, TENANT_ID: `load${randomBytes(3).toString("hex")}`, IP_RATE_LIMIT: "100000000" };
-  servers = await Promise.all([startChildServer(env, { compiled: true }), startChildServer(env, { compiled: true })]);
-}, 120_000);
-afterAll(async () => Promise.all(servers.map((s) => s.stop())));
+describeWithRedis("mixed concurrent load on two processes", () => {
+  let servers: ChildServer[] = [];
+  // One storage directory for both, as a shared volume would be.
+  const dataDir = mkdtempSync(join(tmpdir(), "fap-load-"));
+  const token = `fap_load_${randomBytes(10).toString("hex")}`;
+  beforeAll(async () => {
+    const { url } = await createTestDatabase();
+    const env = { DATABASE_URL: url, REDIS_URL: testRedisUrl(), BOOTSTRAP_TOKEN: token, TENANT_ID: `load${randomBytes(3).toString("hex")}`, IP_RATE_LIMIT: "100000000" };
+    servers = await Promise.all([startChildServer(env, { compiled: true, dataDir }), startChildServer(env, { compiled: true, dataDir })]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
-describe("mixed concurrent load on two processes", () => {
   it("answers only 2xx, 404, 409 or 429 and loses no acknowledged update", async () => {
     const api = new RestClient(servers[0].url, token);
     const engagementId = (await createEngagement(api, "Load")).id;

@@ -1,4 +1,4 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import {
   analyzeStagedData,
   applyColumnMappings,
@@ -45,7 +45,7 @@ import {
   type TransactionIdSelection,
   type TransactionsTableResult,
 } from "../../ingestion/index.js";
-import type { Actor } from "../../core/entity/index.js";
+import type { Actor } from "../../entity/index.js";
 import { JobError } from "../../jobs/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { tabularReadingOf } from "../file-infos/file-info.service.js";
@@ -119,7 +119,7 @@ const NOTHING_TO_INGEST = {
 /** Engine failures the user can act on become the job's (and the source's) error. */
 function userFacing(error: unknown): never {
   if (error instanceof EmptyFileError) throw new JobError(NOTHING_TO_INGEST.empty);
-  if (error instanceof NotTabularFileError) throw new JobError(`The file cannot be read as delimited text: ${error.message}`);
+  if (error instanceof NotTabularFileError) throw new JobError(error.message.startsWith("The file cannot be read") ? error.message : `The file cannot be read as delimited text: ${error.message}`);
   if (error instanceof MappingError) throw new JobError(`The column mapping cannot be applied: ${error.problems.join("; ")}`);
   throw error;
 }

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
-import { createAudit, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import { createAudit, queryEntities, type PageArgs } from "../../entity/index.js";
 import { fileResultColumns } from "./file-result.columns.js";
 import type { Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";

@@ -1,0 +1,94 @@
+import type pg from "pg";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { compileFilter, orderByClause, parseSort, quoteIdent, SqlParams, type ColumnSet, type SortOrder } from "../query-language/index.js";
+import { rowReader, type ModelName, type ModelShape } from "./row-reader.js";
+
+export interface RelatedListSpec<M extends ModelName> {
+  model: M;
+  /** The child entity's query-language columns: the same filter and sort rules as its /query endpoint. */
+  columns: ColumnSet;
+  /** The column (field name in `columns`) that points at the parent. */
+  parentField: string;
+  /** Order when the caller gives no sort (id always breaks ties). */
+  defaultSort?: SortOrder[];
+}
+
+export interface RelatedListArgs {
+  filter?: unknown;
+  sort?: readonly string[] | null;
+}
+
+interface Db {
+  pool: pg.Pool;
+  prisma: PrismaClient;
+}
+
+interface Batch<M extends ModelName> {
+  /** Parent id -> callers waiting for that parent's children. */
+  waiting: Map<string, Array<{ resolve: (rows: Array<ModelShape<M>>) => void; reject: (error: unknown) => void }>>;
+  compiled: { where: string; order: string; params: SqlParams };
+}
+
+/**
+ * A relation list field of GraphQL (`Organization.engagements`, `AccountGrouping.groups`) with the
+ * query language: the same `filter` and `sort` as the child's root list field, translated by the
+ * same module. Every parent of one response that asks with the same arguments is answered by one
+ * SQL statement (`parent = ANY(...) AND filter`), so a page of 20 organizations costs two queries,
+ * not forty. Lists are not paged: they hold what the relation held before (all children).
+ */
+export function relatedList<M extends ModelName>(spec: RelatedListSpec<M>) {
+  const parentColumn = spec.columns.byField.get(spec.parentField)?.sql;
+  if (!parentColumn) throw new Error(`${spec.columns.subject} has no column ${spec.parentField}`);
+  // Batches live for one request (keyed by its context object) and one tick.
+  const batches = new WeakMap<object, Map<string, Batch<M>>>();
+
+  return function load(db: Db, requestKey: object, parentId: string, args: RelatedListArgs): Promise<Array<ModelShape<M>>> {
+    const key = JSON.stringify([args.filter ?? null, args.sort ?? null]);
+    let byKey = batches.get(requestKey);
+    if (!byKey) batches.set(requestKey, (byKey = new Map()));
+    let batch = byKey.get(key);
+    if (!batch) {
+      // Validated here, synchronously: a bad filter or sort is a 400 naming the key, as on /query.
+      const params = new SqlParams();
+      const { sql: where } = compileFilter(args.filter ?? {}, spec.columns, params, { alias: "t" });
+      const sort = args.sort && args.sort.length > 0 ? parseSort(args.sort, spec.columns) : (spec.defaultSort ?? []);
+      const created: Batch<M> = { waiting: new Map(), compiled: { where, order: orderByClause(sort, spec.columns, "t"), params } };
+      batch = created;
+      byKey.set(key, created);
+      setImmediate(() => {
+        byKey!.delete(key);
+        void run(db, created);
+      });
+    }
+    const target = batch;
+    return new Promise((resolve, reject) => {
+      const list = target.waiting.get(parentId) ?? [];
+      list.push({ resolve, reject });
+      target.waiting.set(parentId, list);
+    });
+  };
+
+  async function run(db: Db, batch: Batch<M>): Promise<void> {
+    try {
+      const { where, order, params } = batch.compiled;
+      const parents = params.add([...batch.waiting.keys()], "text[]");
+      const reader = rowReader(db.prisma, spec.model);
+      const { rows } = await db.pool.query<{ id: string; parent: string }>(
+        `SELECT t.id, t.${quoteIdent(parentColumn!)} AS parent FROM ${reader.table} t WHERE t.${quoteIdent(parentColumn!)} = ANY(${parents}) AND ${where} ORDER BY ${order}`,
+        params.values,
+      );
+      const loaded = new Map((await reader.byIds(db.pool, rows.map((r) => r.id))).map((row) => [(row as { id: string }).id, row]));
+      const byParent = new Map<string, Array<ModelShape<M>>>();
+      for (const { id, parent } of rows) {
+        const row = loaded.get(id);
+        if (!row) continue; // deleted between the two statements
+        let list = byParent.get(parent);
+        if (!list) byParent.set(parent, (list = []));
+        list.push(row);
+      }
+      for (const [parentId, callers] of batch.waiting) for (const caller of callers) caller.resolve(byParent.get(parentId) ?? []);
+    } catch (error) {
+      for (const callers of batch.waiting.values()) for (const caller of callers) caller.reject(error);
+    }
+  }
+}
