@@ -23,7 +23,7 @@ describeWithRedis("mixed concurrent load on two processes", () => {
     const { url } = await createTestDatabase();
     const env = { DATABASE_URL: url, REDIS_URL: testRedisUrl(), BOOTSTRAP_TOKEN: token, TENANT_ID: `load${randomBytes(3).toString("hex")}`, IP_RATE_LIMIT: "100000000" };
     servers = await Promise.all([startChildServer(env, { compiled: true, dataDir }), startChildServer(env, { compiled: true, dataDir })]);
-  }, 120_000);
+  }, 240_000);
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.stop()));
     rmSync(dataDir, { recursive: true, force: true });
