@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import pg from "pg";
@@ -8,9 +8,12 @@ import { NotFoundError, RateLimitedError } from "./core/errors.js";
 import { migrate } from "./db/migrate.js";
 import type { EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { createAppServices, type App } from "./app-services.js";
-import { createYogaServer, GRAPHQL_PATH } from "./graphql/yoga.js";
+import { createGraphqlPipeline, GRAPHQL_PATH } from "./graphql/yoga.js";
 import { clientAddress, requestOrigin } from "./auth/request-address.js";
+import { createGraphqlHandler } from "./graphql/http.js";
+import type { DocumentStats } from "./graphql/documents.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
+import { keyEncryptionKey } from "./modules/webhooks/webhook-keys.js";
 import { schema } from "../schema/index.js";
 import { routeTableOf } from "../rest/routes.js";
 import { families as allFamilies, type Family } from "./modules/index.js";
@@ -29,6 +32,8 @@ export interface RunningServer {
   port: number;
   app: App;
   server: Server;
+  /** GraphQL documents parsed, validated and compiled since start-up (the caches' misses). */
+  graphqlDocuments: DocumentStats;
   /** Set when this start created the first admin token. */
   bootstrap?: { secret: string; file: string };
   close(): Promise<void>;
@@ -88,14 +93,18 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
   const app = await createAppServices({ ...config, databaseUrl }, logger, {
     jobs: families.flatMap((family) => family.jobs ?? []),
     tasks: families.flatMap((family) => family.tasks ?? []),
+    handlers: families.flatMap((family) => family.handlers ?? []),
   });
   started.push(() => app.close());
   const bootstrap = await bootstrapAdminToken(app);
-  const yoga = createYogaServer(app, schema);
+  // Like the admin token: without WEBHOOK_KEY_ENCRYPTION_KEY the first start writes DATA_DIR/webhook-key.
+  keyEncryptionKey(config);
+  const graphql = createGraphqlPipeline(app, schema);
+  const { yoga } = graphql;
   const routes = compileRoutes(schema, routeTableOf(families));
   const openApi = buildOpenApi(schema, routes);
 
-  const identify = (req: Request) => ({
+  const identify = (req: IncomingMessage) => ({
     authorization: req.headers.authorization,
     clientIp: clientAddress(req, config),
     origin: requestOrigin(req, config),
@@ -159,7 +168,7 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
     res.type("html").send(docsHtml);
   });
   web.use(ACTIVATION_PATH, activationRouter(app));
-  web.use(GRAPHQL_PATH, (req: Request, res: Response) => yoga(req, res));
+  web.use(GRAPHQL_PATH, createGraphqlHandler({ yoga, identify, bodyLimit: config.jsonBodyLimit, maskError: graphql.maskError }));
   web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify, storage: app.storage, maxUploadBytes: config.maxUploadBytes }));
   web.use((req: Request, res: Response) => {
     const { status, body } = errorBody(new NotFoundError("Endpoint", `${req.method} ${req.path}`), { id: randomUUID(), path: req.path });
@@ -214,6 +223,7 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
     port,
     app,
     server,
+    graphqlDocuments: graphql.documents,
     bootstrap,
     close() {
       closing ??= (async () => {
