@@ -72,7 +72,12 @@ export async function receiveMultipart(
   };
 
   const finished = new Promise<void>((resolve, reject) => {
+    const unnamed = () => new ValidationError("A part has no name: each part needs Content-Disposition: form-data; name=\"...\"", { identifier: "body", suggestedValues: [...spec.jsonParts, spec.filePart] });
     parser.on("field", (name, value, info) => {
+      if (!name) {
+        fail(unnamed());
+        return;
+      }
       if (!spec.jsonParts.includes(name)) {
         fail(name === spec.filePart
           ? new ValidationError(`Part ${name} must be a file part (with a filename)`, { identifier: name })
@@ -90,6 +95,14 @@ export async function receiveMultipart(
       }
     });
     parser.on("file", (name, stream, info) => {
+      // A part cut off by the end of the body errors its stream ("Unexpected end of form"); the
+      // parser reports the same, so a stream nobody reads must not throw it at the process.
+      stream.on("error", () => undefined);
+      if (!name) {
+        stream.resume();
+        fail(unnamed());
+        return;
+      }
       if (name !== spec.filePart || files.has(name)) {
         stream.resume();
         fail(new ValidationError(name === spec.filePart ? `Part ${name} was sent twice` : `Unknown part ${name}; expected ${[...spec.jsonParts, spec.filePart].join(", ")}`, { identifier: name, values: [name] }));

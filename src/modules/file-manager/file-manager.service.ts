@@ -148,7 +148,7 @@ export async function importFile(ctx: RequestContext, input: PlacementInput, upl
 
 /** Assembles a complete chunked file into a new FILE (streamed part after part). */
 export async function createFileFromChunkedFile(ctx: RequestContext, chunkedFileId: string, input: PlacementInput) {
-  const chunked = await openChunkedFile(ctx.app, chunkedFileId);
+  const chunked = await openChunkedFile(ctx, chunkedFileId);
   const { stem, extension } = splitFileName(chunked.name);
   return storeNewFile(ctx, { ...input, name: input.name ?? stem, extension, originalName: chunked.name }, (key) => ctx.app.storage.write(key, chunked.stream()));
 }
