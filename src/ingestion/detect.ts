@@ -1,4 +1,5 @@
-import { decodeHead, detectEncoding, readHead, READ_CHUNK, type EncodingInfo } from "./csv/encoding.js";
+import { byteSource, type ByteSource } from "./byte-source.js";
+import { decodeHead, detectEncoding, READ_CHUNK, type EncodingInfo } from "./csv/encoding.js";
 import { detectDelimiter, detectHeaderRow, detectQuote, sampleRecords } from "./csv/sniff.js";
 import { detectGroupedFormat } from "./formats/index.js";
 import type { GroupedFormat } from "./types.js";
@@ -70,9 +71,9 @@ const SNIPPET_LENGTH = 500;
  * Encoding, delimiter, quoting, header row and grouped layout, from the head of the file only.
  * Throws NotTabularFileError for spreadsheets, PDFs, archives and other binary files.
  */
-export async function detectFormat(path: string, options: DetectOptions = {}): Promise<FormatDetection> {
+export async function detectFormat(file: string | ByteSource, options: DetectOptions = {}): Promise<FormatDetection> {
   const size = options.sampleBytes ?? READ_CHUNK;
-  const head = await readHead(path, size);
+  const head = await byteSource(file).head(size);
   if (head.length === 0) throw new EmptyFileError();
   const complete = head.length < size;
   const encoding = detectEncoding(head);

@@ -1,3 +1,4 @@
+import type { ByteSource } from "./byte-source.js";
 import { utf8Chunks, Utf8Validator } from "./csv/encoding.js";
 import { CsvTokenizer, recordFromTexts, recordTexts, type RecordView } from "./csv/tokenizer.js";
 import type { FormatDetection } from "./detect.js";
@@ -104,9 +105,9 @@ export class RowRouter {
   }
 }
 
-/** Reads a file as UTF-8 chunks, tokenizes them and routes every record, tracking byte cleanliness. */
+/** Reads a file (or arriving bytes) as UTF-8 chunks, tokenizes them and routes every record, tracking byte cleanliness. */
 export async function readRecords(
-  path: string,
+  file: string | ByteSource,
   detection: FormatDetection,
   onRecord: (record: RecordView, clean: boolean) => void,
   afterChunk?: () => Promise<void> | void,
@@ -118,7 +119,7 @@ export async function readRecords(
   let clean = true;
   let previousClean = true;
   const handle = (record: RecordView) => onRecord(record, clean);
-  for await (const chunk of utf8Chunks(path, detection.encoding)) {
+  for await (const chunk of utf8Chunks(typeof file === "string" ? file : file.chunks(), detection.encoding)) {
     const chunkClean = validator.check(chunk) === 0;
     // A record may start in the previous chunk: both must be clean.
     clean = chunkClean && previousClean;
@@ -137,7 +138,7 @@ export async function readRecords(
  * layouts when asked, profiles every data row and hands it to `onRow`. Memory is bounded by the
  * read chunk, one record and the profiler's capped structures.
  */
-export async function scanFile(path: string, detection: FormatDetection, options: ScanOptions = {}): Promise<ScanResult> {
+export async function scanFile(file: string | ByteSource, detection: FormatDetection, options: ScanOptions = {}): Promise<ScanResult> {
   const { names, synthetic } = scanColumns(detection, options.degroup);
   const profiler = new Profiler(names, synthetic, options.shadows, options.shadowsOnly);
   const { shadowSet, shadowValue } = profiler;
@@ -149,7 +150,7 @@ export async function scanFile(path: string, detection: FormatDetection, options
       if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue, clean);
     },
   });
-  const { invalidCharacters } = await readRecords(path, detection, (record, clean) => router.record(record, clean), options.afterChunk);
+  const { invalidCharacters } = await readRecords(file, detection, (record, clean) => router.record(record, clean), options.afterChunk);
   if (options.afterChunk) await options.afterChunk();
   return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters };
 }

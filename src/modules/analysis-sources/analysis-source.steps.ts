@@ -1,5 +1,6 @@
 import type { App } from "../../app-services.js";
 import {
+  adoptStagingTable,
   analyzeStagedData,
   applyColumnMappings,
   buildParsePlan,
@@ -8,6 +9,7 @@ import {
   chooseTransactionId,
   detectFormat,
   discoverAccounts,
+  describesSameRows,
   dropTables,
   EmptyFileError,
   hasTransactions,
@@ -31,6 +33,7 @@ import {
   stageFile,
   summarizeColumns,
   transactionIdCandidates,
+  withRecommendedMetrics,
   type AppliedMapping,
   type ColumnData,
   type ColumnDefinition,
@@ -40,6 +43,7 @@ import {
   type ParsePlan,
   type ParseResult,
   type StagedColumn,
+  type StageResult,
   type TabularFileInfo,
   type TransactionIdPreview,
   type TransactionIdSelection,
@@ -48,7 +52,9 @@ import {
 import type { Actor } from "../../core/entity/index.js";
 import { JobError } from "../../jobs/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
-import { tabularReadingOf } from "../file-infos/file-info.service.js";
+import { completeFileInfo, withProfileLock } from "../file-infos/file-info.jobs.js";
+import { fileReadingOf, type FileReading } from "../file-infos/file-info.service.js";
+import { inspectionOf } from "../file-infos/tabular-inspector.js";
 import { fileObjectKey } from "../file-manager/file-manager.service.js";
 import { estimatePhase, expectedMs } from "./analysis-source.step-progress.js";
 import { auditVirtualColumns, storedVirtualColumns } from "./analysis-source.virtual-columns.js";
@@ -154,19 +160,60 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
   timer.unref();
   const started = performance.now();
   try {
-    // The file's own file info (computed on import) spares staging a second profiling pass.
-    const fileInfo = degroup ? null : await tabularReadingOf(env.app, source.fileManagerFileId);
-    const staged = await withFile(env.app, source, (path) =>
-      stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name: file?.name, presetHeaderRowIndex: source.presetHeaderRowIndex, fileInfo }),
-    ).catch(userFacing);
+    const staged = await stageOnce(env, source, detection, degroup, file?.name).catch(userFacing);
     // Known here, before any later step would rate or parse nothing.
     if (staged.rowCount === 0) throw new JobError(NOTHING_TO_INGEST.noRows(staged.detection.headerRowIndex, staged.degrouped));
-    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ms: Math.round(performance.now() - started) };
+    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ms: staged.ms ?? Math.round(performance.now() - started) };
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {
     stagingDone = true;
     clearInterval(timer);
   }
+}
+
+/**
+ * The file is read (and profiled) once: a staging table loaded while it arrived is taken over; a
+ * file info being computed is waited for (or, when its job has not started yet, computed here
+ * while staging, so the job finds it done); a finished one spares this pass the profiling.
+ * Degrouped rows are other rows than the file's: they are always staged and profiled here.
+ */
+async function stageOnce(env: StepEnv, source: SourceRow, detection: FormatDetection | undefined, degroup: boolean, name: string | undefined): Promise<StageResult & { ms?: number }> {
+  const { staging } = ingestionTables(source.id);
+  const stage = (fileInfo: TabularFileInfo | null) =>
+    withFile(env.app, source, (path) =>
+      stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name, presetHeaderRowIndex: source.presetHeaderRowIndex, fileInfo }),
+    );
+  const reading = degroup ? null : await fileReadingOf(env.app, source.fileManagerFileId);
+  if (!reading) return stage(null);
+  const adopted = await adoptArrivalStaging(env, reading, detection, staging, name);
+  if (adopted) return adopted;
+  if (reading.state !== "PENDING") return stage(reading.info);
+  return withProfileLock(env.app, reading.fileInfoId, async () => {
+    const now = await fileReadingOf(env.app, source.fileManagerFileId);
+    if (now && now.state !== "PENDING") return stage(now.info);
+    const staged = await stage(null);
+    if (staged.profiled) await completeFileInfo(env.app.prisma, reading.fileInfoId, inspectionOf(staged.profiled));
+    return staged;
+  });
+}
+
+/** The staging table loaded while the file arrived, as this source's, when it holds the rows this source reads. */
+async function adoptArrivalStaging(env: StepEnv, reading: FileReading, detection: FormatDetection | undefined, staging: string, name: string | undefined) {
+  const { info, staged } = reading;
+  if (!info || !staged || !detection || !describesSameRows(info, detection)) return null;
+  if (!(await adoptStagingTable(env.app.pool, staged.table, staging, staged.rowCount))) return null;
+  const read = { ...info, name: name ?? info.name };
+  return {
+    table: staging,
+    rowCount: staged.rowCount,
+    columns: staged.columns,
+    fileInfo: withRecommendedMetrics(read, env.definitions),
+    profiled: null,
+    detection,
+    degrouped: null,
+    rowsPassedThrough: 0,
+    ms: staged.ms,
+  };
 }
 
 /** The staging table is UNLOGGED: after a database crash it is empty, and steps reading it re-stage. */

@@ -22,6 +22,20 @@ export interface TabularReading {
   bom: boolean;
   quote: string | null;
   rowCount: number;
+  /**
+   * The file's rows already in a staging table, loaded while the bytes arrived (file-arrival.ts):
+   * the first analysis source of the file takes the table over instead of reading the file again.
+   */
+  staged?: ArrivalStaging;
+}
+
+export interface ArrivalStaging {
+  table: string;
+  rowCount: number;
+  /** The staging table's columns (StagedColumn[] of the engine). */
+  columns: unknown[];
+  /** Wall time of the staging pass (later steps scale their progress estimates by it). */
+  ms: number;
 }
 
 export interface InspectableFile {
@@ -46,6 +60,11 @@ let inspector: FileInspector = inspectTabularFile;
 
 export function registerFileInspector(next: FileInspector): void {
   inspector = next;
+}
+
+/** Whether files are inspected by the engine's own inspector (which can also read bytes as they arrive). */
+export function engineInspection(): boolean {
+  return inspector === inspectTabularFile;
 }
 
 export async function inspectFile(file: InspectableFile): Promise<FileInspection> {
