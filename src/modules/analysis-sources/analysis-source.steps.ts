@@ -32,6 +32,7 @@ import {
   stagingIntact,
   stageFile,
   summarizeColumns,
+  summarizeWithTransactions,
   transactionIdCandidates,
   withRecommendedMetrics,
   type AppliedMapping,
@@ -281,8 +282,9 @@ export interface AheadParse {
  * ANALYZE_EFFECTIVE_DATES: daily summary and accounts in one pass, a first preview beside it.
  *
  * With `parseFollows` (the walk goes on to PARSING without stopping) the parse does not wait its
- * turn: the entries and the transactions table are built with the first selection, each on its own
- * connection beside the date pass, and that selection is rated from the transactions table. When
+ * turn: the entries are parsed with the first selection on one connection while, on another, one
+ * scan groups the same rows by transaction (the transactions table of that selection), by day and
+ * by account (this step's own results), and that selection is rated from the transactions table. When
  * CHECK_INTEGRITY then chooses it (it rated GOOD, or was proposed), PARSE only moves the tables into
  * place. Building ahead never changes an outcome: if it fails, or another selection is chosen, the
  * parse runs as usual.
@@ -308,38 +310,40 @@ export async function effectiveDatesStep(
       report(100);
       return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
     }
-    // Beside the date pass: the parse, and the transactions table followed by the rating from it
-    // (which does not wait for the parse, the longest of the three).
-    const buildAhead = async (): Promise<{ ahead: AheadParse; preview: TransactionIdPreview } | null> => {
+    // Two scans of the staging table side by side: the parse, and one grouping of the same rows by
+    // transaction, by day and by account (the transactions table, the daily summary, the accounts),
+    // followed by the rating of the selection from the transactions table.
+    // The grouping is the shorter: its end is a milestone, the rest is the parse's.
+    const datesShare = Math.round((100 * expectedMs(stage, "effectiveDates")) / expected);
+    const built = await (async () => {
       try {
         // The rating's example rows are found through the staging table's row index: built now,
         // beside the rest, it is ready when the rating needs it instead of being built after.
         const indexed = indexStagedRows(env.app.pool, staging);
-        const rated = settleAll(buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection }), indexed).then(async ([transactions]) => ({
-          transactions,
+        const summarized = summarizeWithTransactions(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection }).finally(() => report(datesShare));
+        const rated = settleAll(summarized, indexed).then(async ([summary]) => ({
+          summary,
           preview: await previewFromTransactions(env.app.pool, { staging, transactions: transactionsAhead, plan, selection }),
         }));
-        const [result, { transactions, preview }] = await settleAll(
+        const [result, { summary, preview }] = await settleAll(
           parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) }),
           rated,
         );
-        return { ahead: { selection, result, transactions }, preview };
+        return { ahead: { selection, result, transactions: summary.transactions }, preview, summary };
       } catch (error) {
         env.app.logger.warn("parse ahead failed; the parse will run in its turn", { analysisSourceId: source.id, error: String(error) });
         await dropTables(env.app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
         return null;
       }
-    };
-    // The date pass is the shorter: its end is a milestone, the rest is the parse's.
-    const datesShare = Math.round((100 * expectedMs(stage, "effectiveDates")) / expected);
-    const [analysis, built] = await settleAll(
-      analyzeStagedData(env.app.pool, staging, plan, { selection: null }).finally(() => report(datesShare)),
-      buildAhead(),
-    );
-    const ahead = built?.ahead ?? null;
-    const preview = built ? built.preview : (await previewTransactionIds(env.app.pool, staging, plan, [selection]))[0];
+    })();
+    if (built) {
+      report(100);
+      return { patch: { effectiveDates: json(built.summary.effectiveDates), accounts: json(built.summary.accounts) }, preview: built.preview, ahead: built.ahead };
+    }
+    // Building ahead failed: the step as without it (a failure here is the step's own).
+    const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection });
     report(100);
-    return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview, ahead };
+    return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
   } finally {
     stop();
   }
