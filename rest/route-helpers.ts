@@ -1,4 +1,4 @@
-import type { RequestContext, UploadObserver } from "../src/graphql/context.js";
+import type { RequestContext, UploadObserver } from "../src/app-types.js";
 
 /**
  * The REST layer is a table of these entries. Each names the GraphQL root field it runs and where

@@ -1,4 +1,4 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { isWorkflowState, stateDefinition, workflowPath, type WorkflowFeature, type WorkflowState } from "../../ingestion/index.js";
 
 /** Transient event type of analysis source progress (not stored; subscribers see it live). */

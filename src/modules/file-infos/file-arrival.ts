@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { App } from "../../app-services.js";
 import { ArrivingBytes, dropTables, INGEST_SCHEMA, inspectFile, NotTabularFileError, stageFile } from "../../ingestion/index.js";
-import type { UploadObserver } from "../../graphql/context.js";
+import type { App, UploadObserver } from "../../app-types.js";
 import { engineInspection, type FileInspection } from "./file-inspector.js";
 import { inspectionOf, NOT_TABULAR } from "./tabular-inspector.js";
 

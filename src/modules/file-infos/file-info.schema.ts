@@ -6,7 +6,6 @@ import { ALL_GROUPED_FORMATS } from "../../ingestion/types.js";
 import { FILE_INFO_STATUSES, FILE_INFO_TYPES } from "./file-info.columns.js";
 import * as service from "./file-info.service.js";
 import "./file-info.jobs.js";
-import "./file-info.cleanup.js";
 
 registerEventPermission("FILE_INFO", "api.file-infos.read");
 

@@ -1,5 +1,5 @@
-import type { App } from "../../app-services.js";
-import { findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import type { App } from "../../app-types.js";
+import { findEntity, queryEntities, type PageArgs } from "../../entity/index.js";
 import type { StagedColumn, TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
