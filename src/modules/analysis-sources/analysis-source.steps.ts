@@ -164,7 +164,10 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
     const staged = await stageOnce(env, source, detection, degroup, file?.name).catch(userFacing);
     // Known here, before any later step would rate or parse nothing.
     if (staged.rowCount === 0) throw new JobError(NOTHING_TO_INGEST.noRows(staged.detection.headerRowIndex, staged.degrouped));
-    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ms: staged.ms ?? Math.round(performance.now() - started) };
+    // A table taken over was loaded at the pace its bytes arrived: no measure of this machine's
+    // staging speed, so the later steps estimate their progress by rows instead.
+    const ms = staged.adopted ? undefined : Math.round(performance.now() - started);
+    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ...(ms !== undefined ? { ms } : {}) };
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {
     stagingDone = true;
@@ -178,7 +181,7 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
  * while staging, so the job finds it done); a finished one spares this pass the profiling.
  * Degrouped rows are other rows than the file's: they are always staged and profiled here.
  */
-async function stageOnce(env: StepEnv, source: SourceRow, detection: FormatDetection | undefined, degroup: boolean, name: string | undefined): Promise<StageResult & { ms?: number }> {
+async function stageOnce(env: StepEnv, source: SourceRow, detection: FormatDetection | undefined, degroup: boolean, name: string | undefined): Promise<StageResult & { adopted?: boolean }> {
   const { staging } = ingestionTables(source.id);
   const stage = (fileInfo: TabularFileInfo | null) =>
     withFile(env.app, source, (path) =>
@@ -213,7 +216,7 @@ async function adoptArrivalStaging(env: StepEnv, reading: FileReading, detection
     detection,
     degrouped: null,
     rowsPassedThrough: 0,
-    ms: staged.ms,
+    adopted: true,
   };
 }
 
