@@ -27,9 +27,10 @@ export function byteSource(from: string | ByteSource): ByteSource {
 }
 
 /**
- * Bytes handed over as they arrive (`push`, then `end`), read once through `chunks()`. Small pieces
- * (a network read is often 64 KiB) are gathered into chunks of about `READ_CHUNK`, as the engine
- * reads files: its per-chunk work and the tokenizer's view of record boundaries stay the same. A
+ * Bytes handed over as they arrive (`push`, then `end`), read once through `chunks()`. The pieces
+ * (a network read is often 64 KiB) are copied into chunks of about `READ_CHUNK`, as the engine
+ * reads files: the reader owns them (its tokenizer rewrites quoted fields in place, which must not
+ * touch the bytes on their way to storage), and its per-chunk work stays the same. A
  * `push` resolves once its bytes are taken, so the sender goes at the reader's pace and no more
  * than about two chunks wait in memory. `fail` ends the reading with an error; `abandon` is the
  * reader's side: it stops reading, and later pushes are dropped.
@@ -86,7 +87,9 @@ export class ArrivingBytes implements ByteSource {
 
   private seal(): void {
     if (this.gathered === 0) return;
-    const chunk = this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.gathered);
+    // Always a copy: the tokenizer rewrites quoted fields in place, and the pieces are the sender's
+    // (an upload's bytes on their way to storage).
+    const chunk = Buffer.concat(this.pieces, this.gathered);
     this.pieces.length = 0;
     this.gathered = 0;
     this.ready.push(chunk);

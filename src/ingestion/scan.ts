@@ -117,15 +117,16 @@ export async function readRecords(
   const tokenizer = new CsvTokenizer({ delimiter: detection.delimiter.charCodeAt(0), quote: detection.quote ? detection.quote.charCodeAt(0) : -1 });
   const validator = new Utf8Validator();
   let clean = true;
-  let previousClean = true;
+  // A record cut by a chunk end is as clean as every chunk it spans (it may span several when
+  // chunks are small, as arriving bytes are): what came before the current chunk, since that record began.
+  let carriedClean = true;
   const handle = (record: RecordView) => onRecord(record, clean);
   for await (const chunk of utf8Chunks(typeof file === "string" ? file : file.chunks(), detection.encoding)) {
     const chunkClean = validator.check(chunk) === 0;
-    // A record may start in the previous chunk: both must be clean.
-    clean = chunkClean && previousClean;
-    previousClean = chunkClean;
+    clean = chunkClean && carriedClean;
     beforeChunk?.(chunk);
     tokenizer.push(chunk, handle);
+    carriedClean = tokenizer.holdsPartialRecord ? clean : true;
     if (afterChunk) await afterChunk();
   }
   if (validator.end() > 0) clean = false;

@@ -72,6 +72,11 @@ export class CsvTokenizer {
     return this.recordIndex;
   }
 
+  /** Whether the last chunk ended inside a record (its bytes wait for the next chunk). */
+  get holdsPartialRecord(): boolean {
+    return this.pending !== null;
+  }
+
   /** Tokenizes a chunk; complete records go to `onRecord`, an incomplete tail waits for the next chunk. */
   push(chunk: Uint8Array, onRecord: (record: RecordView) => void): void {
     const pos = this.pending ? this.completePending(chunk, onRecord) : 0;
@@ -99,7 +104,7 @@ export class CsvTokenizer {
 
   /**
    * The record the previous chunk ended in, completed from the start of this one: joined with as
-   * much of the chunk as it needs (a window growing from 64 KiB), not with the whole chunk, which
+   * much of the chunk as it needs (a window growing from 4 KiB), not with the whole chunk, which
    * would copy every chunk once more. Returns where the chunk's own records start, or -1 when the
    * record runs past the chunk too (it is kept, longer, for the next one).
    */
@@ -107,7 +112,7 @@ export class CsvTokenizer {
     // (A kept record never ends in a line break, so no line feed is pending to be skipped.)
     const pending = this.pending!;
     this.pending = null;
-    for (let window = 64 * 1024; ; window *= 4) {
+    for (let window = 4096; ; window *= 4) {
       const take = Math.min(chunk.length, window);
       const merged = new Uint8Array(pending.length + take);
       merged.set(pending, 0);
