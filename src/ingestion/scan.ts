@@ -1,9 +1,9 @@
 import type { ByteSource } from "./byte-source.js";
-import { utf8Chunks, Utf8Validator } from "./csv/encoding.js";
-import { CsvTokenizer, recordFromTexts, recordTexts, type RecordView } from "./csv/tokenizer.js";
+import { recordFromTexts, recordTexts, type RecordView } from "./csv/tokenizer.js";
 import type { FormatDetection } from "./detect.js";
 import { createDegrouper, type Degrouper } from "./formats/index.js";
 import { Profiler, type ShadowSpec, type TableProfile } from "./profile/profiler.js";
+import { rowSource } from "./rows.js";
 import type { GroupedFormat } from "./types.js";
 
 export interface ScanOptions {
@@ -105,35 +105,6 @@ export class RowRouter {
   }
 }
 
-/** Reads a file (or arriving bytes) as UTF-8 chunks, tokenizes them and routes every record, tracking byte cleanliness. */
-export async function readRecords(
-  file: string | ByteSource,
-  detection: FormatDetection,
-  onRecord: (record: RecordView, clean: boolean) => void,
-  afterChunk?: () => Promise<void> | void,
-  /** Sees each chunk before it is tokenized (tokenizing may rewrite quoted fields in place). */
-  beforeChunk?: (chunk: Uint8Array) => void,
-): Promise<{ invalidCharacters: number }> {
-  const tokenizer = new CsvTokenizer({ delimiter: detection.delimiter.charCodeAt(0), quote: detection.quote ? detection.quote.charCodeAt(0) : -1 });
-  const validator = new Utf8Validator();
-  let clean = true;
-  // A record cut by a chunk end is as clean as every chunk it spans (it may span several when
-  // chunks are small, as arriving bytes are): what came before the current chunk, since that record began.
-  let carriedClean = true;
-  const handle = (record: RecordView) => onRecord(record, clean);
-  for await (const chunk of utf8Chunks(typeof file === "string" ? file : file.chunks(), detection.encoding)) {
-    const chunkClean = validator.check(chunk) === 0;
-    clean = chunkClean && carriedClean;
-    beforeChunk?.(chunk);
-    tokenizer.push(chunk, handle);
-    carriedClean = tokenizer.holdsPartialRecord ? clean : true;
-    if (afterChunk) await afterChunk();
-  }
-  if (validator.end() > 0) clean = false;
-  tokenizer.end(handle);
-  return { invalidCharacters: validator.invalid };
-}
-
 /**
  * One streaming pass over the file: tokenizes, skips the preamble and header, flattens grouped
  * layouts when asked, profiles every data row and hands it to `onRow`. Memory is bounded by the
@@ -151,7 +122,7 @@ export async function scanFile(file: string | ByteSource, detection: FormatDetec
       if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue, clean);
     },
   });
-  const { invalidCharacters } = await readRecords(file, detection, (record, clean) => router.record(record, clean), options.afterChunk);
+  const { invalidCharacters } = await rowSource(file, detection).read((record, clean) => router.record(record, clean), options.afterChunk);
   if (options.afterChunk) await options.afterChunk();
   return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters };
 }

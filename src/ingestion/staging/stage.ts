@@ -5,15 +5,14 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { detectFormat, type DetectOptions, type FormatDetection } from "../detect.js";
 import { byteSource, type ByteSource } from "../byte-source.js";
-import { decodeHead, READ_CHUNK } from "../csv/encoding.js";
-import { sampleRecords } from "../csv/sniff.js";
 import { recordFromTexts } from "../csv/tokenizer.js";
 import { createDegrouper } from "../formats/index.js";
 import { dateOrderOf, orderBits } from "../profile/date-shape.js";
 import { dominantType, formatCandidates } from "../profile/file-info.js";
 import type { ProfileWorkerData, ProfileWorkerMessage } from "../profile/profile-worker.js";
 import { Profiler, type ShadowSpec, type TableProfile } from "../profile/profiler.js";
-import { readRecords, RowRouter, scanColumns, scanFile, type ScanResult } from "../scan.js";
+import { readRecords, rowSource, type RowSource } from "../rows.js";
+import { RowRouter, scanColumns, scanFile, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
 import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
@@ -85,13 +84,13 @@ export interface StageResult {
  */
 export async function stageFile(pool: pg.Pool, file: string | ByteSource, options: StageOptions): Promise<StageResult> {
   const source = byteSource(file);
-  const detection = options.detection ?? (await detectFormat(source, options));
+  const detection = options.detection ?? (await detectFormat(file, options));
   const degroupFormat = options.degroup && detection.groupedFormat ? detection.groupedFormat : null;
   // Bytes read once (an upload arriving) cannot be read again if the earlier file info disagrees.
   const known = options.fileInfo && source.rereadable && !degroupFormat && describesSameRows(options.fileInfo, detection) ? options.fileInfo : null;
-  const staged = await stage(pool, source, options, detection, degroupFormat, known);
+  const staged = await stage(pool, file, options, detection, degroupFormat, known);
   // The earlier file info counted other rows than this pass staged: it was not of these bytes.
-  return staged ?? (await stage(pool, source, options, detection, degroupFormat, null))!;
+  return staged ?? (await stage(pool, file, options, detection, degroupFormat, null))!;
 }
 
 /** Whether a file info describes the rows this detection yields. */
@@ -103,14 +102,15 @@ export function describesSameRows(info: TabularFileInfo, detection: FormatDetect
     info.delimiter === detection.delimiter &&
     info.quote === detection.quote &&
     info.headerRowIndex === detection.headerRowIndex &&
-    info.columnData.length === detection.width
+    info.columnData.length === detection.width &&
+    (info.workbook?.sheet ?? null) === (detection.workbook?.sheet ?? null)
   );
 }
 
 /** One staging pass; null when `known` turns out to count other rows (nothing is kept then). */
 async function stage(
   pool: pg.Pool,
-  source: ByteSource,
+  file: string | ByteSource,
   options: StageOptions,
   detection: FormatDetection,
   degroupFormat: GroupedFormat | null,
@@ -124,7 +124,8 @@ async function stage(
     await client.query("BEGIN");
     await client.query(`DROP TABLE IF EXISTS ${table}`);
     const width = degroupFormat ? createDegrouper(degroupFormat, detection.header).header.length : detection.width;
-    const shadows = options.typedShadows === false ? [] : await planShadows(source, detection, degroupFormat, width);
+    const rows = rowSource(file, detection);
+    const shadows = options.typedShadows === false ? [] : await planShadows(rows, detection, degroupFormat, width);
     const shadowFields = shadows.map((spec, f) => (spec ? f : -1)).filter((f) => f >= 0);
     const columns = Array.from({ length: width }, (_, i) => `${column(stagingColumn(i))} text`);
     columns.push("extra text");
@@ -146,9 +147,9 @@ async function stage(
       }
     };
     const scan =
-      !known && (options.parallel ?? availableParallelism() > 2)
-        ? await scanInParallel(source, detection, degroupFormat, shadows, encoder, () => flush(false))
-        : await scanFile(source, detection, {
+      !known && (options.parallel ?? availableParallelism() > 2) && rows.chunked
+        ? await scanInParallel(file, detection, degroupFormat, shadows, encoder, () => flush(false))
+        : await scanFile(file, detection, {
             degroup: degroupFormat,
             shadows,
             shadowsOnly: known !== null,
@@ -285,10 +286,8 @@ export async function replaceTables(pool: pg.Pool, moves: [from: string, to: str
  * decimals, one unambiguous number format) and date columns (one unambiguous date format). A
  * format the full file later contradicts only means the shadow is not used.
  */
-async function planShadows(source: ByteSource, detection: FormatDetection, degroupFormat: GroupedFormat | null, width: number): Promise<ShadowSpec[]> {
-  const head = await source.head(READ_CHUNK);
-  const complete = head.length < READ_CHUNK;
-  const records = sampleRecords(new TextEncoder().encode(decodeHead(head, detection.encoding)), detection.delimiter, detection.quote, 2000, complete);
+async function planShadows(rows: RowSource, detection: FormatDetection, degroupFormat: GroupedFormat | null, width: number): Promise<ShadowSpec[]> {
+  const records = await rows.head(2000);
   const start = detection.headerRowIndex === null ? 0 : detection.headerRowIndex + 1;
   const degrouper = degroupFormat ? createDegrouper(degroupFormat, detection.header) : null;
   const profiler = new Profiler(Array.from({ length: width }, (_, i) => `c${i}`), new Array(width).fill(false));
@@ -318,7 +317,7 @@ const MAX_CHUNKS_IN_FLIGHT = 4;
  * Returns what `scanFile` returns.
  */
 async function scanInParallel(
-  source: ByteSource,
+  file: string | ByteSource,
   detection: FormatDetection,
   degroup: GroupedFormat | null,
   shadows: ShadowSpec[],
@@ -364,7 +363,7 @@ async function scanInParallel(
       },
     });
     const { invalidCharacters } = await readRecords(
-      source,
+      file,
       detection,
       (record, clean) => router.record(record, clean),
       async () => {

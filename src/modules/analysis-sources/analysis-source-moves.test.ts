@@ -98,7 +98,8 @@ describe("spec 3.2 moves", () => {
     const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER);
     expect(source.workflowState).toBe("COLUMNS_ANALYZED");
     const info = source.fileInfoVersions.ORIGINAL;
-    expect(source.fileInfo).toEqual(info);
+    // The deprecated fileInfo carries its whole-file metrics under the spec's `metadata` too.
+    expect(source.fileInfo).toEqual({ ...info, metadata: info.tableMetadata });
     expect(info).toMatchObject({ type: "TABULAR_FILE_INFO", delimiter: ",", headerRowIndex: 0, rowCount: 10 });
     expect(info.columnData).toHaveLength(13);
     expect(info.columnData[2].columnName).toBe("Effective Date");

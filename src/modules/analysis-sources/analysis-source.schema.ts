@@ -34,6 +34,13 @@ const PeriodTypeEnum = builder.enumType("EffectiveDatePeriodType", { values: ser
 const json = (description: string) => ({ type: "JSON" as const, nullable: true, description });
 
 /** The file info versions map: the file as imported, or its degrouped rows when the formatter ran. */
+/** The spec calls the deprecated `fileInfo`'s whole-file part `metadata`; clients of the read model know it as `tableMetadata`. */
+function deprecatedFileInfo(fileInfo: unknown) {
+  if (!fileInfo || typeof fileInfo !== "object") return null;
+  const info = fileInfo as { tableMetadata?: unknown };
+  return { ...info, metadata: info.tableMetadata ?? {} };
+}
+
 function fileInfoVersions(fileInfo: unknown) {
   if (!fileInfo) return {};
   return { [(fileInfo as TabularFileInfo).degrouped ? "DEGROUPED" : "ORIGINAL"]: fileInfo };
@@ -129,7 +136,11 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     additionalDataColumnField: t.exposeString("additionalDataColumnField", { nullable: true }),
     fileManagerFileId: t.exposeID("fileManagerFileId", { deprecationReason: "use fileManagerFiles" }),
     fileManagerFiles: t.field({ ...json("File manager files by role"), resolve: (s) => ({ ORIGINAL: s.fileManagerFileId }) }),
-    fileInfo: t.field({ ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions)"), deprecationReason: "use fileInfoVersions", resolve: (s) => s.fileInfo ?? null }),
+    fileInfo: t.field({
+      ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions); the whole-file metrics under both `metadata` (the spec's name) and `tableMetadata`"),
+      deprecationReason: "use fileInfoVersions",
+      resolve: (s) => deprecatedFileInfo(s.fileInfo),
+    }),
     fileInfoVersions: t.field({ ...json("Available file infos by version (ORIGINAL or DEGROUPED)"), resolve: (s) => fileInfoVersions(s.fileInfo) }),
     columnMappings: t.field({ type: [ColumnMapping], nullable: true, description: "Applied column mappings", resolve: (s) => stored<ColumnMappingModel[]>(s.columnMappings) }),
     virtualColumns: t.field({ type: [VirtualColumn], nullable: true, description: "Applied virtual columns", resolve: (s) => stored<AuditedVirtualColumn[]>(s.virtualColumns) }),

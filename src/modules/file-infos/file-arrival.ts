@@ -14,6 +14,9 @@ export const ARRIVAL_STAGING_MAX_BYTES = 2 * 2 ** 30;
 /** Staging tables no analysis source took over are dropped after this long (file-info.cleanup.ts). */
 export const ARRIVAL_TABLE_TTL_MS = 2 * 3600 * 1000;
 
+/** Workbooks are read from the stored file (their parts are found from the end of the archive): the file info job reads them. */
+const WORKBOOKS = new Set(["xlsx", "xlsm", "xls"]);
+
 /** `arr_<UTC yyyymmddhhmmss>_<random>`: the name carries its creation time for the cleanup. */
 const ARRIVAL_TABLE = /^arr_(\d{14})_[0-9a-f]{12}$/;
 
@@ -45,12 +48,13 @@ export interface ArrivingFile {
  * the file, no second profile). The bytes are stored at the pace of this reading.
  *
  * Returns null when the engine's own inspector is not in use or the file cannot be delimited text
- * (by its extension); `result()` is null when the bytes turned out not to be delimited text or the
+ * (by its extension: workbooks are inspected by the file info job once stored); `result()` is null when the bytes turned out not to be delimited text or the
  * reading failed: the file info job then inspects the stored file as before.
  */
 export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileInspection | null> | null {
   if (!engineInspection()) return null;
-  if (file.size === 0 || (file.extension && NOT_TABULAR.has(file.extension.toLowerCase()))) return null;
+  const extension = file.extension?.toLowerCase();
+  if (file.size === 0 || (extension && (NOT_TABULAR.has(extension) || WORKBOOKS.has(extension)))) return null;
   const bytes = new ArrivingBytes();
   const stage = file.size == null || file.size <= ARRIVAL_STAGING_MAX_BYTES;
   const table = stage ? arrivalTable() : null;

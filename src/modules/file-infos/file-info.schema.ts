@@ -4,6 +4,7 @@ import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { ALL_GROUPED_FORMATS } from "../../ingestion/types.js";
 import { FILE_INFO_STATUSES, FILE_INFO_TYPES } from "./file-info.columns.js";
+import { ColumnMetadata, TableMetadata } from "./file-info-metrics.schema.js";
 import * as service from "./file-info.service.js";
 import "./file-info.jobs.js";
 
@@ -63,7 +64,7 @@ const ColumnData = builder.objectRef<ColumnDataShape>("FileInfoColumnData").impl
     columnName: t.exposeString("columnName", { nullable: true }),
     synthetic: t.exposeBoolean("synthetic"),
     rowSample: t.field({ type: "JSON", nullable: true, resolve: (c) => c.rowSample ?? null }),
-    columnMetadata: t.field({ type: "JSON", nullable: true, description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (c) => c.columnMetadata ?? null }),
+    columnMetadata: t.field({ type: ColumnMetadata, nullable: true, description: "The column's metrics, each with state (PASS/WARN/FAIL) and dataPreviews", resolve: (c) => (c.columnMetadata as Record<string, unknown>) ?? null }),
   }),
 });
 
@@ -82,9 +83,9 @@ export const TabularFileInfo = builder.prismaObject("FileInfo", {
     firstLine: t.exposeString("firstLine", { nullable: true }),
     headerRowIndex: t.exposeInt("headerRowIndex", { nullable: true }),
     lastNonBlankRowIndex: t.exposeInt("lastNonBlankRowIndex", { nullable: true }),
-    rowContentSnippets: t.field({ type: "JSON", resolve: (i) => i.rowContentSnippets }),
+    rowContentSnippets: t.field({ type: t.listRef(t.listRef("String")), description: "The first lines of the file, each a list of its cells", resolve: (i) => service.snippetRows(i.rowContentSnippets) }),
     columnData: t.field({ type: [ColumnData], resolve: (i) => (i.columnData ?? []) as unknown as ColumnDataShape[] }),
-    tableMetadata: t.field({ type: "JSON", description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (i) => i.tableMetadata }),
+    tableMetadata: t.field({ type: TableMetadata, description: "Whole-file metrics, each with state (PASS/WARN/FAIL) and dataPreviews", resolve: (i) => (i.tableMetadata as Record<string, unknown>) ?? {} }),
   }),
 });
 

@@ -3,7 +3,7 @@ import { findEntity, queryEntities, type PageArgs } from "../../entity/index.js"
 import type { StagedColumn, TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
-import type { TabularReading } from "./file-inspector.js";
+import type { TabularReading } from "./file-inspection.js";
 
 export function getFileInfo(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "fileInfo", "FileInfo", id);
@@ -44,17 +44,18 @@ export async function fileReadingOf(app: Pick<App, "prisma">, fileManagerFileId:
           format: info.format as TabularFileInfo["format"],
           formatDetected: info.formatDetected,
           degrouped: false,
-          encoding: info.encoding as TabularFileInfo["encoding"],
+          encoding: (reading.encoding ?? info.encoding) as TabularFileInfo["encoding"],
           bom: reading.bom,
-          delimiter: info.delimiter ?? "",
+          delimiter: reading.delimiter ?? info.delimiter ?? "",
           quote: reading.quote,
           firstLine: info.firstLine ?? "",
           headerRowIndex: info.headerRowIndex,
           lastNonBlankRowIndex: info.lastNonBlankRowIndex ?? -1,
-          rowContentSnippets: info.rowContentSnippets as string[],
+          rowContentSnippets: snippetRows(info.rowContentSnippets),
           rowCount: reading.rowCount,
           columnData: info.columnData as unknown as TabularFileInfo["columnData"],
           tableMetadata: info.tableMetadata as unknown as TabularFileInfo["tableMetadata"],
+          ...(reading.workbook ? { workbook: reading.workbook } : {}),
         }
       : null,
   };
@@ -66,4 +67,10 @@ export async function fileReadingOf(app: Pick<App, "prisma">, fileManagerFileId:
  */
 export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFileId: string): Promise<TabularFileInfo | null> {
   return (await fileReadingOf(app, fileManagerFileId))?.info ?? null;
+}
+
+/** Snippets as rows of cells; file infos stored before they were split keep each line as one cell. */
+export function snippetRows(stored: unknown): string[][] {
+  if (!Array.isArray(stored)) return [];
+  return stored.map((line) => (Array.isArray(line) ? line.map(String) : [String(line)]));
 }

@@ -1,8 +1,8 @@
 import { inspectFile, NotTabularFileError, type TabularFileInfo } from "../../ingestion/index.js";
 import type { FileInspection, InspectableFile, TabularReading } from "./file-inspection.js";
 
-/** Extensions that are never delimited text: not worth opening. */
-export const NOT_TABULAR = new Set(["xlsx", "xls", "xlsm", "pdf", "zip", "gz", "png", "jpg", "jpeg", "gif", "docx", "doc"]);
+/** Extensions that are never a table: not worth opening. */
+export const NOT_TABULAR = new Set(["pdf", "zip", "gz", "png", "jpg", "jpeg", "gif", "docx", "doc"]);
 
 /** A file info of the engine as the file manager stores it. */
 export function inspectionOf(info: TabularFileInfo, staged?: TabularReading["staged"]): FileInspection {
@@ -10,21 +10,30 @@ export function inspectionOf(info: TabularFileInfo, staged?: TabularReading["sta
     type: "TABULAR_FILE_INFO",
     format: info.format,
     formatDetected: info.formatDetected,
-    encoding: info.encoding,
-    delimiter: info.delimiter,
+    // A workbook has neither: its cells are read as they are typed.
+    encoding: info.workbook ? null : info.encoding,
+    delimiter: info.workbook ? null : info.delimiter,
     firstLine: info.firstLine,
     headerRowIndex: info.headerRowIndex,
     lastNonBlankRowIndex: info.lastNonBlankRowIndex,
     rowContentSnippets: info.rowContentSnippets,
     columnData: info.columnData,
     tableMetadata: info.tableMetadata,
-    tabularReading: { bom: info.bom, quote: info.quote, rowCount: info.rowCount, ...(staged ? { staged } : {}) },
+    tabularReading: {
+      bom: info.bom,
+      quote: info.quote,
+      rowCount: info.rowCount,
+      ...(info.workbook ? { encoding: info.encoding, delimiter: info.delimiter, workbook: info.workbook } : {}),
+      ...(staged ? { staged } : {}),
+    },
   };
 }
 
 /**
- * The ingestion engine's streaming inspector as the file manager's: every delimited text file gets
- * a TABULAR_FILE_INFO on import; spreadsheets, archives and other binary files a plain FILE_INFO.
+ * The ingestion engine's streaming inspector as the file manager's: every delimited text file and
+ * workbook (.xlsx, .xls) gets a TABULAR_FILE_INFO on import (a workbook's describes the sheet its
+ * rows are read from, with sheetMetrics naming all sheets); archives and other binary files a plain
+ * FILE_INFO.
  */
 export async function inspectTabularFile(file: InspectableFile): Promise<FileInspection> {
   if (file.size === 0 || (file.extension && NOT_TABULAR.has(file.extension.toLowerCase()))) return { type: "FILE_INFO" };
