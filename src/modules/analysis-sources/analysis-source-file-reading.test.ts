@@ -125,12 +125,12 @@ describe("an analysis source reads its file once", () => {
       const { inspectFile } = await import("../file-infos/file-inspector.js");
       const found = await inspectFile({ name: "produced.csv", extension: "csv", size: ledger.length, open: () => app.storage.read(fileObjectKey(file.id)), withLocalPath: (work) => app.storage.withLocalPath(fileObjectKey(file.id), work), signal: new AbortController().signal });
       // A marker only this inspection has: the source must show it.
-      await completeFileInfo(app.prisma, file.fileInfoId, { ...found, rowContentSnippets: [...(found.rowContentSnippets ?? []), "from the running job"] });
+      await completeFileInfo(app.prisma, file.fileInfoId, { ...found, rowContentSnippets: [...(found.rowContentSnippets ?? []), ["from the running job"]] });
     });
     const job = await awaitJob(server.api, started!.id);
     expect(job.status).toBe("COMPLETE");
     const source = (await server.api.get(`/analysis-sources/${started!.entityId}`)).body;
-    expect(source.fileInfo.rowContentSnippets).toContain("from the running job");
+    expect(source.fileInfo.rowContentSnippets).toContainEqual(["from the running job"]);
   });
 
   it("drops the staging table of a deleted file, and those nobody took over once they are two hours old", async () => {
