@@ -154,7 +154,8 @@ export function createRestHandler(options: {
         const params = () => Object.fromEntries(route!.pathParams.map((name, i) => [name, pathValue(match![i + 1], name)]));
         if (route.def.upload) {
           const limitFor = await route.def.upload.limit?.(contextValue, params());
-          multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor);
+          const observe = route.def.upload.observe;
+          multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor, observe && ((file) => observe(contextValue, file)));
           contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
         } else if (route.def.bodyFile) {
           release = await route.def.bodyFile.claim?.(contextValue, params());
