@@ -43,6 +43,12 @@ export interface Config {
   /** Data table exports of more rows than this are written unsorted (spec: 2 million). */
   dataTableExportSortLimit: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** 32-byte key (64 hex digits or base64) encrypting stored secrets; unset: generated into DATA_DIR/secrets-key. */
+  secretsKey?: string;
+  /** Bound on each request to a warehouse (connect, statement, chunk), in seconds. */
+  warehouseTimeoutSeconds: number;
+  /** PEM file of extra certificate authorities trusted for warehouse HTTPS (a private CA). */
+  warehouseCaFile?: string;
 }
 
 /** Spec 4.3: exports of more than 2 million rows are unsorted. */
@@ -73,6 +79,9 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "MAX_UPLOAD_BYTES", default: "8589934592", meaning: "single-file upload limit (8 GiB; 413 above)" },
   { name: "DATA_TABLE_EXPORT_SORT_LIMIT", default: "2000000", meaning: "data table exports above this many rows are unsorted" },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
+  { name: "SECRETS_KEY", default: "(generated into DATA_DIR/secrets-key)", meaning: "AES-256-GCM key (64 hex digits or base64 of 32 bytes) encrypting warehouse credentials at rest" },
+  { name: "WAREHOUSE_CA_FILE", default: "(system CAs only)", meaning: "PEM file of extra certificate authorities trusted for warehouse HTTPS" },
+  { name: "WAREHOUSE_TIMEOUT_SECONDS", default: "30", meaning: "bound on each warehouse request (token, statement, result chunk)" },
 ];
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -116,5 +125,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: int(env, "MAX_UPLOAD_BYTES", 8 * 1024 * 1024 * 1024),
     dataTableExportSortLimit: int(env, "DATA_TABLE_EXPORT_SORT_LIMIT", DATA_TABLE_EXPORT_SORT_LIMIT),
     logLevel,
+    secretsKey: optional(env, "SECRETS_KEY"),
+    warehouseTimeoutSeconds: Math.max(1, int(env, "WAREHOUSE_TIMEOUT_SECONDS", 30)),
+    warehouseCaFile: optional(env, "WAREHOUSE_CA_FILE"),
   };
 }
