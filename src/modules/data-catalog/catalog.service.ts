@@ -55,8 +55,11 @@ function checkSource(source: string) {
   if (!(CATALOG_SOURCES as readonly string[]).includes(source)) throw new ValidationError(`source must be one of ${CATALOG_SOURCES.join(", ")}`, { identifier: "source", values: [source] });
 }
 
+const ENTRY_ARRAYS = ["schema.columns"];
+const FLOW_ARRAYS = ["operations", "operations[].remapOperations"];
+
 export async function createDataCatalogEntry(ctx: RequestContext, input: EntryInput & { name: string; source: string; schema: TabularSchema }) {
-  assertContent(input);
+  assertContent(input, ENTRY_ARRAYS);
   checkSource(input.source);
   const fields = sourceFields(input);
   const resolved = await resolveEntry(ctx.app, { ...input, ...fields }, []);
@@ -67,7 +70,7 @@ export async function createDataCatalogEntry(ctx: RequestContext, input: EntryIn
 }
 
 export async function updateDataCatalogEntry(ctx: RequestContext, id: string, input: EntryInput & { version: number }) {
-  assertContent(input);
+  assertContent(input, ENTRY_ARRAYS);
   const current = await getDataCatalogEntry(ctx, id);
   const source = input.source ?? current.source;
   checkSource(source);
@@ -122,7 +125,7 @@ export interface FlowInput {
 }
 
 export async function createDataFlow(ctx: RequestContext, input: FlowInput & { name: string; inputDataCatalogEntryId: string; operations: RemapOperation[] }) {
-  assertContent(input);
+  assertContent(input, FLOW_ARRAYS);
   await resolveFlow(ctx.app, { inputDataCatalogEntryId: input.inputDataCatalogEntryId, operations: input.operations }, []);
   const actor = actorOf(ctx);
   return ctx.prisma.dataFlow.create({
@@ -131,7 +134,7 @@ export async function createDataFlow(ctx: RequestContext, input: FlowInput & { n
 }
 
 export async function updateDataFlow(ctx: RequestContext, id: string, input: FlowInput & { version: number }) {
-  assertContent(input);
+  assertContent(input, FLOW_ARRAYS);
   const current = await getDataFlow(ctx, id);
   const next = { id, inputDataCatalogEntryId: input.inputDataCatalogEntryId ?? current.inputDataCatalogEntryId, operations: input.operations ?? (current.operations as unknown as RemapOperation[]) };
   // Entries reading this flow must still find their columns in its new output.
