@@ -174,3 +174,25 @@ describe("data flows (spec 2.5)", () => {
     expect((await server.api.post("/data-flows/query", { name: { $iprefix: "renamed" } })).body.totalElements).toBe(0);
   });
 });
+
+describe("imported tables of deleted analyses", () => {
+  it("are dropped by the scheduled cleanup, while tables in use stay", async () => {
+    const organizationId = (await server.api.post("/organizations", { name: "Short-lived" })).body.id;
+    const engagementId = (await server.api.post("/engagements", { organizationId, name: "Gone", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } })).body.id;
+    const doomed = (await server.api.post("/analyses", { engagementId, analysisTypeId: ANALYSIS_TYPE_IDS.GENERAL_LEDGER, name: "Doomed", analysisPeriods: [{ startDate: "2025-01-01", endDate: "2025-12-31" }] })).body.id;
+    const started = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.ap.vendors", analysisId: doomed });
+    expect((await awaitJob(server.api, started.body.id, 60_000)).status).toBe("COMPLETE");
+    const kept = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.ap.vendors", analysisId });
+    expect((await awaitJob(server.api, kept.body.id, 60_000)).status).toBe("COMPLETE");
+    const keptTable = (await server.api.get(`/data-source-import-tasks/${kept.body.entityId}`)).body.dataTableId;
+    expect((await server.api.delete(`/analyses/${doomed}`)).status).toBe(204);
+    const { orphanedImportTables } = await import("./catalog.cleanup.js");
+    const app = server.running.app as never as { pool: { query: (sql: string, values?: unknown[]) => Promise<{ rows: Array<{ n: number }> }> } };
+    const exists = async (taskId: string) => (await app.pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'imports' AND tablename = $1", [`t_${taskId}`])).rows[0].n;
+    expect(await exists(started.body.entityId)).toBe(1);
+    await orphanedImportTables.run(server.running.app as never);
+    expect(await exists(started.body.entityId)).toBe(0);
+    expect(await exists(kept.body.entityId)).toBe(1);
+    expect((await server.api.post(`/data-tables/${keptTable}/data`, {})).body.content).toHaveLength(5);
+  });
+});
