@@ -36,6 +36,7 @@ try {
   const connection = await call("POST", "/connections", { name: "Bench warehouse" });
   await call("POST", "/warehouse-auth", { connectionId: connection.id, authType: "PAT", host: "localhost", port: warehouse.port, httpPath: `/sql/1.0/warehouses/${warehouse.warehouseId}`, accessToken: warehouse.accessToken });
   await call("POST", `/connections/${connection.id}/tables`, {});
+  server.child.once("exit", (code, signal) => process.stderr.write(`server exited: code ${code} signal ${signal}\n`));
   const rss = rssSampler(server.child.pid!);
   const load = loadavg()[0];
   const started = Date.now();
