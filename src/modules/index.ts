@@ -26,6 +26,7 @@ import { analysisSourcesFamily } from "./analysis-sources/index.js";
 import { dataTablesFamily } from "./data-tables/index.js";
 import { connectionsFamily } from "./connections/index.js";
 import { dataCatalogFamily } from "./data-catalog/index.js";
+import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
 
 export type { Family } from "./family.js";
@@ -62,5 +63,6 @@ export const families: readonly Family[] = [
   dataTablesFamily,
   connectionsFamily,
   dataCatalogFamily,
+  analysisResultsFamily,
   webhooksFamily,
 ];
