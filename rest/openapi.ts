@@ -15,6 +15,8 @@ import {
   type GraphQLSchema,
 } from "graphql";
 import type { CompiledRoute } from "./compile.js";
+import { PROBLEM_TYPES, SEVERITIES } from "../src/core/errors.js";
+import { namedShapes, shapeOf } from "../src/modules/common/json-shape.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -67,27 +69,41 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
     return {
       type: "object",
       additionalProperties: false,
-      properties: Object.fromEntries(fields.map((f) => [f.name, { ...wrap(f.type, true), ...(f.description ? { description: f.description } : {}) }])),
+      properties: Object.fromEntries(fields.map((f) => [f.name, { ...(shapeOf(f.extensions) ?? wrap(f.type, true)), ...(f.description ? { description: f.description } : {}) }])),
       required: fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined).map((f) => f.name),
     };
   };
 
+  // REST bodies are the route's selection (rest/selection.ts): every field without required
+  // arguments, links between entities left out, nulls omitted; so a non-null field is always there.
   const outputObject = (type: GraphQLNamedType): JsonSchema => {
     if (isUnionType(type) || isInterfaceType(type)) {
-      return { oneOf: schema.getPossibleTypes(type).map((t) => ref(t, false)) };
+      return { anyOf: schema.getPossibleTypes(type).map((t) => ref(t, false)) };
     }
     if (!isObjectType(type)) return {};
     const parentIsEntity = isEntity(type);
     const fields = Object.values(type.getFields()).filter((f) => !f.args.some(isRequiredArgument) && !(parentIsEntity && isEntity(getNamedType(f.type))));
+    const required = fields.filter((f) => isNonNullType(f.type)).map((f) => f.name);
     return {
       type: "object",
-      properties: Object.fromEntries(fields.map((f) => [f.name, { ...wrap(f.type, false), ...(f.deprecationReason ? { deprecated: true } : {}), ...(f.description ? { description: f.description } : {}) }])),
+      properties: Object.fromEntries(
+        fields.map((f) => [
+          f.name,
+          { ...(shapeOf(f.extensions) ?? wrap(f.type, false)), ...(f.deprecationReason ? { deprecated: true } : {}), ...(f.description ? { description: f.description } : {}) },
+        ]),
+      ),
+      ...(required.length > 0 ? { required } : {}),
     };
   };
+
+  // Every enumeration is published, also those only JSON shapes use (MetricState).
+  for (const type of Object.values(schema.getTypeMap())) if (isEnumType(type) && !type.name.startsWith("__")) ref(type, false);
+  for (const [name, shape] of namedShapes()) components[name] = shape;
 
   components.ErrorBody = {
     type: "object",
     description: "ActionableErrorResponse (wire reference section 3)",
+    required: ["type", "title", "status", "instance", "origin", "problemCount", "problems"],
     properties: {
       type: { type: "string" },
       title: { type: "string" },
@@ -100,11 +116,14 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
       problems: { type: "array", items: { $ref: "#/components/schemas/Problem" } },
     },
   };
+  components.ProblemType = { type: "string", enum: [...PROBLEM_TYPES] };
+  components.Severity = { type: "string", enum: [...SEVERITIES] };
   components.Problem = {
     type: "object",
+    required: ["problemType", "severity", "reason"],
     properties: {
-      problemType: { type: "string" },
-      severity: { type: "string", enum: ["WARNING", "ERROR"] },
+      problemType: { $ref: "#/components/schemas/ProblemType" },
+      severity: { $ref: "#/components/schemas/Severity" },
       identifier: { type: "string" },
       reason: { type: "string" },
       values: { type: "array", items: { type: "string" } },
@@ -141,6 +160,24 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
           content: { "application/json": { schema: named.name === "JSON" ? { $ref: "#/components/schemas/Filter" } : wrap(variable.type, true) } },
         };
       }
+    }
+    // Action routes taking single keys of the body ({engagementId}, {chunkedFileId}): exactly those keys.
+    const bodyKeys = route.variables.filter((v) => v.source.from === "bodyKey");
+    if (bodyKeys.length > 0 && !requestBody) {
+      const required = bodyKeys.filter((v) => isNonNullType(v.type)).map((v) => (v.source as { name: string }).name);
+      requestBody = {
+        required: required.length > 0,
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              additionalProperties: false,
+              properties: Object.fromEntries(bodyKeys.map((v) => [(v.source as { name: string }).name, wrap(v.type, true)])),
+              ...(required.length > 0 ? { required } : {}),
+            },
+          },
+        },
+      };
     }
     const upload = route.def.upload;
     if (upload) {
@@ -186,6 +223,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
         ...(route.method === "PUT" || route.method === "DELETE" ? { "409": errorResponse("Version mismatch or state conflict") } : {}),
         ...(upload ? { "413": errorResponse("The file is larger than the limit") } : route.def.bodyFile ? { "413": errorResponse("The body is larger than the limit") } : {}),
         "429": errorResponse("Rate limit exceeded"),
+        default: errorResponse("Any other failure (405, 409, 423, 500, 503, ...): the same error body"),
       },
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;

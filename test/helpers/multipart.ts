@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { assertDocumentedResponse } from "./openapi-validator.js";
 
 export type Part =
   | { name: string; json: unknown }
@@ -47,6 +48,7 @@ export async function postMultipart(baseUrl: string, token: string | undefined, 
   } catch {
     // not JSON
   }
+  assertDocumentedResponse("POST", path, response.status, response.headers.get("content-type"), parsed);
   return { status: response.status, headers: response.headers, body: parsed };
 }
 

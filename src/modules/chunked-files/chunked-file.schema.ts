@@ -41,7 +41,7 @@ const ChunkedFilePartInput = builder.inputType("ChunkedFilePartInput", {
 builder.queryFields((t) => ({
   chunkedFile: t.prismaField({
     type: "ChunkedFile",
-    authScopes: { permission: ["api.file-manager.read", "api.chunked-files.read"] },
+    authScopes: { permission: "api.file-manager.read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, { id }, ctx) => service.getChunkedFile(ctx, id),
   }),
@@ -50,14 +50,14 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createChunkedFile: t.prismaField({
     type: "ChunkedFile",
-    authScopes: { permission: ["api.file-manager.write", "api.chunked-files.write"] },
+    authScopes: { permission: "api.file-manager.write" },
     args: { input: t.arg({ type: CreateChunkedFileInput, required: true }) },
     resolve: (_query, _root, { input }, ctx) => service.createChunkedFile(ctx, input),
   }),
   uploadChunkedFilePart: t.prismaField({
     type: "ChunkedFile",
     description: "Multipart only: POST /api/v1/chunked-files/{id}/part with parts chunkedFilePart (JSON) and fileChunk (bytes)",
-    authScopes: { permission: ["api.file-manager.write", "api.chunked-files.write"] },
+    authScopes: { permission: "api.file-manager.write" },
     args: {
       id: t.arg.id({ required: true }),
       part: t.arg({ type: ChunkedFilePartInput, required: true }),
