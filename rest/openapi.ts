@@ -15,7 +15,6 @@ import {
   type GraphQLSchema,
 } from "graphql";
 import type { CompiledRoute } from "./compile.js";
-import { PROBLEM_TYPES, SEVERITIES } from "../src/core/errors.js";
 import { namedShapes, shapeOf } from "../src/modules/common/json-shape.js";
 
 type JsonSchema = Record<string, unknown>;
@@ -116,23 +115,9 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
       problems: { type: "array", items: { $ref: "#/components/schemas/Problem" } },
     },
   };
-  components.ProblemType = { type: "string", enum: [...PROBLEM_TYPES] };
-  components.Severity = { type: "string", enum: [...SEVERITIES] };
-  components.Problem = {
-    type: "object",
-    required: ["problemType", "severity", "reason"],
-    properties: {
-      problemType: { $ref: "#/components/schemas/ProblemType" },
-      severity: { $ref: "#/components/schemas/Severity" },
-      identifier: { type: "string" },
-      reason: { type: "string" },
-      values: { type: "array", items: { type: "string" } },
-      suggestedValues: { type: "array", items: { type: "string" } },
-      entityId: { type: "string" },
-      entityType: { type: "string" },
-      problemCount: { type: "integer" },
-    },
-  };
+  // ProblemType, Severity and Problem are GraphQL types (src/modules/common/problem.ts), published
+  // with the other types; the error body refers to them.
+  ref(schema.getType("Problem")!, false);
   components.Filter = { type: "object", description: "Query-language filter (spec 4.2); {} matches everything" };
 
   const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } } });

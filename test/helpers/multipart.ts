@@ -61,3 +61,20 @@ export async function* patternBytes(size: number, seed = 0, piece = 256 * 1024):
     yield chunk;
   }
 }
+
+/**
+ * POSTs the platform's own FormData (Node's, as a browser builds it: a JSON part appended as
+ * `new Blob([json], {type: "application/json"})` carries a filename); validated like RestClient's.
+ */
+export async function postFormData(baseUrl: string, token: string | undefined, path: string, form: FormData) {
+  const response = await fetch(`${baseUrl}/api/v1${path}`, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {}, body: form });
+  const text = await response.text();
+  let parsed: any = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON
+  }
+  assertDocumentedResponse("POST", path, response.status, response.headers.get("content-type"), parsed);
+  return { status: response.status, headers: response.headers, body: parsed };
+}

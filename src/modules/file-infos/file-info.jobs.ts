@@ -2,7 +2,24 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import { createAudit } from "../../core/entity/index.js";
 import type { Tx } from "../../events/outbox.js";
 import { defineJob, startJob, type JobStarter } from "../../jobs/index.js";
-import { inspectFile } from "./file-inspector.js";
+import { inspectFile, type FileInspection } from "./file-inspector.js";
+
+/** What an inspection found, as the file info's columns. */
+export function inspectionColumns(found: FileInspection) {
+  return {
+    type: found.type,
+    format: found.format ?? null,
+    formatDetected: found.formatDetected ?? false,
+    encoding: found.encoding ?? null,
+    delimiter: found.delimiter ?? null,
+    firstLine: found.firstLine ?? null,
+    headerRowIndex: found.headerRowIndex ?? null,
+    lastNonBlankRowIndex: found.lastNonBlankRowIndex ?? null,
+    rowContentSnippets: (found.rowContentSnippets ?? []) as Prisma.InputJsonValue,
+    columnData: (found.columnData ?? []) as Prisma.InputJsonValue,
+    tableMetadata: (found.tableMetadata ?? {}) as Prisma.InputJsonValue,
+  };
+}
 
 /** A failure is a change clients polling the file info must see, like completion: a new version. */
 const failed = (): Prisma.FileInfoUpdateManyMutationInput => ({ state: "FAILED", lastModifiedDate: new Date(), version: { increment: 1 } });
@@ -32,17 +49,7 @@ export const computeFileInfoJob = defineJob<{ fileInfoId: string; fileId: string
       tx.fileInfo.updateMany({
         where: { id: payload.fileInfoId },
         data: {
-          type: found.type,
-          format: found.format ?? null,
-          formatDetected: found.formatDetected ?? false,
-          encoding: found.encoding ?? null,
-          delimiter: found.delimiter ?? null,
-          firstLine: found.firstLine ?? null,
-          headerRowIndex: found.headerRowIndex ?? null,
-          lastNonBlankRowIndex: found.lastNonBlankRowIndex ?? null,
-          rowContentSnippets: (found.rowContentSnippets ?? []) as Prisma.InputJsonValue,
-          columnData: (found.columnData ?? []) as Prisma.InputJsonValue,
-          tableMetadata: (found.tableMetadata ?? {}) as Prisma.InputJsonValue,
+          ...inspectionColumns(found),
           tabularReading: (found.tabularReading ?? undefined) as Prisma.InputJsonValue | undefined,
           state: "COMPLETE",
           lastModifiedDate: new Date(),

@@ -3,6 +3,7 @@ import { Entity, type AuditShape } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { ALL_GROUPED_FORMATS } from "../../ingestion/types.js";
+import { INTEGER, listOf, mapOf, namedShape, objectOf, ref, shaped, STRING } from "../common/json-shape.js";
 import { FILE_INFO_STATUSES, FILE_INFO_TYPES } from "./file-info.columns.js";
 import * as service from "./file-info.service.js";
 import "./file-info.jobs.js";
@@ -21,6 +22,22 @@ export const FileInfoStatus = builder.enumType("FileInfoStatus", {
 export const GroupedFormat = builder.enumType("GroupedFormat", {
   values: ALL_GROUPED_FORMATS,
 });
+builder.enumType("MetricState", { description: "State of a file info or effective date metric", values: ["PASS", "WARN", "FAIL"] as const });
+
+/** Evidence of a metric: a record of the file (zero-based), the column and value it is about, or the whole row. */
+export const DATA_PREVIEW = namedShape("DataPreview", objectOf({ rowIndex: INTEGER, position: INTEGER, value: STRING, row: listOf(STRING) }, ["rowIndex"]));
+/**
+ * A named metric of a file or column: `state` and `dataPreviews` always, a `count` where it counts
+ * something, and the metric's own details beside them.
+ */
+export const FILE_METRIC = namedShape("FileMetric", {
+  type: "object",
+  required: ["state", "dataPreviews"],
+  properties: { state: ref("MetricState"), count: INTEGER, dataPreviews: listOf(DATA_PREVIEW) },
+  additionalProperties: true,
+});
+/** `tableMetadata` / `columnMetadata`: metric name -> metric. */
+export const FILE_METRICS = mapOf(FILE_METRIC, "Metric name -> metric");
 
 interface FileInfoRow extends AuditShape {
   name: string;
@@ -30,6 +47,7 @@ interface FileInfoRow extends AuditShape {
   fileManagerFileId: string | null;
   encoding: string | null;
   state: string;
+  analysisSourceId: string | null;
 }
 
 export const FileInfoNode = builder.interfaceRef<FileInfoRow>("FileInfoNode").implement({
@@ -46,6 +64,7 @@ export const FileInfoNode = builder.interfaceRef<FileInfoRow>("FileInfoNode").im
     // Not in the wire reference's read keys (callers tolerate extra keys): without it a file info
     // still being computed looks exactly like a finished non-tabular FILE_INFO.
     status: t.field({ type: FileInfoStatus, description: "PENDING while being computed, then COMPLETE or FAILED", resolve: (i) => i.state as "PENDING" | "COMPLETE" | "FAILED" }),
+    analysisSourceId: t.exposeID("analysisSourceId", { nullable: true, description: "Set on an analysis source's own reading of its file (its fileInfoVersions name it)" }),
   }),
 });
 
@@ -62,8 +81,8 @@ const ColumnData = builder.objectRef<ColumnDataShape>("FileInfoColumnData").impl
     position: t.exposeInt("position"),
     columnName: t.exposeString("columnName", { nullable: true }),
     synthetic: t.exposeBoolean("synthetic"),
-    rowSample: t.field({ type: "JSON", nullable: true, resolve: (c) => c.rowSample ?? null }),
-    columnMetadata: t.field({ type: "JSON", nullable: true, description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (c) => c.columnMetadata ?? null }),
+    rowSample: t.field({ type: "JSON", nullable: true, ...shaped(listOf(STRING)), resolve: (c) => c.rowSample ?? null }),
+    columnMetadata: t.field({ type: "JSON", nullable: true, ...shaped(FILE_METRICS), description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (c) => c.columnMetadata ?? null }),
   }),
 });
 
@@ -82,9 +101,9 @@ export const TabularFileInfo = builder.prismaObject("FileInfo", {
     firstLine: t.exposeString("firstLine", { nullable: true }),
     headerRowIndex: t.exposeInt("headerRowIndex", { nullable: true }),
     lastNonBlankRowIndex: t.exposeInt("lastNonBlankRowIndex", { nullable: true }),
-    rowContentSnippets: t.field({ type: "JSON", resolve: (i) => i.rowContentSnippets }),
+    rowContentSnippets: t.field({ type: "JSON", ...shaped(listOf(STRING)), resolve: (i) => i.rowContentSnippets }),
     columnData: t.field({ type: [ColumnData], resolve: (i) => (i.columnData ?? []) as unknown as ColumnDataShape[] }),
-    tableMetadata: t.field({ type: "JSON", description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (i) => i.tableMetadata }),
+    tableMetadata: t.field({ type: "JSON", ...shaped(FILE_METRICS), description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (i) => i.tableMetadata }),
   }),
 });
 

@@ -1,8 +1,11 @@
 import type { App } from "../../app-services.js";
-import { findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type PageArgs } from "../../core/entity/index.js";
+import type { Tx } from "../../events/outbox.js";
 import type { TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
+import { inspectionColumns } from "./file-info.jobs.js";
+import { tabularInspection } from "./tabular-inspector.js";
 
 export function getFileInfo(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "fileInfo", "FileInfo", id);
@@ -18,7 +21,7 @@ export function queryFileInfos(ctx: RequestContext, args: PageArgs) {
  * Ingestion stages such a file without profiling it again.
  */
 export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFileId: string): Promise<TabularFileInfo | null> {
-  const info = await app.prisma.fileInfo.findFirst({ where: { fileManagerFileId, state: "COMPLETE", type: "TABULAR_FILE_INFO" } });
+  const info = await app.prisma.fileInfo.findFirst({ where: { fileManagerFileId, analysisSourceId: null, state: "COMPLETE", type: "TABULAR_FILE_INFO" } });
   const reading = info?.tabularReading as { bom: boolean; quote: string | null; rowCount: number } | null | undefined;
   if (!info || !reading) return null;
   return {
@@ -39,4 +42,20 @@ export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFile
     columnData: info.columnData as unknown as TabularFileInfo["columnData"],
     tableMetadata: info.tableMetadata as unknown as TabularFileInfo["tableMetadata"],
   };
+}
+
+/**
+ * An analysis source's own file info (the reading its column positions refer to: its header row,
+ * its degrouped rows) as a file info entity, created or brought up to date whenever the source
+ * stores a new reading. Returns its id. Removed with the source (ON DELETE CASCADE).
+ */
+export async function saveSourceFileInfo(tx: Tx, source: { id: string; fileManagerFileId: string }, info: TabularFileInfo, actor: Actor): Promise<string> {
+  const columns = { ...inspectionColumns(tabularInspection(info)), name: info.name ?? "", fileManagerFileId: source.fileManagerFileId, state: "COMPLETE" };
+  const existing = await tx.fileInfo.findUnique({ where: { analysisSourceId: source.id }, select: { id: true } });
+  if (existing) {
+    await tx.fileInfo.update({ where: { id: existing.id }, data: { ...columns, ...touchAudit(actor), version: { increment: 1 } } });
+    return existing.id;
+  }
+  const created = await tx.fileInfo.create({ data: { ...createAudit(actor), ...columns, analysisSourceId: source.id } });
+  return created.id;
 }

@@ -1,4 +1,4 @@
-import { inspectFile, NotTabularFileError } from "../../ingestion/index.js";
+import { inspectFile, NotTabularFileError, type TabularFileInfo } from "../../ingestion/index.js";
 import type { FileInspection, InspectableFile } from "./file-inspector.js";
 
 /** Extensions that are never delimited text: not worth opening. */
@@ -12,22 +12,26 @@ export async function inspectTabularFile(file: InspectableFile): Promise<FileIns
   if (file.size === 0 || (file.extension && NOT_TABULAR.has(file.extension.toLowerCase()))) return { type: "FILE_INFO" };
   try {
     const info = await file.withLocalPath((path) => inspectFile(path, { name: file.name }));
-    return {
-      type: "TABULAR_FILE_INFO",
-      format: info.format,
-      formatDetected: info.formatDetected,
-      encoding: info.encoding,
-      delimiter: info.delimiter,
-      firstLine: info.firstLine,
-      headerRowIndex: info.headerRowIndex,
-      lastNonBlankRowIndex: info.lastNonBlankRowIndex,
-      rowContentSnippets: info.rowContentSnippets,
-      columnData: info.columnData,
-      tableMetadata: info.tableMetadata,
-      tabularReading: { bom: info.bom, quote: info.quote, rowCount: info.rowCount },
-    };
+    return { ...tabularInspection(info), tabularReading: { bom: info.bom, quote: info.quote, rowCount: info.rowCount } };
   } catch (error) {
     if (error instanceof NotTabularFileError) return { type: "FILE_INFO" };
     throw error;
   }
+}
+
+/** The engine's TABULAR_FILE_INFO as a file info's fields (also an analysis source's own reading). */
+export function tabularInspection(info: TabularFileInfo): FileInspection {
+  return {
+    type: "TABULAR_FILE_INFO",
+    format: info.format,
+    formatDetected: info.formatDetected,
+    encoding: info.encoding,
+    delimiter: info.delimiter,
+    firstLine: info.firstLine,
+    headerRowIndex: info.headerRowIndex,
+    lastNonBlankRowIndex: info.lastNonBlankRowIndex,
+    rowContentSnippets: info.rowContentSnippets,
+    columnData: info.columnData,
+    tableMetadata: info.tableMetadata,
+  };
 }
