@@ -180,6 +180,10 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
       };
     }
     if (route.def.bodyFile) requestBody = { required: true, content: { "application/json": { schema: route.def.bodyFile.schema } } };
+    // Actions without arguments in the body (POST /analyses/{id}/run, exports) take `{}` or nothing.
+    if (!requestBody && (route.method === "POST" || route.method === "PUT")) {
+      requestBody = { required: false, content: { "application/json": { schema: { type: "object", additionalProperties: false, properties: {} } } } };
+    }
     const success = route.def.download
       ? {
           description: "The file's bytes",
