@@ -1,4 +1,4 @@
-import type { RequestContext } from "../src/graphql/context.js";
+import type { RequestContext } from "../src/app-types.js";
 
 /**
  * The REST layer is a table of these entries. Each names the GraphQL root field it runs and where

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { PayloadTooLargeError, ValidationError } from "../src/core/errors.js";
 import { parseJsonBody } from "../src/core/json-body.js";
-import type { StagedUpload } from "../src/graphql/context.js";
+import type { StagedUpload } from "../src/app-types.js";
 import type { FileStorage } from "../src/storage/storage.js";
 import type { BodyFileSpec, UploadLimit, UploadSpec } from "./route-helpers.js";
 

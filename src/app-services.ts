@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import pg from "pg";
 import type { Redis } from "ioredis";
+import type { App } from "./app-types.js";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
@@ -11,35 +12,12 @@ import { TokenAuthenticator } from "./auth/authenticate.js";
 import { createAppPubSub, type AppPubSub } from "./events/pubsub.js";
 import { OutboxRelay } from "./events/outbox.js";
 import { PrismaClient } from "./generated/prisma/client.js";
+import type { JobDefinition } from "./jobs/define.js";
 import { JobRuntime } from "./jobs/runtime.js";
-import { Scheduler } from "./jobs/scheduler.js";
+import { Scheduler, type ScheduledTaskDefinition } from "./jobs/scheduler.js";
 import { InProcessQueue } from "./jobs/runners/in-process.js";
 import { LocalFileStorage } from "./storage/local-storage.js";
 import type { FileStorage } from "./storage/storage.js";
-
-/**
- * Process-wide services shared by every request: database clients, the event bus and relay,
- * token authentication and rate-limit counters. Built once at start-up, closed once at shutdown.
- */
-export interface App {
-  /** The configuration, with the database the process really uses (embedded or DATABASE_URL). */
-  config: Config & { databaseUrl: string };
-  logger: Logger;
-  pool: pg.Pool;
-  prisma: PrismaClient;
-  pubsub: AppPubSub;
-  relay: OutboxRelay;
-  tokens: TokenAuthenticator;
-  counters: WindowCounter;
-  redis?: Redis;
-  /** Asynchronous jobs (src/jobs): BullMQ when Redis is configured, in-process otherwise. */
-  jobs: JobRuntime;
-  /** Periodic maintenance tasks, each run once per deployment per interval. */
-  scheduler: Scheduler;
-  /** File bytes (uploads, chunks, results): `$DATA_DIR/files` behind the FileStorage interface. */
-  storage: FileStorage;
-  close(): Promise<void>;
-}
 
 /** One job queue per tenant and database, so deployments (and test servers) sharing a Redis stay apart. */
 function jobQueueName(config: Config & { databaseUrl: string }): string {
@@ -76,7 +54,15 @@ function withoutNulWrites(client: PrismaClient): PrismaClient {
   }) as unknown as PrismaClient;
 }
 
-export async function createAppServices(config: Config & { databaseUrl: string }, logger: Logger): Promise<App> {
+export type { App } from "./app-types.js";
+
+/** The work this process may run: the families' jobs and scheduled tasks (src/modules/index.ts). */
+export interface AppWork {
+  jobs: Iterable<JobDefinition<any>>;
+  tasks: Iterable<ScheduledTaskDefinition>;
+}
+
+export async function createAppServices(config: Config & { databaseUrl: string }, logger: Logger, work: AppWork): Promise<App> {
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20 });
   pool.on("error", (error) => logger.warn("idle database connection failed", { error }));
   const prisma = withoutNulWrites(new PrismaClient({ adapter: new PrismaPg(pool) }));
@@ -110,6 +96,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
     tokens,
     counters,
     redis,
+    // Set below: both need the finished app.
     jobs: undefined as unknown as JobRuntime,
     scheduler: undefined as unknown as Scheduler,
     storage: new LocalFileStorage(join(config.dataDir, "files")),
@@ -125,7 +112,11 @@ export async function createAppServices(config: Config & { databaseUrl: string }
     },
   };
   const queue = config.redisUrl ? new (await import("./jobs/runners/bullmq.js")).BullMqQueue(config.redisUrl, jobQueueName(config), config.jobConcurrency, logger) : new InProcessQueue(config.jobConcurrency);
-  app.jobs = new JobRuntime(app, queue);
-  app.scheduler = new Scheduler(app);
+  const jobs = new JobRuntime(app, queue);
+  jobs.register(work.jobs);
+  const scheduler = new Scheduler(app);
+  scheduler.register(work.tasks);
+  app.jobs = jobs;
+  app.scheduler = scheduler;
   return app;
 }

@@ -11,7 +11,8 @@ import { createAppServices, type App } from "./app-services.js";
 import { clientAddress, createYogaServer, GRAPHQL_PATH, requestOrigin } from "./graphql/yoga.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
 import { schema } from "../schema/index.js";
-import { routeTable } from "../rest/routes.js";
+import { routeTableOf } from "../rest/routes.js";
+import { families as allFamilies, type Family } from "./modules/index.js";
 import { compileRoutes } from "../rest/compile.js";
 import { createRestHandler } from "../rest/router.js";
 import { errorBody } from "../rest/error-body.js";
@@ -47,7 +48,13 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<string> {
 }
 
 /** Starts everything the service needs and serves it; `close()` stops it all, once. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+export interface StartOptions {
+  /** The families whose jobs and scheduled tasks this process runs (default: every family). */
+  families?: readonly Family[];
+}
+
+export async function startServer(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  const families = options.families ?? allFamilies;
   let embedded: EmbeddedDatabase | undefined;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -65,10 +72,13 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     await migrationPool.end();
   }
 
-  const app = await createAppServices({ ...config, databaseUrl }, logger);
+  const app = await createAppServices({ ...config, databaseUrl }, logger, {
+    jobs: families.flatMap((family) => family.jobs ?? []),
+    tasks: families.flatMap((family) => family.tasks ?? []),
+  });
   const bootstrap = await bootstrapAdminToken(app);
   const yoga = createYogaServer(app, schema);
-  const routes = compileRoutes(schema, routeTable);
+  const routes = compileRoutes(schema, routeTableOf(families));
   const openApi = buildOpenApi(schema, routes);
 
   const identify = (req: Request) => ({

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { WebSocketServer, type WebSocket } from "ws";
 import { useServer } from "graphql-ws/use/ws";
 import type { ExecutionArgs, GraphQLError, GraphQLFormattedError } from "graphql";
-import type { App } from "../src/app-services.js";
+import type { App } from "../src/app-types.js";
 import { clientAddress, GRAPHQL_PATH, requestOrigin, withProblemExtensions, type AppYoga } from "../src/graphql/yoga.js";
 import type { RequestIdentity } from "../src/graphql/context-factory.js";
 

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase } from "./helpers/database.js";
 import { startChildServer, type ChildServer } from "./helpers/child-server.js";
 import { RestClient } from "./helpers/client.js";
 import { subscribe } from "./helpers/ws-client.js";
+import { describeWithRedis, testRedisUrl } from "./helpers/redis-tests.js";
 
 // Two server processes sharing one PostgreSQL database and one Redis must behave as one service.
 let first: ChildServer;
@@ -12,8 +12,9 @@ let second: ChildServer;
 const token = `fap_shared_${randomBytes(12).toString("hex")}`;
 
 beforeAll(async () => {
+  if (!testRedisUrl()) return;
   const { url } = await createTestDatabase();
-  const env = { DATABASE_URL: url, REDIS_URL: inject("redisUrl"), BOOTSTRAP_TOKEN: token, IP_RATE_LIMIT: "40", IP_RATE_LIMIT_WINDOW_SECONDS: "3600" };
+  const env = { DATABASE_URL: url, REDIS_URL: testRedisUrl(), BOOTSTRAP_TOKEN: token, IP_RATE_LIMIT: "40", IP_RATE_LIMIT_WINDOW_SECONDS: "3600" };
   // Started together: migrations and the first-token bootstrap must not race.
   [first, second] = await Promise.all([startChildServer(env), startChildServer(env)]);
 });
@@ -21,7 +22,7 @@ afterAll(async () => {
   await Promise.all([first?.stop(), second?.stop()]);
 });
 
-describe("two processes, one Postgres, one Redis", () => {
+describeWithRedis("two processes, one Postgres, one Redis", () => {
   it("created exactly one bootstrap token, printed by exactly one process", async () => {
     const tokens = await new RestClient(first.url, token).post("/api-tokens/query", {});
     expect(tokens.body.totalElements).toBe(1);

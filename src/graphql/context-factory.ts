@@ -1,6 +1,6 @@
-import type { App } from "../app-services.js";
+import type { App } from "../app-types.js";
 import type { RequestContext } from "./context.js";
-import { noteLogin } from "../modules/users/recent-logins.js";
+import { noteLogin } from "../auth/recent-logins.js";
 
 export interface RequestIdentity {
   authorization: string | null | undefined;

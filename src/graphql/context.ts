@@ -1,32 +1,6 @@
-import type { App } from "../app-services.js";
-import type { AuthInfo } from "../auth/authenticate.js";
-import type { PrismaClient } from "../generated/prisma/client.js";
+import type { RequestContext } from "../app-types.js";
 
-/** Per-request context, built once per HTTP request or WebSocket operation. */
-export interface RequestContext {
-  app: App;
-  prisma: PrismaClient;
-  /** The bearer token's identity and permissions; null only while building the context fails. */
-  auth: AuthInfo | null;
-  requestId: string;
-  clientIp: string;
-  /** Scheme and host the request was addressed to, honouring TRUST_PROXY: the base of emailed links without PUBLIC_URL. */
-  origin?: string;
-  /** Files a REST upload route streamed into storage for this request (see src/storage/uploads.ts). */
-  uploads?: Map<string, StagedUpload>;
-  /** Names this request holds an exclusive claim on for its whole length (src/db/request-claim.ts). */
-  claims?: Set<string>;
-}
-
-/** Bytes of one multipart file part, already in storage; a mutation takes it over by id. */
-export interface StagedUpload {
-  id: string;
-  key: string;
-  fileName: string;
-  contentType: string;
-  size: number;
-  taken: boolean;
-}
+export type { RequestContext, StagedUpload } from "../app-types.js";
 
 /** The user every change made in this request is attributed to. */
 export function actorOf(ctx: RequestContext): { userId: string; userName: string } {

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { BREAK, GraphQLError, Kind, visit, type DocumentNode, type GraphQLSchema } from "graphql";
 import { createYoga, type GraphQLParams, type Plugin } from "graphql-yoga";
 import { useGraphQlJit } from "@envelop/graphql-jit";
-import type { App } from "../app-services.js";
+import type { App } from "../app-types.js";
 import { InternalError, ValidationError } from "../core/errors.js";
 import { parseJsonBody } from "../core/json-body.js";
 import { normaliseAddress } from "../auth/ip-allow.js";

@@ -1,4 +1,4 @@
-import type { Actor } from "../core/entity/audit.js";
+import type { Actor } from "../entity/audit.js";
 import type { Emit, Tx } from "../events/outbox.js";
 import type { EntryColumn } from "./parse/parse.js";
 import type { TransactionColumn } from "./transactions/transactions-table.js";

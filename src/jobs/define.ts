@@ -1,4 +1,4 @@
-import type { App } from "../app-services.js";
+import type { App } from "../app-types.js";
 import type { Logger } from "../core/logger.js";
 import type { Emit, Tx } from "../events/outbox.js";
 
@@ -112,17 +112,9 @@ export class JobError extends Error {
   }
 }
 
-const registry = new Map<string, JobDefinition<any>>();
-
-/** Declares a job kind. Modules call this at import time, like they register GraphQL types. */
+/** Declares a job kind; its family lists it (src/modules/<family>/index.ts) so the runtime runs it. */
 export function defineJob<P>(definition: Omit<JobDefinition<P>, "retry"> & { retry?: Partial<RetryPolicy> }): JobDefinition<P> {
-  if (registry.has(definition.name)) throw new Error(`Job ${definition.name} is defined twice`);
   const job: JobDefinition<P> = { ...definition, retry: { attempts: definition.retry?.attempts ?? 3, backoffSeconds: definition.retry?.backoffSeconds ?? 5 } };
   if (!Number.isInteger(job.retry.attempts) || job.retry.attempts < 1) throw new Error(`Job ${job.name}: retry.attempts must be at least 1`);
-  registry.set(job.name, job);
   return job;
-}
-
-export function jobDefinition(name: string): JobDefinition<unknown> | undefined {
-  return registry.get(name);
 }

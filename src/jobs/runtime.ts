@@ -1,12 +1,12 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import type { App } from "../app-services.js";
+import type { App } from "../app-types.js";
 import { textWithoutNul } from "../core/db-text.js";
 import { isAppError } from "../core/errors.js";
 import type { Emit, Tx } from "../events/outbox.js";
 import type { NewDomainEvent } from "../events/domain-event.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { jobDefinition, JobError, type FailureContext, type JobContext, type JobDefinition, type JobStarter } from "./define.js";
+import { JobError, type FailureContext, type JobContext, type JobDefinition, type JobStarter } from "./define.js";
 import { INTERNAL_JOB_STARTED_EVENT, JOB_STARTED_EVENT } from "./start.js";
 import type { JobQueue } from "./runners/queue.js";
 
@@ -50,6 +50,7 @@ export const JOB_PROGRESS_EVENT = "async-result.progress";
 export class JobRuntime {
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   private readonly running = new Map<string, Running>();
+  private readonly definitions = new Map<string, JobDefinition<any>>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopping = false;
@@ -64,6 +65,15 @@ export class JobRuntime {
       const id = (event.payload as { asyncResultId?: string }).asyncResultId;
       if (id) await this.enqueue(id, 0);
     });
+  }
+
+  /** Makes job kinds runnable in this process (the families' jobs, at start-up). */
+  register(jobs: Iterable<JobDefinition<any>>): void {
+    for (const job of jobs) {
+      const known = this.definitions.get(job.name);
+      if (known && known !== job) throw new Error(`Job ${job.name} is defined twice`);
+      this.definitions.set(job.name, job);
+    }
   }
 
   private get leaseSeconds(): number {
@@ -125,7 +135,7 @@ export class JobRuntime {
       return;
     }
     if (!row) return;
-    const definition = jobDefinition(row.job_name);
+    const definition = this.definitions.get(row.job_name);
     const controller = new AbortController();
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));

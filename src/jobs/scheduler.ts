@@ -1,4 +1,4 @@
-import type { App } from "../app-services.js";
+import type { App } from "../app-types.js";
 
 export interface ScheduledTaskDefinition {
   /** Unique and stable: the deployment remembers when it last ran under this name. */
@@ -8,12 +8,8 @@ export interface ScheduledTaskDefinition {
   run(app: App): Promise<void>;
 }
 
-const tasks = new Map<string, ScheduledTaskDefinition>();
-
-/** Declares periodic maintenance (at import time). Each run happens once per deployment. */
+/** Declares periodic maintenance; its family lists it. Each run happens once per deployment. */
 export function defineScheduledTask(task: ScheduledTaskDefinition): ScheduledTaskDefinition {
-  if (tasks.has(task.name)) throw new Error(`Scheduled task ${task.name} is defined twice`);
-  tasks.set(task.name, task);
   return task;
 }
 
@@ -27,7 +23,18 @@ export class Scheduler {
   private ticking?: Promise<void>;
   private stopped = false;
 
+  private readonly tasks = new Map<string, ScheduledTaskDefinition>();
+
   constructor(private readonly app: App) {}
+
+  /** The tasks this process ticks (the families' tasks, at start-up). */
+  register(tasks: Iterable<ScheduledTaskDefinition>): void {
+    for (const task of tasks) {
+      const known = this.tasks.get(task.name);
+      if (known && known !== task) throw new Error(`Scheduled task ${task.name} is defined twice`);
+      this.tasks.set(task.name, task);
+    }
+  }
 
   start(): void {
     this.timer = setInterval(() => void this.tick(), this.app.config.schedulerTickSeconds * 1000);
@@ -39,7 +46,7 @@ export class Scheduler {
     if (this.stopped) return Promise.resolve();
     this.ticking ??= (async () => {
       try {
-        for (const task of tasks.values()) {
+        for (const task of this.tasks.values()) {
           if (this.stopped) return;
           await this.runIfDue(task);
         }

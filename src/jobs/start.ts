@@ -1,7 +1,7 @@
-import { createAudit } from "../core/entity/audit.js";
+import { createAudit } from "../entity/audit.js";
 import type { Tx } from "../events/outbox.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import type { RequestContext } from "../graphql/context.js";
+import type { RequestContext } from "../app-types.js";
 import type { AsyncEntityType, JobDefinition, JobStarter } from "./define.js";
 
 export interface StartJobSpec<P> {

@@ -5,6 +5,8 @@ import { randomBytes } from "node:crypto";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createLogger } from "../../src/core/logger.js";
 import { startServer, type RunningServer } from "../../src/server.js";
+import { families } from "../../src/modules/index.js";
+import { testJobsFamily } from "../fixtures/test-jobs.js";
 import { createTestDatabase } from "./database.js";
 import { graphql, RestClient } from "./client.js";
 
@@ -37,7 +39,7 @@ export async function startTestServer(overrides: Partial<Config> & { env?: Recor
     ...overrides,
     databaseUrl,
   };
-  const running = await startServer(config, createLogger(config.logLevel));
+  const running = await startServer(config, createLogger(config.logLevel), { families: [...families, testJobsFamily] });
   const api = new RestClient(running.url, token);
   return {
     url: running.url,

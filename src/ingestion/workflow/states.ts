@@ -5,9 +5,8 @@
  * has (plus the independent ones).
  */
 
-import { FEATURES, type Feature } from "../../modules/catalogue/analysis-source-types.data.js";
+import { FEATURES, type Feature } from "./features.js";
 
-// The features are the catalogue's (wire reference section 7): one list, in workflow order.
 export type WorkflowFeature = Feature;
 export const WORKFLOW_FEATURES: readonly WorkflowFeature[] = FEATURES;
 

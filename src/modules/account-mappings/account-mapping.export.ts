@@ -3,7 +3,7 @@ import { NotFoundError } from "../../core/errors.js";
 import { inTransaction } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { defineJob, jobStarter, type JobContext } from "../../jobs/index.js";
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { safeFileName } from "../account-groupings/grouping-workbook.js";
 import { XLSX_CONTENT_TYPE } from "../account-groupings/account-grouping.export.js";
 import { displayText } from "../account-groupings/localized-text.js";

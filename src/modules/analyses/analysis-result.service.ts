@@ -1,4 +1,4 @@
-import { findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import { findEntity, queryEntities, type PageArgs } from "../../entity/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { analysisResultColumns } from "./analysis.columns.js";
 

@@ -1,4 +1,4 @@
-import { assertContent, touchAudit } from "../../core/entity/index.js";
+import { assertContent, touchAudit } from "../../entity/index.js";
 import { ValidationError } from "../../core/errors.js";
 import { inTransaction } from "../../events/outbox.js";
 import type { Prisma } from "../../generated/prisma/client.js";

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, queryEntities, relatedList, saveVersioned, type Actor, type PageArgs, type RelatedListArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, queryEntities, relatedList, saveVersioned, type Actor, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { newId } from "../../core/ids.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";

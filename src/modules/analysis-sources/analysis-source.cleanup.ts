@@ -1,4 +1,4 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { dropTables, INGEST_SCHEMA } from "../../ingestion/index.js";
 import { defineScheduledTask } from "../../jobs/index.js";
 

@@ -1,5 +1,5 @@
 import type { SourceMessage } from "./analysis-source.messages.js";
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { isWorkflowState, stateDefinition, workflowPath, type WorkflowFeature, type WorkflowState } from "../../ingestion/index.js";
 
 /** Transient event type of analysis source progress (not stored; subscribers see it live). */

@@ -1,4 +1,4 @@
-import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type PageArgs, type RelatedListArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import type { Prisma } from "../../generated/prisma/client.js";

@@ -1,4 +1,4 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import {
   analyzeStagedData,
   applyColumnMappings,
@@ -45,7 +45,7 @@ import {
   type TransactionIdSelection,
   type TransactionsTableResult,
 } from "../../ingestion/index.js";
-import type { Actor } from "../../core/entity/index.js";
+import type { Actor } from "../../entity/index.js";
 import { JobError } from "../../jobs/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { tabularReadingOf } from "../file-infos/file-info.service.js";

@@ -1,4 +1,4 @@
-import type { Actor } from "../../core/entity/index.js";
+import type { Actor } from "../../entity/index.js";
 import { ConflictError } from "../../core/errors.js";
 import { newId } from "../../core/ids.js";
 import type { VirtualColumn } from "../../ingestion/index.js";

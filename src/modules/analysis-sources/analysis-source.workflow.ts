@@ -1,5 +1,5 @@
-import type { App } from "../../app-services.js";
-import { createAudit, touchAudit, type Actor } from "../../core/entity/index.js";
+import type { App } from "../../app-types.js";
+import { createAudit, touchAudit, type Actor } from "../../entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import {

@@ -1,4 +1,4 @@
-import { createAudit, type Actor } from "../../core/entity/index.js";
+import { createAudit, type Actor } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { copyLibraryRiskRanges } from "../risk-ranges/risk-range.copy.js";

@@ -1,5 +1,5 @@
 import { ConflictError, ForbiddenError, ValidationError } from "../../core/errors.js";
-import { findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { analysisTypeKeyOf, defaultConfiguration, type Configuration } from "../catalogue/control-points.data.js";

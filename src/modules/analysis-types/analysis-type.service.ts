@@ -1,4 +1,4 @@
-import { findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import { findEntity, queryEntities, type PageArgs } from "../../entity/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import type { SourceConfiguration } from "../catalogue/analysis-types.data.js";
 import type { ColumnDefinition } from "../catalogue/analysis-source-types.data.js";

@@ -1,6 +1,6 @@
 import { closeSync, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { ALL_PERMISSIONS } from "../../auth/permissions.js";
 import { generateTokenSecret } from "../../auth/token-secret.js";
 import { inTransaction } from "../../events/outbox.js";

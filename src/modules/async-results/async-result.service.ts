@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError } from "../../core/errors.js";
-import { queryEntities, rowReader, type PageArgs } from "../../core/entity/index.js";
+import { queryEntities, rowReader, type PageArgs } from "../../entity/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import type { SqlParams } from "../../query-language/index.js";
 import { asyncResultColumns } from "./async-result.columns.js";

@@ -1,17 +1,7 @@
 import { ANALYSIS_SOURCE_TYPE_IDS, type AnalysisSourceTypeKey } from "./ids.js";
+import type { Feature } from "../../ingestion/workflow/features.js";
 
-/** Workflow features (wire reference section 7), in workflow order. */
-export const FEATURES = [
-  "FORMAT_DETECTION",
-  "DATA_VALIDATION",
-  "COLUMN_MAPPING",
-  "EFFECTIVE_DATE_METRICS",
-  "TRANSACTION_ID_SELECTION",
-  "PARSE",
-  "CONFIRM_SETTINGS",
-  "REVIEW_FUNDS",
-] as const;
-export type Feature = (typeof FEATURES)[number];
+export { FEATURES, type Feature } from "../../ingestion/workflow/features.js";
 
 /**
  * Column definition `type` (wire reference section 7: TEXT, NUMBER, DATE, UNKNOWN, FLOAT64).

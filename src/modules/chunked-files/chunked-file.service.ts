@@ -1,9 +1,9 @@
 import { Readable } from "node:stream";
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, touchAudit } from "../../core/entity/index.js";
+import { assertContent, createAudit, touchAudit } from "../../entity/index.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import type { App } from "../../app-services.js";
-import { takeUpload } from "../../storage/uploads.js";
+import type { App } from "../../app-types.js";
+import { takeUpload } from "../../requests/uploads.js";
 
 const ENTITY = "ChunkedFile";
 /** Spec 8: a chunked import must be completed within 7 days; older chunked files are removed. */

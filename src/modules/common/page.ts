@@ -1,6 +1,6 @@
 import type { ArgBuilder, ObjectRef } from "@pothos/core";
 import { builder, type AppSchemaTypes } from "../../graphql/builder.js";
-import type { Page } from "../../core/entity/paging.js";
+import type { Page } from "../../entity/paging.js";
 
 const SortInfo = builder.objectRef<{ sorted: boolean }>("SortInfo").implement({
   fields: (t) => ({

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { compileFilter, SqlParams } from "../../query-language/index.js";
-import { assertContent } from "../../core/entity/index.js";
+import { assertContent } from "../../entity/index.js";
 import { ValidationError } from "../../core/errors.js";
 import { batched } from "../../tabular/csv-writer.js";
 import { csvFormatOf, csvWriter, type CsvConfigurationInput, type CsvFormat } from "./data-table-csv.js";

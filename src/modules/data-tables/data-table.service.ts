@@ -1,12 +1,12 @@
 import { Readable } from "node:stream";
 import { ForbiddenError, ValidationError } from "../../core/errors.js";
-import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type PageArgs } from "../../entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { onEntriesTableCreated, onEntriesTableDropped } from "../../ingestion/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { defineJob, JobError, jobStarter, startJob } from "../../jobs/index.js";
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { startFileResultJob, writeFileResult } from "../file-results/file-result.service.js";
 import { checkPlacement, createFileRow, fileObjectKey, markFileReady } from "../file-manager/file-manager.service.js";
 import { dataTableColumns } from "./data-table.columns.js";

@@ -1,5 +1,5 @@
 import { NotFoundError } from "../../core/errors.js";
-import { createAudit, findEntity, queryEntities, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { createAudit, findEntity, queryEntities, type Actor, type PageArgs } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";

@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client.js";
-import { createAudit } from "../../core/entity/index.js";
+import { createAudit } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
 import { defineJob, startJob, type JobStarter } from "../../jobs/index.js";
 import { inspectFile, type FileInspection } from "./file-inspector.js";

@@ -1,5 +1,5 @@
-import type { App } from "../../app-services.js";
-import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type PageArgs } from "../../core/entity/index.js";
+import type { App } from "../../app-types.js";
+import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type PageArgs } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
 import type { TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";

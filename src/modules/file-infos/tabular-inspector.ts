@@ -1,5 +1,5 @@
 import { inspectFile, NotTabularFileError, type TabularFileInfo } from "../../ingestion/index.js";
-import type { FileInspection, InspectableFile } from "./file-inspector.js";
+import type { FileInspection, InspectableFile } from "./file-inspection.js";
 
 /** Extensions that are never delimited text: not worth opening. */
 const NOT_TABULAR = new Set(["xlsx", "xls", "xlsm", "pdf", "zip", "gz", "png", "jpg", "jpeg", "gif", "docx", "doc"]);

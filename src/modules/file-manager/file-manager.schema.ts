@@ -7,7 +7,7 @@ import { FileDownload } from "../file-results/file-download.js";
 import { FILE_MANAGER_TYPES } from "./file-manager.columns.js";
 import * as service from "./file-manager.service.js";
 import "./file-manager.cleanup.js";
-import "../../storage/staging.cleanup.js";
+import "./staged-uploads.cleanup.js";
 
 registerEventPermission("FILE_MANAGER_FILE", "api.file-manager.read");
 registerEventPermission("FILE_MANAGER_DIRECTORY", "api.file-manager.read");

@@ -1,12 +1,12 @@
 import type { Readable } from "node:stream";
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { newId } from "../../core/ids.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { jobStarter, type JobStarter } from "../../jobs/index.js";
-import type { App } from "../../app-services.js";
-import { takeUpload } from "../../storage/uploads.js";
+import type { App } from "../../app-types.js";
+import { takeUpload } from "../../requests/uploads.js";
 import { openChunkedFile } from "../chunked-files/chunked-file.service.js";
 import { attachFileInfo } from "../file-infos/file-info.jobs.js";
 import { fileManagerColumns } from "./file-manager.columns.js";

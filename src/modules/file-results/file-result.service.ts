@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
-import { createAudit } from "../../core/entity/index.js";
+import { createAudit } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { startJob, type JobContext, type JobDefinition, type JobStarter } from "../../jobs/index.js";

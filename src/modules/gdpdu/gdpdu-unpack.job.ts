@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import type { Prisma } from "../../generated/prisma/client.js";
 import iconv from "iconv-lite";
 import { newId } from "../../core/ids.js";
-import { createAudit } from "../../core/entity/index.js";
+import { createAudit } from "../../entity/index.js";
 import { defineJob, JobError } from "../../jobs/index.js";
 import { batched, csvLine } from "../../tabular/csv-writer.js";
 import { createFileRow, fileObjectKey } from "../file-manager/file-manager.service.js";

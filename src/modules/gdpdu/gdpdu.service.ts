@@ -1,5 +1,5 @@
 import { ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { jobStarter, startJob } from "../../jobs/index.js";

@@ -1,14 +1,14 @@
 import { Readable } from "node:stream";
 import { ConflictError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { createAudit, findEntity } from "../../core/entity/index.js";
+import { createAudit, findEntity } from "../../entity/index.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { batched, csvLine } from "../../tabular/csv-writer.js";
 import { findDuplicateKey, parseJsonBody } from "../../core/json-body.js";
 import { jsonArrayElements } from "../../core/json-array-stream.js";
 import { compactJson, decodeJsonString, forEachMember, JsonKind } from "../../core/json-text.js";
-import { claimForRequest, claimFreeInTransaction } from "../../db/request-claim.js";
-import { takeUpload } from "../../storage/uploads.js";
+import { claimForRequest, claimFreeInTransaction } from "../../requests/request-claim.js";
+import { takeUpload } from "../../requests/uploads.js";
 import { createFileFromStream, type PlacementInput } from "../file-manager/file-manager.service.js";
 
 const ENTITY = "JsonTable";

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../core/entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../entity/index.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import { isForeignKeyViolation } from "../../core/db-errors.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";

@@ -1,4 +1,4 @@
-import { createAudit, type Actor } from "../../core/entity/index.js";
+import { createAudit, type Actor } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
 import { DEFAULT_RISK_RANGE } from "../catalogue/system-libraries.data.js";
 import { boundColumns } from "./risk-range.rules.js";

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent } from "../../core/entity/index.js";
+import { assertContent } from "../../entity/index.js";
 import { isObjectId } from "../../core/ids.js";
 import { inTransaction } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";

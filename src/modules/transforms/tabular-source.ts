@@ -1,4 +1,4 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { decodeText } from "../../tabular/decode.js";
 import { readDelimited } from "../../tabular/delimited-reader.js";
 import { fileObjectKey } from "../file-manager/file-manager.service.js";

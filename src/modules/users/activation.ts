@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import express, { type Router } from "express";
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { mailerFor } from "../../mail/mailer.js";
 

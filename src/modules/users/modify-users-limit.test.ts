@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { testRedisUrl } from "../../../test/helpers/redis-tests.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { createTestDatabase } from "../../../test/helpers/database.js";
 
@@ -108,11 +109,11 @@ describe("modify-users limit (100 calls per hour, tenant-wide)", () => {
     expectLimited(await a.api.post("/users", { email: email(), role: "ROLE_USER" }));
   });
 
-  it("is shared by several processes through Redis when REDIS_URL is set", async () => {
+  it.skipIf(!testRedisUrl())("is shared by several processes through Redis when REDIS_URL is set", async () => {
     const { url } = await createTestDatabase();
     const env = { TENANT_ID: `t-${randomBytes(4).toString("hex")}` };
-    const a = await start({ databaseUrl: url, redisUrl: inject("redisUrl"), modifyUsersHourlyLimit: 4, env });
-    const b = await start({ databaseUrl: url, redisUrl: inject("redisUrl"), modifyUsersHourlyLimit: 4, env });
+    const a = await start({ databaseUrl: url, redisUrl: testRedisUrl(), modifyUsersHourlyLimit: 4, env });
+    const b = await start({ databaseUrl: url, redisUrl: testRedisUrl(), modifyUsersHourlyLimit: 4, env });
     expect(a.running.app.redis).toBeDefined();
     const statuses: number[] = [];
     const bApi = b.api.withToken(a.token);

@@ -1,4 +1,4 @@
-import type { App } from "../../app-services.js";
+import type { App } from "../../app-types.js";
 import { RateLimitedError } from "../../core/errors.js";
 import { PgWindowCounter, type WindowCounter } from "../../core/rate-limit.js";
 

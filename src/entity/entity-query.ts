@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { compileFilter, SqlParams, type ColumnSet } from "../../query-language/index.js";
+import { compileFilter, SqlParams, type ColumnSet } from "../query-language/index.js";
 import { orderBy, type PageRequest } from "./paging.js";
 
 export interface EntityQuery {

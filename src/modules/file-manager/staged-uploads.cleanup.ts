@@ -1,4 +1,4 @@
-import { defineScheduledTask } from "../jobs/index.js";
+import { defineScheduledTask } from "../../jobs/index.js";
 
 /** An upload or write still unfinished after a day was cut off by a crash; its bytes are garbage. */
 export const stagingCleanup = defineScheduledTask({

@@ -1,5 +1,5 @@
-import { ValidationError } from "../errors.js";
-import { orderByClause, parseSort, type ColumnSet, type SortOrder } from "../../query-language/index.js";
+import { ValidationError } from "../core/errors.js";
+import { orderByClause, parseSort, type ColumnSet, type SortOrder } from "../query-language/index.js";
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 2000;

@@ -1,6 +1,6 @@
 import type pg from "pg";
-import type { PrismaClient } from "../../generated/prisma/client.js";
-import { compileFilter, orderByClause, parseSort, quoteIdent, SqlParams, type ColumnSet, type SortOrder } from "../../query-language/index.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { compileFilter, orderByClause, parseSort, quoteIdent, SqlParams, type ColumnSet, type SortOrder } from "../query-language/index.js";
 import { rowReader, type ModelName, type ModelShape } from "./row-reader.js";
 
 export interface RelatedListSpec<M extends ModelName> {

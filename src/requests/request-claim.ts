@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { RequestContext } from "../graphql/context.js";
+import type { RequestContext } from "../app-types.js";
 
 /**
  * Exclusive claims on a named resource for the length of one request, held as PostgreSQL advisory

@@ -1,6 +1,6 @@
 import type pg from "pg";
-import type { PrismaClient } from "../../generated/prisma/client.js";
-import { quoteIdent } from "../../query-language/index.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import { quoteIdent } from "../query-language/index.js";
 
 export type ModelName = Exclude<keyof PrismaClient, `$${string}` | symbol>;
 export type ModelShape<M extends ModelName> = NonNullable<Awaited<ReturnType<PrismaClient[M]["findUnique"]>>>;

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from "../errors.js";
+import { ConflictError, NotFoundError } from "../core/errors.js";
 import { touchAudit, type Actor } from "./audit.js";
 
 interface Delegate<R> {

@@ -1,4 +1,4 @@
-import { ValidationError, type Problem } from "../errors.js";
+import { ValidationError, type Problem } from "../core/errors.js";
 
 /**
  * Spec 2.1 rule 5: a string that is supplied needs a non-blank character; the arrays named in

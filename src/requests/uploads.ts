@@ -1,5 +1,5 @@
 import { ValidationError } from "../core/errors.js";
-import type { RequestContext, StagedUpload } from "../graphql/context.js";
+import type { RequestContext, StagedUpload } from "../app-types.js";
 
 /**
  * The staged file a mutation argument names. Only the REST upload route that received the bytes

@@ -1,7 +1,7 @@
 import type pg from "pg";
-import type { PrismaClient } from "../../generated/prisma/client.js";
-import type { ColumnSet, SqlParams } from "../../query-language/index.js";
-import { NotFoundError } from "../errors.js";
+import type { PrismaClient } from "../generated/prisma/client.js";
+import type { ColumnSet, SqlParams } from "../query-language/index.js";
+import { NotFoundError } from "../core/errors.js";
 import { findPageIds } from "./entity-query.js";
 import { pageFromIds, pageRequest, type Page } from "./paging.js";
 import { rowReader, type ModelName, type ModelShape } from "./row-reader.js";

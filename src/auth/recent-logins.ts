@@ -1,4 +1,5 @@
-import type { App } from "../../app-services.js";
+import type pg from "pg";
+import type { Logger } from "../core/logger.js";
 
 /** How many distinct addresses `recentLogins` keeps, newest first. */
 const KEEP = 10;
@@ -11,14 +12,14 @@ const lastRecorded = new Map<string, number>();
  * only way in, so each authenticated use counts; it is recorded off the request path and at most
  * once a minute per user and address, so it costs the hot path nothing.
  */
-export function noteLogin(app: App, userId: string, ipAddress: string): void {
+export function noteLogin(db: { pool: pg.Pool; logger: Logger }, userId: string, ipAddress: string): void {
   const key = `${userId}|${ipAddress}`;
   const now = Date.now();
   const last = lastRecorded.get(key);
   if (last !== undefined && now - last < THROTTLE_MS) return;
   if (lastRecorded.size > 10_000) lastRecorded.clear();
   lastRecorded.set(key, now);
-  app.pool
+  db.pool
     .query(
       `UPDATE app_user SET recent_logins = (
          SELECT coalesce(jsonb_agg(entry ORDER BY position), '[]'::jsonb) FROM (
@@ -29,5 +30,5 @@ export function noteLogin(app: App, userId: string, ipAddress: string): void {
        WHERE id = $1`,
       [userId, ipAddress, new Date(now).toISOString()],
     )
-    .catch((error) => app.logger.warn("could not record a login", { error, userId }));
+    .catch((error) => db.logger.warn("could not record a login", { error, userId }));
 }

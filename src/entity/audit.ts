@@ -1,4 +1,4 @@
-import { newId } from "../ids.js";
+import { newId } from "../core/ids.js";
 
 export interface Actor {
   userId: string;

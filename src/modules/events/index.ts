@@ -1,0 +1,6 @@
+import "./event.schema.js";
+import { defineFamily } from "../family.js";
+
+export const eventsFamily = defineFamily({
+  name: "events",
+});

@@ -1,0 +1,35 @@
+import type { Readable } from "node:stream";
+
+/** What inspecting a file's content found (wire reference 8, File info). */
+export interface FileInspection {
+  type: "FILE_INFO" | "TABULAR_FILE_INFO";
+  format?: string | null;
+  formatDetected?: boolean;
+  encoding?: string | null;
+  delimiter?: string | null;
+  firstLine?: string | null;
+  headerRowIndex?: number | null;
+  lastNonBlankRowIndex?: number | null;
+  rowContentSnippets?: unknown[];
+  columnData?: unknown[];
+  tableMetadata?: Record<string, unknown>;
+  /** Internal: what the read model lacks of the engine's reading, for ingestion to reuse it. */
+  tabularReading?: TabularReading;
+}
+
+export interface TabularReading {
+  bom: boolean;
+  quote: string | null;
+  rowCount: number;
+}
+
+export interface InspectableFile {
+  name: string;
+  extension: string | null;
+  size: number;
+  /** A fresh stream of the bytes each call. */
+  open(): Readable;
+  /** Runs `work` with the bytes at a local path (the storage may have to copy them there first). */
+  withLocalPath<T>(work: (path: string) => Promise<T>): Promise<T>;
+  signal: AbortSignal;
+}
