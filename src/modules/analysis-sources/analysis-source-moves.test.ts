@@ -40,6 +40,26 @@ describe("spec 3.2 moves", () => {
     expect(moved.transactionIdSelection).toBeTruthy();
   });
 
+  it("a state of the wire enum off this path (CANCELLED, SCANNING_TRANSACTION_COMBINATIONS): readable, but refused as a target (400 naming it)", async () => {
+    const { source, fileId } = await ingest(server, fixture, ERP_GENERAL_LEDGER);
+    for (const target of ["CANCELLED", "SCANNING_TRANSACTION_COMBINATIONS"]) {
+      const created = await server.api.post("/analysis-sources", {
+        engagementId: fixture.engagementId,
+        analysisId: fixture.analysisId,
+        analysisPeriodId: fixture.periodId,
+        analysisSourceTypeId: "4b8361d00000000000000000",
+        fileManagerFileId: fileId,
+        targetWorkflowState: target,
+      });
+      expect(created.status, target).toBe(400);
+      expect(created.body.problems[0]).toMatchObject({ identifier: "targetWorkflowState", values: [target] });
+      const updated = await server.api.put(`/analysis-sources/${source.id}`, { version: source.version, targetWorkflowState: target });
+      expect(updated.status, target).toBe(400);
+      expect(updated.body.problems[0]).toMatchObject({ identifier: "targetWorkflowState", values: [target] });
+    }
+    expect((await server.api.get(`/analysis-sources/${source.id}`)).body.version).toBe(source.version);
+  });
+
   it("creation without targetWorkflowState stops at the first valid Step", async () => {
     const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER);
     // The file is not grouped, so FORMAT_DETECTED is not a stop: COLUMNS_ANALYZED is the first Step.
