@@ -96,7 +96,8 @@ async function ingest(): Promise<Record<string, unknown>> {
 
 try {
   const result = mode === "pipeline" ? await ingest() : await bare(mode === "bare-unlogged");
-  process.stdout.write(`${JSON.stringify({ ...result, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
+  const usage = process.resourceUsage();
+  process.stdout.write(`${JSON.stringify({ ...result, maxRssMb: Math.round(usage.maxRSS / 1024), cpuMs: Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000) })}\n`);
 } finally {
   await pool.end();
 }

@@ -65,7 +65,11 @@ export interface AppWork {
 export async function createAppServices(config: Config & { databaseUrl: string }, logger: Logger, work: AppWork): Promise<App> {
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 20 });
   pool.on("error", (error) => logger.warn("idle database connection failed", { error }));
-  const prisma = withoutNulWrites(new PrismaClient({ adapter: new PrismaPg(pool) }));
+  // Prisma's defaults (2 s to get a connection, 5 s per interactive transaction) fail ordinary
+  // writes on a busy machine: creating an engagement copies its library's settings in one
+  // transaction, which took over 5 s on two loaded cores. A transaction that runs long still
+  // finishes; one that never ends is ended by the larger bound.
+  const prisma = withoutNulWrites(new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: { maxWait: 30_000, timeout: 120_000 } }));
 
   let redis: Redis | undefined;
   let redisSubscriber: Redis | undefined;

@@ -2,6 +2,7 @@ import { decodeHead, detectEncoding, readHead, READ_CHUNK, type EncodingInfo } f
 import { detectDelimiter, detectHeaderRow, detectQuote, sampleRecords } from "./csv/sniff.js";
 import { detectGroupedFormat } from "./formats/index.js";
 import type { GroupedFormat } from "./types.js";
+import { readWorkbookLayout, type WorkbookReading } from "./workbook/workbook.js";
 
 /** What the first megabyte of a file tells: everything needed to read the rest of it. */
 export interface FormatDetection {
@@ -15,9 +16,15 @@ export interface FormatDetection {
   /** Number of columns of the data rows (header width or the most common row width, the larger). */
   width: number;
   firstLine: string;
-  rowContentSnippets: string[];
+  /** The first lines of the file, each a list of its cells. */
+  rowContentSnippets: string[][];
   /** Grouped report layout found below the header, or null. */
   groupedFormat: GroupedFormat | null;
+  /**
+   * Set for workbooks (.xlsx, .xls): the rows are the cells of one sheet (encoding, delimiter and
+   * quote then only describe how staging writes them).
+   */
+  workbook?: WorkbookReading;
 }
 
 export interface DetectOptions {
@@ -37,9 +44,13 @@ export class EmptyFileError extends NotTabularFileError {
   }
 }
 
+const ZIP = [0x50, 0x4b, 0x03, 0x04];
+const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+const startsWith = (head: Uint8Array, signature: number[]) => signature.every((b, i) => head[i] === b);
+
 const SIGNATURES: [number[], string][] = [
-  [[0x50, 0x4b, 0x03, 0x04], "a ZIP archive (an .xlsx workbook is one)"],
-  [[0xd0, 0xcf, 0x11, 0xe0], "an OLE compound file (an .xls workbook is one)"],
+  [ZIP, "a ZIP archive that is not an .xlsx workbook"],
+  [OLE, "an OLE compound file that is not an .xls workbook"],
   [[0x25, 0x50, 0x44, 0x46], "a PDF document"],
   [[0x1f, 0x8b], "a gzip archive"],
 ];
@@ -67,13 +78,18 @@ const SNIPPET_LINES = 10;
 const SNIPPET_LENGTH = 500;
 
 /**
- * Encoding, delimiter, quoting, header row and grouped layout, from the head of the file only.
- * Throws NotTabularFileError for spreadsheets, PDFs, archives and other binary files.
+ * Encoding, delimiter, quoting, header row and grouped layout, from the head of the file only; for
+ * a workbook, its sheets and the layout of the one to read. Throws NotTabularFileError for PDFs,
+ * other archives and binary files.
  */
 export async function detectFormat(path: string, options: DetectOptions = {}): Promise<FormatDetection> {
   const size = options.sampleBytes ?? READ_CHUNK;
   const head = await readHead(path, size);
   if (head.length === 0) throw new EmptyFileError();
+  if (startsWith(head, ZIP) || startsWith(head, OLE)) {
+    const workbook = await detectWorkbook(path, startsWith(head, ZIP) ? "XLSX" : "XLS", options);
+    if (workbook) return workbook;
+  }
   const complete = head.length < size;
   const encoding = detectEncoding(head);
   refuseBinary(head, encoding.encoding === "UTF-16LE" || encoding.encoding === "UTF-16BE");
@@ -82,6 +98,44 @@ export async function detectFormat(path: string, options: DetectOptions = {}): P
   const delimiter = detectDelimiter(sample, complete);
   const quote = detectQuote(text, delimiter);
   const records = sampleRecords(sample, delimiter, quote, 300, complete);
+  const lines = text.split(/\r\n|\n|\r/, SNIPPET_LINES + 1);
+  // The line break ending the file's last line does not start another line.
+  if (lines.length <= SNIPPET_LINES && lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  return {
+    encoding,
+    delimiter,
+    quote,
+    ...layoutOf(records, options, Math.min(SNIPPET_LINES, lines.length)),
+    firstLine: (lines[0] ?? "").slice(0, 4096),
+  };
+}
+
+/**
+ * A workbook's detection: the sheet to read (the first that holds a table) and its layout, or null
+ * when the archive is no workbook after all (any ZIP or OLE file starts like one).
+ */
+async function detectWorkbook(path: string, kind: "XLSX" | "XLS", options: DetectOptions): Promise<FormatDetection | null> {
+  let layout: Awaited<ReturnType<typeof readWorkbookLayout>>;
+  try {
+    layout = await readWorkbookLayout(path, kind);
+  } catch (error) {
+    throw new NotTabularFileError(`The file cannot be read as ${kind === "XLSX" ? "an .xlsx" : "an .xls"} workbook: ${(error as Error).message}`);
+  }
+  if (layout.workbook.sheetNames.length === 0) return null;
+  const { records, workbook } = layout;
+  return {
+    // How staging writes the cells; a workbook has no text encoding or delimiter of its own.
+    encoding: { encoding: "UTF-8", bom: false },
+    delimiter: ",",
+    quote: '"',
+    ...layoutOf(records, options, SNIPPET_LINES),
+    firstLine: (records[0] ?? []).join(",").slice(0, 4096),
+    workbook,
+  };
+}
+
+/** Header row, width, snippets and grouped layout from the first records (text or sheet alike). */
+function layoutOf(records: string[][], options: DetectOptions, snippetRows: number): Pick<FormatDetection, "headerRowIndex" | "header" | "width" | "rowContentSnippets" | "groupedFormat"> {
   const preset = options.presetHeaderRowIndex;
   const headerRowIndex = preset !== undefined && preset !== null ? preset : detectHeaderRow(records).headerRowIndex;
   const header = headerRowIndex !== null ? (records[headerRowIndex] ?? []) : [];
@@ -91,18 +145,11 @@ export async function detectFormat(path: string, options: DetectOptions = {}): P
   let mode = 0;
   let modeCount = 0;
   for (const [w, c] of widths) if (c > modeCount || (c === modeCount && w > mode)) [mode, modeCount] = [w, c];
-  const lines = text.split(/\r\n|\n|\r/, SNIPPET_LINES + 1);
-  // The line break ending the file's last line does not start another line.
-  if (lines.length <= SNIPPET_LINES && lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   return {
-    encoding,
-    delimiter,
-    quote,
     headerRowIndex,
     header,
     width: Math.max(header.length, mode, 1),
-    firstLine: (lines[0] ?? "").slice(0, 4096),
-    rowContentSnippets: lines.slice(0, SNIPPET_LINES).map((l) => l.slice(0, SNIPPET_LENGTH)),
+    rowContentSnippets: records.slice(0, snippetRows).map((r) => r.map((cell) => cell.slice(0, SNIPPET_LENGTH))),
     groupedFormat: headerRowIndex !== null ? detectGroupedFormat(header, rows.slice(0, 200)) : null,
   };
 }

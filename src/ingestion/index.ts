@@ -14,7 +14,7 @@ export { inspectFile, type InspectOptions } from "./inspect.js";
 export { SUPPORTED_GROUPED_FORMATS, detectGroupedFormat } from "./formats/index.js";
 export { mappedMetrics, withRecommendedMetrics } from "./profile/mapped-metrics.js";
 export { ALL_GROUPED_FORMATS } from "./types.js";
-export type { ColumnData, ColumnDefinition, DataPreview, GroupedFormat, Metric, MetricState, TabularFileInfo } from "./types.js";
+export type { ColumnData, ColumnDefinition, DataPreview, FilePreview, GroupedFormat, Metric, MetricState, TabularFileInfo, WorkbookInfo } from "./types.js";
 export type { DetectedType } from "./profile/classify.js";
 export type { FileEncoding } from "./csv/encoding.js";
 export { NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./profile/number-shape.js";

@@ -61,10 +61,10 @@ describe("format detection", () => {
     expect(detection.groupedFormat).toBe(format);
   });
 
-  it("refuses files that are not delimited text", async () => {
-    const xlsx = dir.write("book.xlsx", Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100, 1)]));
-    await expect(detectFormat(xlsx)).rejects.toThrow(NotTabularFileError);
-    await expect(inspectFile(xlsx)).rejects.toThrow(/ZIP archive/);
+  it("refuses files that are neither delimited text nor a workbook", async () => {
+    const broken = dir.write("book.xlsx", Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100, 1)]));
+    await expect(detectFormat(broken)).rejects.toThrow(NotTabularFileError);
+    await expect(inspectFile(broken)).rejects.toThrow(/cannot be read as an .xlsx workbook/);
     const binary = dir.write("blob.bin", Buffer.from(Array.from({ length: 4000 }, (_, i) => (i % 7 === 0 ? 0 : 65 + (i % 26)))));
     await expect(inspectFile(binary)).rejects.toThrow(/binary data/);
   });
@@ -92,29 +92,87 @@ describe("file info (TABULAR_FILE_INFO)", () => {
       lastNonBlankRowIndex: 11,
     });
     expect(info.firstLine).toMatch(/^Journal ID,Line,Effective Date/);
-    expect(info.rowContentSnippets[1]).toContain("JE1001,1,01/15/2023");
+    expect(info.rowContentSnippets[1].slice(0, 3)).toEqual(["JE1001", "1", "01/15/2023"]);
+    expect(info.rowContentSnippets[1][8]).toBe("Invoice 4471, freight");
     expect(info.columnData.map((c) => c.columnName)).toEqual([
       "Journal ID", "Line", "Effective Date", "Entry Date", "Account", "Account Description", "Debit", "Credit", "Memo", "Source", "Entered By", "Approved By", "Currency",
     ]);
     const effective = column(info, "Effective Date");
-    expect(meta(effective, "dataType", "dominantType")).toBe("DATE");
+    expect(meta(effective, "dataTypeMetrics", "dominantType")).toBe("DATE");
     expect(meta(effective, "format", "detectedFormat")).toBe("MM/dd/yyyy");
-    expect(effective.columnMetadata.unparseableValues).toMatchObject({ state: "FAIL", count: 1, dataPreviews: [{ rowIndex: 8, value: "13/45/2023" }] });
+    expect(effective.columnMetadata.unparseableValues).toMatchObject({ state: "FAIL", count: 1, dataPreviews: [{ row: 8, column: 2, data: "13/45/2023" }] });
     const debit = column(info, "Debit");
-    expect(meta(debit, "dataType", "dominantType")).toBe("NUMBER");
+    expect(meta(debit, "dataTypeMetrics", "dominantType")).toBe("NUMBER");
     expect(meta(debit, "format", "detectedFormat")).toBe("#,##0.00");
     expect(meta(debit, "numberSummary", "sums")).toMatchObject({ "#,##0.00": 125000 + 4599 + 4599 + 10000 + 51000 });
-    expect(debit.columnMetadata.blanks.count).toBe(5);
+    expect(debit.columnMetadata.densityMetrics).toMatchObject({ state: "PASS", count: 10, blanks: 5, density: 0.5 });
     expect(column(info, "Memo").rowSample[0]).toBe("Invoice 4471, freight");
     expect(column(info, "Memo").rowSample[2]).toBe('Paper "A4" and toner');
     expect(meta(column(info, "Memo"), "samples", "values")).toContain("Reclass per review,\nsee memo");
-    expect(column(info, "Account").columnMetadata.blanks).toMatchObject({ count: 1, dataPreviews: [{ rowIndex: 8 }] });
-    expect(column(info, "Currency").columnMetadata.distinctValues).toMatchObject({ count: 1, approximate: false });
-    expect(column(info, "Journal ID").columnMetadata.distinctValues.count).toBe(4);
-    expect(info.tableMetadata.duplicateRows).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ rowIndex: 5 }] });
-    expect(info.tableMetadata.duplicateRows.dataPreviews[0].row?.[0]).toBe("JE1002");
-    expect(info.tableMetadata.blankRows).toMatchObject({ count: 1, dataPreviews: [{ rowIndex: 7 }] });
-    expect(info.tableMetadata.rowCount).toMatchObject({ state: "PASS", count: 10 });
+    expect(column(info, "Account").columnMetadata.densityMetrics).toMatchObject({ blanks: 1, dataPreviews: [{ row: 8, column: 4, data: "" }] });
+    expect(column(info, "Currency").columnMetadata.distinctValueMetrics).toMatchObject({ state: "PASS", count: 1, approximate: false });
+    expect(column(info, "Journal ID").columnMetadata.distinctValueMetrics.count).toBe(4);
+    expect(info.tableMetadata.duplicateRows).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ row: 5 }] });
+    expect(info.tableMetadata.duplicateRows.dataPreviews[0].values?.[0]).toBe("JE1002");
+    expect(info.tableMetadata.overallDataTypeMetrics).toMatchObject({ state: "PASS", blankRecords: 1, totalRecords: 10, totalRows: 12, columnCount: 13, dataPreviews: [{ row: 7 }] });
+  });
+
+  it("reports the wire reference's metrics under their names and shapes, each with state and {row, column, data} previews", async () => {
+    const long = "x".repeat(300);
+    const file = dir.write(
+      "metrics.csv",
+      [
+        "Date,Account,Amount,Memo,Ref",
+        `01/15/2023,1000,12.50,${long},A1`,
+        "01/16/2023,N/A,1.5E+07,plain,A2",
+        '2023-01-17,2000,"-3.25","tab\there",A3',
+        "01/18/2023,3000,abc,x,A4,extra",
+        "01/19/2023,3000",
+      ].join("\n") + "\n",
+    );
+    const info = await inspectFile(file);
+    const t = info.tableMetadata;
+    for (const name of ["cellLengthMetrics", "densityMetrics", "inconsistentDateMetrics", "nullValueMetrics", "numericColumnMetrics", "overallDataTypeMetrics", "scientificNotationMetrics", "sheetMetrics", "specialCharacterMetrics", "unevenColumnsMetrics"]) {
+      expect(t[name], name).toMatchObject({ state: expect.stringMatching(/^(PASS|WARN|FAIL)$/), dataPreviews: expect.any(Array) });
+    }
+    expect(t.cellLengthMetrics).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ row: 1, column: 3 }] });
+    expect(t.densityMetrics).toMatchObject({ count: 25, blanks: 3, density: 22 / 25 });
+    expect(t.inconsistentDateMetrics).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ row: 3, column: 0, data: "2023-01-17" }] });
+    expect(t.nullValueMetrics).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ row: 2, column: 1, data: "N/A" }] });
+    expect(t.numericColumnMetrics).toMatchObject({ state: "WARN", dataPreviews: [{ row: 2, column: 1, data: "N/A" }, { row: 4, column: 2, data: "abc" }] });
+    expect(t.overallDataTypeMetrics).toMatchObject({
+      state: "PASS",
+      blankRecords: 0,
+      cellTypeCounts: { TEXT: 10, NUMBER: 7, DATE: 5 },
+      columnCount: 5,
+      columnTypeCounts: { DATE: 1, NUMBER: 2, TEXT: 2 },
+      totalRecords: 5,
+      totalRows: 6,
+    });
+    expect(t.scientificNotationMetrics).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ row: 2, column: 2, data: "1.5E+07" }] });
+    expect(t.sheetMetrics).toMatchObject({ state: "PASS", count: 0, sheetNames: [], validSheets: [] });
+    expect(t.specialCharacterMetrics).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ row: 3, column: 3, data: "tab\there" }] });
+    expect(t.unevenColumnsMetrics).toMatchObject({ state: "WARN", count: 2, histogram: { "2": 1, "5": 3, "6": 1 } });
+
+    const [date, account, amount, memo] = info.columnData;
+    const names = ["cellLengthMetrics", "dataTypeMetrics", "densityMetrics", "distinctValueMetrics", "nullValueMetrics", "scientificNotationMetrics", "specialCharacterMetrics"];
+    for (const c of info.columnData) for (const name of names) expect(c.columnMetadata[name], `${c.columnName} ${name}`).toMatchObject({ state: expect.any(String), dataPreviews: expect.any(Array) });
+    expect(date.columnMetadata.dataTypeMetrics).toMatchObject({
+      detectedTypes: ["DATE"],
+      dominantType: "DATE",
+      nonNullValueCount: 5,
+      typeCounts: { TEXT: 0, NUMBER: 0, DATE: 5 },
+      dateTypeDetails: { ambiguousDateTimeFormats: [], unambiguousDateTimeFormats: ["MM/dd/yyyy"], range: { min: "2023-01-15", max: "2023-01-19" } },
+    });
+    expect(amount.columnMetadata.dataTypeMetrics).toMatchObject({
+      dominantType: "NUMBER",
+      detectedTypes: ["TEXT", "NUMBER"],
+      numericTypeDetails: { cappedMax: false, cappedSum: false, currencyFormat: { decimalCharacter: "." }, range: { min: -3.25, max: 15000000 }, sum: 15000009.25 },
+    });
+    expect(memo.columnMetadata.dataTypeMetrics).toMatchObject({ dominantType: "TEXT", textTypeDetails: { range: { min: 1, max: 300 } } });
+    expect(account.columnMetadata.nullValueMetrics).toMatchObject({ state: "WARN", count: 1 });
+    expect(memo.columnMetadata.densityMetrics).toMatchObject({ state: "PASS", count: 5, blanks: 1, density: 0.8, dataPreviews: [{ row: 5, column: 3, data: "" }] });
+    expect(account.columnMetadata.distinctValueMetrics).toMatchObject({ count: 4 });
   });
 
   it("adds the metrics of the recommended mapping when given the source type's fields", async () => {
@@ -169,6 +227,6 @@ describe("file info (TABULAR_FILE_INFO)", () => {
     const flat = await inspectFile(files.qbo, { degroup: true });
     expect(flat).toMatchObject({ format: "QUICKBOOKS_JOURNAL", degrouped: true, rowCount: 7 });
     expect(flat.columnData.map((c) => c.columnName)).toEqual(["Date", "Transaction Type", "Num", "Name", "Memo/Description", "Account", "Debit", "Credit", "Transaction Number"]);
-    expect(column(flat, "Date").columnMetadata.blanks.count).toBe(0);
+    expect(column(flat, "Date").columnMetadata.densityMetrics.blanks).toBe(0);
   });
 });

@@ -30,13 +30,14 @@ export function fileInfoOfScan(detection: FormatDetection, scan: Pick<ScanResult
       format: detection.groupedFormat,
       degrouped: file.degrouped,
       invalidCharacters: scan.invalidCharacters,
+      ...(detection.workbook ? { workbook: { kind: detection.workbook.kind, sheetNames: detection.workbook.sheetNames, validSheets: detection.workbook.validSheets, sheet: detection.workbook.sheet } } : {}),
     },
     scan.profile,
   );
 }
 
 /**
- * The TABULAR_FILE_INFO of any delimited text file, in one streaming pass: encoding, delimiter,
+ * The TABULAR_FILE_INFO of any delimited text file or workbook sheet, in one streaming pass: encoding, delimiter,
  * header row, first line, snippets, per-column data and PASS/WARN/FAIL metrics. Memory does not
  * grow with the file. The files engineer calls this on import; ingestion gets the same result
  * from `stageFile`, which profiles while staging.

@@ -448,3 +448,67 @@ describe("one pass over the mapped data", () => {
   });
 });
 
+
+describe("dates with two-digit years and field orders, read from the whole column", () => {
+  /** A small journal whose dates are written as given; returns the format found and the stored dates (typed shadows and SQL alike). */
+  async function datesOf(dates: string[], resolutions?: ApplyMappingInput["proposedAmbiguousColumnResolutions"]) {
+    const content = ["JE,Date,Account,Debit,Credit", ...dates.flatMap((d, i) => [`${i + 1},${d},1000,10.00,`, `${i + 1},${d},2000,,10.00`])].join("\n") + "\n";
+    const results: { format: unknown; stored: string[] }[] = [];
+    for (const typedShadows of [true, false]) {
+      const p = await prepare(content, { typedShadows, proposedAmbiguousColumnResolutions: resolutions });
+      const { rows } = await parse(p, null);
+      const format = p.staged.fileInfo.columnData[1].columnMetadata.format;
+      results.push({ format: { detectedFormat: format.detectedFormat, ambiguousFormats: format.ambiguousFormats }, stored: rows.filter((_, i) => i % 2 === 0).map((r) => r.effective_date?.toISOString().slice(0, 10) ?? null) });
+    }
+    expect(results[1]).toEqual(results[0]);
+    return results[0];
+  }
+
+  it("M/d/yy as Sage 50 writes it: 1/1/24 and 10/24/24 (a day above 12 decides the order, 24 is 2024)", async () => {
+    expect(await datesOf(["1/1/24", "10/24/24", "10/10/24", "12/31/24"])).toEqual({
+      format: { detectedFormat: "MM/dd/yy", ambiguousFormats: [] },
+      stored: ["2024-01-01", "2024-10-24", "2024-10-10", "2024-12-31"],
+    });
+  });
+
+  it("d/M/yy: 24/10/24 puts the day first for the whole column", async () => {
+    expect(await datesOf(["1/2/24", "24/10/24", "5/11/24"])).toEqual({
+      format: { detectedFormat: "dd/MM/yy", ambiguousFormats: [] },
+      stored: ["2024-02-01", "2024-10-24", "2024-11-05"],
+    });
+  });
+
+  it("dd.MM.yy (German exports)", async () => {
+    expect(await datesOf(["05.01.24", "31.12.24", "15.03.24", "28.02.25"])).toEqual({
+      format: { detectedFormat: "dd.MM.yy", ambiguousFormats: [] },
+      stored: ["2024-01-05", "2024-12-31", "2024-03-15", "2025-02-28"],
+    });
+  });
+
+  it("yy-MM-dd: valid as dd-MM-yy too, told apart by the years the column spans", async () => {
+    expect(await datesOf(["24-01-05", "24-03-15", "24-10-31", "24-12-01"])).toEqual({
+      format: { detectedFormat: "yy-MM-dd", ambiguousFormats: [] },
+      stored: ["2024-01-05", "2024-03-15", "2024-10-31", "2024-12-01"],
+    });
+  });
+
+  it("year first with four digits and single-digit month and day (2024/1/5)", async () => {
+    expect(await datesOf(["2024/1/5", "2024/12/31", "2024/10/1"])).toEqual({
+      format: { detectedFormat: "yyyy/MM/dd", ambiguousFormats: [] },
+      stored: ["2024-01-05", "2024-12-31", "2024-10-01"],
+    });
+  });
+
+  it("offers month/day versus day/month as ambiguous when no value decides, never guessing per value; the selection is applied to every value", async () => {
+    const dates = ["01/02/24", "03/04/24", "05/06/24", "11/12/24"];
+    const recommended = await datesOf(dates);
+    expect(recommended.format).toEqual({ detectedFormat: null, ambiguousFormats: ["MM/dd/yy", "dd/MM/yy"] });
+    expect(recommended.stored).toEqual(["2024-01-02", "2024-03-04", "2024-05-06", "2024-11-12"]);
+    const dayFirst = await datesOf(dates, [{ position: 1, selectedFormat: "dd/MM/yy" }]);
+    expect(dayFirst.stored).toEqual(["2024-02-01", "2024-04-03", "2024-06-05", "2024-12-11"]);
+  });
+
+  it("keeps all three readings open when even the years cannot tell (two values)", async () => {
+    expect((await datesOf(["01/02/24", "03/04/24"])).format).toEqual({ detectedFormat: null, ambiguousFormats: ["MM/dd/yy", "dd/MM/yy", "yy/MM/dd"] });
+  });
+});

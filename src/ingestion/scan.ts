@@ -1,8 +1,8 @@
-import { utf8Chunks, Utf8Validator } from "./csv/encoding.js";
-import { CsvTokenizer, recordFromTexts, recordTexts, type RecordView } from "./csv/tokenizer.js";
+import { recordFromTexts, recordTexts, type RecordView } from "./csv/tokenizer.js";
 import type { FormatDetection } from "./detect.js";
 import { createDegrouper, type Degrouper } from "./formats/index.js";
 import { Profiler, type ShadowSpec, type TableProfile } from "./profile/profiler.js";
+import { rowSource } from "./rows.js";
 import type { GroupedFormat } from "./types.js";
 
 export interface ScanOptions {
@@ -104,34 +104,6 @@ export class RowRouter {
   }
 }
 
-/** Reads a file as UTF-8 chunks, tokenizes them and routes every record, tracking byte cleanliness. */
-export async function readRecords(
-  path: string,
-  detection: FormatDetection,
-  onRecord: (record: RecordView, clean: boolean) => void,
-  afterChunk?: () => Promise<void> | void,
-  /** Sees each chunk before it is tokenized (tokenizing may rewrite quoted fields in place). */
-  beforeChunk?: (chunk: Uint8Array) => void,
-): Promise<{ invalidCharacters: number }> {
-  const tokenizer = new CsvTokenizer({ delimiter: detection.delimiter.charCodeAt(0), quote: detection.quote ? detection.quote.charCodeAt(0) : -1 });
-  const validator = new Utf8Validator();
-  let clean = true;
-  let previousClean = true;
-  const handle = (record: RecordView) => onRecord(record, clean);
-  for await (const chunk of utf8Chunks(path, detection.encoding)) {
-    const chunkClean = validator.check(chunk) === 0;
-    // A record may start in the previous chunk: both must be clean.
-    clean = chunkClean && previousClean;
-    previousClean = chunkClean;
-    beforeChunk?.(chunk);
-    tokenizer.push(chunk, handle);
-    if (afterChunk) await afterChunk();
-  }
-  if (validator.end() > 0) clean = false;
-  tokenizer.end(handle);
-  return { invalidCharacters: validator.invalid };
-}
-
 /**
  * One streaming pass over the file: tokenizes, skips the preamble and header, flattens grouped
  * layouts when asked, profiles every data row and hands it to `onRow`. Memory is bounded by the
@@ -149,7 +121,7 @@ export async function scanFile(path: string, detection: FormatDetection, options
       if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue, clean);
     },
   });
-  const { invalidCharacters } = await readRecords(path, detection, (record, clean) => router.record(record, clean), options.afterChunk);
+  const { invalidCharacters } = await rowSource(path, detection).read((record, clean) => router.record(record, clean), options.afterChunk);
   if (options.afterChunk) await options.afterChunk();
   return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters };
 }

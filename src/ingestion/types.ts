@@ -9,7 +9,7 @@ import type { DetectedType } from "./profile/classify.js";
 
 export type MetricState = "PASS" | "WARN" | "FAIL";
 
-/** One row shown as evidence for a metric. `row` is the whole data row when useful. */
+/** One row shown as evidence for an effective date metric. `row` is the whole data row when useful. */
 export interface DataPreview {
   /** Zero-based record index in the file (degrouped files: index of the flattened row). */
   rowIndex: number;
@@ -19,11 +19,26 @@ export interface DataPreview {
   row?: string[];
 }
 
-/** A named metric of the file or of a column ("metadata = named metric objects"). */
+/** Evidence of a file info metric, as the wire reference gives it: `{row, column, data}`. */
+export interface FilePreview {
+  /** Zero-based record index in the file (degrouped files: the record the flattened row came from). */
+  row: number;
+  /** Column position, when the preview is about one value. */
+  column?: number;
+  /** The value (or a description of the row, e.g. "14 fields"). */
+  data?: string;
+  /** Ours, beside the wire keys: every field of the row (duplicate rows). */
+  values?: string[];
+}
+
+/**
+ * A named metric of a file info (wire reference 8, "File info metrics"): `state` and
+ * `dataPreviews` always, `count` for count metrics, and the metric's own keys.
+ */
 export interface Metric {
   state: MetricState;
-  count: number;
-  dataPreviews: DataPreview[];
+  count?: number;
+  dataPreviews: FilePreview[];
   [detail: string]: unknown;
 }
 
@@ -35,10 +50,11 @@ export interface ColumnData {
   /** The column's values in the first data rows (blank as ""). */
   rowSample: string[];
   /**
-   * Named metrics: dataType {dominantType, detectedTypes}, blanks, distinctValues {approximate},
-   * format {detectedFormat, ambiguousFormats}, unparseableValues, and the extras `samples` (first
-   * distinct values), `padding` (values with spaces around them) and `numberSummary` {sums in
-   * MONEY_100 per number format, negatives}.
+   * The wire's column metrics (cellLengthMetrics, dataTypeMetrics, densityMetrics,
+   * distinctValueMetrics, nullValueMetrics, scientificNotationMetrics, specialCharacterMetrics) and
+   * ours beside them: `format` {detectedFormat, ambiguousFormats, validCounts, numberStyle},
+   * `unparseableValues`, `samples` {values}, `padding` (values with spaces around them) and
+   * `numberSummary` {sums in MONEY_100 per number format, negatives}.
    */
   columnMetadata: Record<string, Metric>;
 }
@@ -72,11 +88,24 @@ export interface TabularFileInfo {
   firstLine: string;
   headerRowIndex: number | null;
   lastNonBlankRowIndex: number;
-  rowContentSnippets: string[];
+  /** The first lines of the file, each a list of its cells. */
+  rowContentSnippets: string[][];
   /** Data rows (after the header, blank rows and, when degrouped, report lines left out). */
   rowCount: number;
   columnData: ColumnData[];
   tableMetadata: Record<string, Metric>;
+  /** Set for workbooks: the sheets, and which one the rows come from. */
+  workbook?: WorkbookInfo;
+}
+
+/** What a workbook file info adds (`sheetMetrics` shows it on the wire). */
+export interface WorkbookInfo {
+  kind: "XLSX" | "XLS";
+  sheetNames: string[];
+  /** Sheets holding a table (a header row and data rows below it). */
+  validSheets: string[];
+  /** The sheet the rows are read from: the first valid one. */
+  sheet: string;
 }
 
 export type { DetectedType };

@@ -199,3 +199,109 @@ export const SAGE50_GENERAL_LEDGER = [
 
 /** Rows of data without a header row (some exports omit it). */
 export const HEADERLESS = ["1001,2023-01-05,10100,250.00,", "1001,2023-01-05,40100,,250.00", "1002,2023-02-01,60100,80.00,", "1002,2023-02-01,20100,,80.00"].join("\n") + "\n";
+
+/**
+ * QuickBooks Online "Journal" in the 2024 report view: title lines, no unnamed leading column,
+ * "Transaction date" and "Full name" headers with an account number column, the transaction's
+ * fields on its first line only, "Total for ..." lines, a TOTAL line and the footer.
+ */
+export const QUICKBOOKS_ONLINE_JOURNAL_2024 = [
+  "Journal",
+  "Craig's Design and Landscaping Services",
+  '"January 1-December 31, 2024"',
+  "",
+  "Transaction date,Transaction type,Num,Name,Memo/Description,Account #,Full name,Debit,Credit",
+  "01/03/2024,Invoice,1001,Amy's Bird Sanctuary,,1200,Accounts Receivable (A/R),$108.00,",
+  ",,,,Weekly Gardening Service,4000,Services,,$100.00",
+  ",,,,Fertilizer 1 lb,4010,Landscaping Services:Job Materials,,$8.00",
+  "Total for Invoice 1001,,,,,,,$108.00,$108.00",
+  "",
+  '01/05/2024,Expense,,Hicks Hardware,,1000,Checking,,"$1,250.00"',
+  ',,,,Lumber,5100,Job Expenses:Job Materials,"$1,250.00",',
+  'Total for Expense,,,,,,,"$1,250.00","$1,250.00"',
+  "",
+  'TOTAL,,,,,,,"$1,358.00","$1,358.00"',
+  "",
+  '"Accrual basis Monday, January 8, 2024 09:00 AM GMT-08:00"',
+].join("\n") + "\n";
+
+/**
+ * Sage 50 (US) "General Journal": title and filter lines, the entry's date and reference on its
+ * first line only, M/d/yy dates, a Total line at the end.
+ */
+export const SAGE50_GENERAL_JOURNAL = [
+  "Bellwether Garden Supply",
+  "General Journal",
+  "For the Period From Mar 1, 2024 to Mar 31, 2024",
+  "Filter Criteria includes: Report order is by Date. Report is printed with shortened descriptions and in Detail Format.",
+  "",
+  "Date,Account ID,Reference,Trans Description,Debit Amt,Credit Amt",
+  '3/1/24,10200,GENJ001,Owner contribution,"5,000.00",',
+  ',39003,,Owner contribution,,"5,000.00"',
+  "3/15/24,10000,CC0001,Petty cash replenish,100.00,",
+  ",10200,,Petty cash replenish,,100.00",
+  "3/22/24,70000,ADJ-7,Rent accrual,750.00,",
+  ",23100,,Rent accrual,,750.00",
+  ',,,Total,"5,850.00","5,850.00"',
+].join("\r\n") + "\r\n";
+
+/**
+ * Sage 50 Accounts (UK) "Nominal Activity": report header lines, a section line per nominal code,
+ * dd/MM/yyyy dates, Totals and History Balance lines.
+ */
+export const SAGE50_UK_NOMINAL_ACTIVITY = [
+  "Date: 31/03/2024,,Stationery & Computer Mart UK,,,,,,,,,,Page: 1",
+  "Time: 10:15:32,,Nominal Activity,,,,,,,,,,",
+  "Date From: 01/03/2024,,,,,,,,,,,,",
+  "",
+  "No,Type,Date,Account,Ref,Details,Dept,T/C,Value,Debit,Credit,V,B",
+  "N/C: 1200,Name: Bank Current Account,,,,,,,,,,,",
+  "41,SR,04/03/2024,BRO001,1024,Sales Receipt,0,T9,480.00,480.00,,-,R",
+  "42,PP,12/03/2024,SUP002,BACS,Purchase Payment,0,T9,120.50,,120.50,-,R",
+  ",,,,,,Totals:,,,480.00,120.50,,",
+  ",,,,,,History Balance:,,,359.50,,,",
+  "N/C: 1100,Name: Debtors Control Account,,,,,,,,,,,",
+  "41,SR,04/03/2024,BRO001,1024,Sales Receipt,0,T9,480.00,,480.00,-,-",
+  ",,,,,,Totals:,,,0.00,480.00,,",
+  "N/C: 2100,Name: Creditors Control Account,,,,,,,,,,,",
+  "42,PP,12/03/2024,SUP002,BACS,Purchase Payment,0,T9,120.50,120.50,,-,-",
+  ",,,,,,Totals:,,,120.50,0.00,,",
+].join("\r\n") + "\r\n";
+
+/**
+ * Microsoft Dynamics GP "General Posting Journal": System/User Date header lines, the journal
+ * entry's number, date, reference and source document on its first distribution only, a Total
+ * Distributions line per entry.
+ */
+export const DYNAMICS_GP_JOURNAL = [
+  "System: 3/31/2024 10:15:20 AM,,Fabrikam Inc.,,,,,Page: 1",
+  "User Date: 3/31/2024,,GENERAL POSTING JOURNAL,,,,,User ID: sa",
+  "",
+  "Journal Entry,Transaction Date,Reference,Source Document,Account,Account Description,Debit,Credit",
+  '1001,3/5/2024,Monthly rent,GJ,000-6170-00,Rent Expense,"2,500.00",',
+  ',,,,000-1100-00,Cash - Operating Account,,"2,500.00"',
+  ',,,,,Total Distributions,"2,500.00","2,500.00"',
+  "1002,3/18/2024,Utilities March,GJ,000-6300-00,Utilities Expense,412.37,",
+  ",,,,000-6310-00,Telephone Expense,87.63,",
+  ",,,,000-2100-00,Accounts Payable,,500.00",
+  ",,,,,Total Distributions,500.00,500.00",
+].join("\r\n") + "\r\n";
+
+/**
+ * CCH account list (trial balance account listing): accounts under group headings with their
+ * balances, "Total ..." lines per group. A list of accounts, not of entries.
+ */
+export const CCH_ACCOUNT_LISTING = [
+  "ABC Manufacturing Inc.",
+  "Account List",
+  "Year End: 12/31/2024",
+  "",
+  "Account,Description,Unadjusted,Adjustments,Final,Prior Year",
+  "100 Cash and Cash Equivalents,,,,,",
+  '1000,Cash - Operating,"12,500.00",0.00,"12,500.00","10,200.00"',
+  "1010,Petty Cash,250.00,0.00,250.00,250.00",
+  'Total 100 Cash and Cash Equivalents,,"12,750.00",0.00,"12,750.00","10,450.00"',
+  "400 Revenue,,,,,",
+  '4000,Product Sales,"(85,000.00)","(1,200.00)","(86,200.00)","(80,100.00)"',
+  'Total 400 Revenue,,"(85,000.00)","(1,200.00)","(86,200.00)","(80,100.00)"',
+].join("\n") + "\n";

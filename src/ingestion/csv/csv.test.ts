@@ -119,6 +119,16 @@ describe("delimiter, quote and header row detection", () => {
     expect(detectDelimiter(sample("Journal\nCompany\n\nDate|Account|Amount\n1/2/23|100|5.00\n1/3/23|200|6.00\n"), true)).toBe("|");
   });
 
+  it("reads a sample again after trying other delimiters on it (every field quoted, as Sage 50 exports)", () => {
+    const quoted = sample('"N/C","Name"\r\n"0010","Freehold Property"\r\n"1200","Bank Current Account"\r\n');
+    expect(detectDelimiter(quoted, true)).toBe(",");
+    expect(sampleRecords(quoted, ",", '"', 10, true)).toEqual([
+      ["N/C", "Name"],
+      ["0010", "Freehold Property"],
+      ["1200", "Bank Current Account"],
+    ]);
+  });
+
   it("detects single-quote quoting only when double quotes are absent", () => {
     expect(detectQuote("'a','b'\n'c','d'\n'e','f'\n", ",")).toBe("'");
     expect(detectQuote('"a",b\n', ",")).toBe('"');

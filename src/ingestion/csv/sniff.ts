@@ -3,14 +3,17 @@ import { CsvTokenizer, recordTexts } from "./tokenizer.js";
 
 export const DELIMITER_CANDIDATES = [",", ";", "\t", "|"] as const;
 
-/** Parses the head sample into records of strings (at most `maxRecords`). */
+/**
+ * Parses the head sample into records of strings (at most `maxRecords`). The tokenizer collapses
+ * doubled quotes in place, so it reads a copy: the same sample is read again with other delimiters.
+ */
 export function sampleRecords(sample: Uint8Array, delimiter: string, quote: string | null, maxRecords = 200, complete = false): string[][] {
   const tokenizer = new CsvTokenizer({ delimiter: delimiter.charCodeAt(0), quote: quote ? quote.charCodeAt(0) : -1 });
   const records: string[][] = [];
   const take = (record: Parameters<Parameters<CsvTokenizer["push"]>[1]>[0]) => {
     if (records.length < maxRecords) records.push(recordTexts(record));
   };
-  tokenizer.push(sample, take);
+  tokenizer.push(sample.slice(), take);
   if (complete) tokenizer.end(take);
   return records;
 }

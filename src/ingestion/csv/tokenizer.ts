@@ -321,3 +321,35 @@ export function recordFromTexts(values: readonly string[], index: number): Recor
   });
   return { buf, starts, ends, count: values.length, index, start: 0, end: total, rewritten: true };
 }
+
+/**
+ * Builds record views over string values into one buffer it reuses (workbook rows: one row at a
+ * time, no allocation per cell). A view is valid until the next `build`.
+ */
+export class RecordBuilder {
+  private buf = new Uint8Array(1 << 16);
+  private starts = new Int32Array(64);
+  private ends = new Int32Array(64);
+
+  build(values: readonly string[], index: number): RecordView {
+    const count = values.length;
+    if (this.starts.length < count) {
+      this.starts = new Int32Array(count * 2);
+      this.ends = new Int32Array(count * 2);
+    }
+    let offset = 0;
+    for (let i = 0; i < count; i++) {
+      const value = values[i] ?? "";
+      // UTF-8 takes at most 3 bytes per UTF-16 unit.
+      if (offset + value.length * 3 > this.buf.length) {
+        const grown = new Uint8Array(Math.max(this.buf.length * 2, offset + value.length * 3));
+        grown.set(this.buf.subarray(0, offset));
+        this.buf = grown;
+      }
+      this.starts[i] = offset;
+      offset += value.length === 0 ? 0 : encoder.encodeInto(value, this.buf.subarray(offset)).written;
+      this.ends[i] = offset;
+    }
+    return { buf: this.buf, starts: this.starts, ends: this.ends, count, index, start: 0, end: offset, rewritten: true };
+  }
+}

@@ -1,13 +1,24 @@
 import type { GroupedFormat } from "../types.js";
 import type { Degrouper, GroupedFormatDefinition } from "./common.js";
+import { MS_DYNAMICS_JOURNAL, QUICKBOOKS_JOURNAL_2024, SAGE50_TRANSACTIONS } from "./fill-down.js";
 import { QUICKBOOKS_JOURNAL } from "./quickbooks-journal.js";
 import { QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT } from "./quickbooks-transaction-detail.js";
 import { SAGE50_LEDGER } from "./sage50-ledger.js";
+import { CCH_ACCOUNT_LIST, SAGE50_UK } from "./sections.js";
 
 export type { Degrouper, FlatRow } from "./common.js";
 
-/** Grouped layouts the engine can detect and flatten. Other enum values are not recognised yet. */
-export const GROUPED_FORMATS: readonly GroupedFormatDefinition[] = [SAGE50_LEDGER, QUICKBOOKS_JOURNAL, QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT];
+/** Grouped layouts the engine detects and flattens: every value of the wire enum. */
+export const GROUPED_FORMATS: readonly GroupedFormatDefinition[] = [
+  SAGE50_LEDGER,
+  SAGE50_TRANSACTIONS,
+  SAGE50_UK,
+  QUICKBOOKS_JOURNAL,
+  QUICKBOOKS_JOURNAL_2024,
+  QUICKBOOKS_TRANSACTION_DETAIL_BY_ACCOUNT,
+  MS_DYNAMICS_JOURNAL,
+  CCH_ACCOUNT_LIST,
+];
 
 export const SUPPORTED_GROUPED_FORMATS: readonly GroupedFormat[] = GROUPED_FORMATS.map((f) => f.format);
 

@@ -27,18 +27,19 @@ function get<T>(metric: Metric | undefined, key: string, fallback: T): T {
 
 export function summarizeColumn(column: ColumnData, rowCount: number): ColumnSummary {
   const m = column.columnMetadata;
-  const nonBlank = m.dataType?.count ?? 0;
+  // File infos stored before the wire's metric names (dataType, blanks, distinctValues) still read.
+  const nonBlank = get<number>(m.dataTypeMetrics, "nonNullValueCount", m.dataType?.count ?? 0);
   return {
     position: column.position,
     name: column.columnName,
-    type: get<DetectedType>(m.dataType, "dominantType", "UNKNOWN"),
+    type: get<DetectedType>(m.dataTypeMetrics ?? m.dataType, "dominantType", "UNKNOWN"),
     detectedFormat: get<string | null>(m.format, "detectedFormat", null),
     ambiguousFormats: get<string[]>(m.format, "ambiguousFormats", []),
     validCounts: get<Record<string, number>>(m.format, "validCounts", {}),
     numberStyle: get<NumberStyle>(m.format, "numberStyle", {}),
     nonBlank,
-    blank: m.blanks?.count ?? Math.max(0, rowCount - nonBlank),
-    distinct: m.distinctValues?.count ?? 0,
+    blank: get<number>(m.densityMetrics, "blanks", m.blanks?.count ?? Math.max(0, rowCount - nonBlank)),
+    distinct: (m.distinctValueMetrics ?? m.distinctValues)?.count ?? 0,
     samples: get<string[]>(m.samples, "values", []),
     sums: get<Record<string, number>>(m.numberSummary, "sums", {}),
   };

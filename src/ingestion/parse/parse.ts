@@ -155,13 +155,22 @@ export interface DiscoveredAccount {
   /** The most frequent description of the account in the file, if any. */
   accountDescription: string | null;
   fundId?: string | null;
+  /** A chart of accounts' type and MAC (or group) code columns, the most frequent value of each. */
+  accountType?: string | null;
+  code?: string | null;
   entries: number;
-  /** MONEY_100 totals. */
+  /** MONEY_100 totals: of debit and credit entries, or of debit and credit balances in a balance listing. */
   debits: number;
   credits: number;
 }
 
-/** Distinct accounts (per fund when the entries have funds) with descriptions, for account mappings. */
+/** Balance listings (opening, closing balances): the balance's sign is the account's side. */
+const BALANCE_COLUMNS = ["closing_balance", "opening_balance"];
+
+/**
+ * Distinct accounts (per fund when the entries have funds) with descriptions, types and codes and
+ * their debit/credit totals, for account mappings: one aggregation over the entries table.
+ */
 export async function discoverAccounts(pool: pg.Pool, entries: string): Promise<DiscoveredAccount[]> {
   const table = qualifiedTable(entries);
   const { rows: cols } = await pool.query<{ column_name: string }>(
@@ -172,16 +181,22 @@ export async function discoverAccounts(pool: pg.Pool, entries: string): Promise<
   if (!names.has(FIELDS.account)) return [];
   const fund = names.has(FIELDS.fund);
   const hasDescription = names.has(FIELDS.accountDescription);
-  const hasAmounts = names.has("debit");
+  const balance = BALANCE_COLUMNS.find((c) => names.has(c));
+  const [debit, credit] = names.has("debit") ? ["debit", "credit"] : balance ? [`greatest(${balance}, 0)`, `greatest(-${balance}, 0)`] : [null, null];
+  const mostFrequent = (column: string) => (names.has(column) ? `mode() WITHIN GROUP (ORDER BY ${column}) FILTER (WHERE ${column} IS NOT NULL)` : "NULL::text");
   const keys = [...(fund ? [FIELDS.fund] : []), FIELDS.account];
   // One hash aggregation per (account, description), then the most frequent description per
-  // account from that small result (mode() WITHIN GROUP would sort every entry).
+  // account from that small result (mode() WITHIN GROUP over all entries would sort every entry).
+  // Type and code columns exist only in charts of accounts (a row per account): mode() is cheap there.
   const { rows } = await pool.query(
     `SELECT ${keys.join(", ")}, ${fund ? "" : "NULL AS fund_id, "}
             (array_agg(description ORDER BY n DESC, description) FILTER (WHERE description IS NOT NULL))[1] AS description,
+            (array_agg(account_type ORDER BY n DESC) FILTER (WHERE account_type IS NOT NULL))[1] AS account_type,
+            (array_agg(code ORDER BY n DESC) FILTER (WHERE code IS NOT NULL))[1] AS code,
             sum(n) AS entries, sum(debits) AS debits, sum(credits) AS credits
        FROM (SELECT ${keys.join(", ")}, ${hasDescription ? FIELDS.accountDescription : "NULL::text"} AS description, count(*) AS n,
-                    ${hasAmounts ? "coalesce(sum(debit), 0)" : "0"} AS debits, ${hasAmounts ? "coalesce(sum(credit), 0)" : "0"} AS credits
+                    ${mostFrequent("account_type")} AS account_type, ${mostFrequent("mac_code")} AS code,
+                    ${debit ? `coalesce(sum(${debit}), 0)` : "0"} AS debits, ${credit ? `coalesce(sum(${credit}), 0)` : "0"} AS credits
                FROM ${table} WHERE ${FIELDS.account} IS NOT NULL
               GROUP BY ${keys.join(", ")}, description) g
       GROUP BY ${keys.join(", ")} ORDER BY ${keys.join(", ")}`,
@@ -190,6 +205,8 @@ export async function discoverAccounts(pool: pg.Pool, entries: string): Promise<
     account: r.account,
     accountDescription: r.description ?? null,
     ...(fund ? { fundId: r.fund_id ?? null } : {}),
+    ...(r.account_type != null ? { accountType: r.account_type } : {}),
+    ...(r.code != null ? { code: r.code } : {}),
     entries: Number(r.entries),
     debits: Number(r.debits),
     credits: Number(r.credits),

@@ -75,6 +75,22 @@ export class DateShape {
     return [fullYear(a, 2), b, c];
   }
 
+  /** True for yyyyMMdd (eight digits, optionally with a time): also a plain number. */
+  get compact(): boolean {
+    return (this.shape & 15) === KIND_COMPACT;
+  }
+
+  /**
+   * The two-digit year fields of a numeric date written with a two-digit year: the last field (the
+   * year under MM/dd/yy and dd/MM/yy) and the first (the year under yy/MM/dd, or -1 when that order
+   * is not valid). Null for other shapes. The profiler collects them over the whole column to tell
+   * a year-first column from a year-last one when every value is valid both ways.
+   */
+  twoDigitYears(): [last: number, first: number] | null {
+    if (!this.numeric3 || this.yearDigits !== 2) return null;
+    return [this.fields[2], this.mask & ORDER_YMD ? this.fields[0] : -1];
+  }
+
   private numeric3 = false;
   private firstIsYear = false;
   private yearDigits = 4;
@@ -301,6 +317,12 @@ export function dateFormatOf(shape: number, order: number): string {
       if (order === ORDER_DMY) return `dd${s}MM${s}${yy}${suffix}`;
       return `${yy}${s}MM${s}dd${suffix}`;
   }
+}
+
+/** Whether a pattern writes its year with two digits first (yy/MM/dd) or last (MM/dd/yy, dd/MM/yy); null otherwise. */
+export function twoDigitYearPosition(format: string): "first" | "last" | null {
+  if (format.includes("yyyy") || !format.includes("yy") || format.includes("MMM")) return null;
+  return format.startsWith("yy") ? "first" : "last";
 }
 
 /** Field order of a pattern: the order in which y, M and d first appear. */

@@ -2,7 +2,7 @@ import { summarizeColumns } from "../mapping/columns.js";
 import type { AmbiguousColumnResolution, ColumnMapping } from "../mapping/model.js";
 import { recommendMappings } from "../mapping/recommend.js";
 import { NUMBER_FORMAT_DOT } from "./number-shape.js";
-import type { ColumnDefinition, DataPreview, Metric, MetricState, TabularFileInfo } from "../types.js";
+import type { ColumnDefinition, FilePreview, Metric, MetricState, TabularFileInfo } from "../types.js";
 
 const AMOUNT_FIELDS = new Set(["debit", "credit", "amount"]);
 
@@ -24,11 +24,11 @@ export function mappedMetrics(fileInfo: TabularFileInfo, mappings: ColumnMapping
   const formatOf = (position: number) => resolutions.find((r) => r.position === position)?.selectedFormat ?? columns.get(position)?.detectedFormat ?? null;
 
   const blanks: Record<string, number> = {};
-  const blankPreviews: DataPreview[] = [];
+  const blankPreviews: FilePreview[] = [];
   const badDates: Record<string, number> = {};
   const badAmounts: Record<string, number> = {};
-  const datePreviews: DataPreview[] = [];
-  const amountPreviews: DataPreview[] = [];
+  const datePreviews: FilePreview[] = [];
+  const amountPreviews: FilePreview[] = [];
   const sums: Record<string, number> = {};
   for (const mapping of mappings) {
     const definition = mapping.platformField ? byField.get(mapping.platformField) : undefined;
@@ -37,7 +37,8 @@ export function mappedMetrics(fileInfo: TabularFileInfo, mappings: ColumnMapping
     const field = definition.platformFieldName;
     if (definition.required && !definition.allowBlanks && !(AMOUNT_FIELDS.has(field) && field !== "amount") && column.blank > 0) {
       blanks[field] = column.blank;
-      blankPreviews.push(...(data.get(mapping.position)?.columnMetadata.blanks?.dataPreviews ?? []));
+      const m = data.get(mapping.position)?.columnMetadata;
+      blankPreviews.push(...((m?.densityMetrics ?? m?.blanks)?.dataPreviews ?? []));
     }
     const format = formatOf(mapping.position);
     if (definition.type === "DATE" || definition.type === "NUMBER" || definition.type === "FLOAT64") {

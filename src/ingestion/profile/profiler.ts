@@ -22,7 +22,20 @@ export interface ColumnProfile {
   compactDateCount: number;
   distinct: number;
   distinctApproximate: boolean;
+  /** Shortest and longest value in characters (0 when the column is blank). */
+  minLength: number;
   maxLength: number;
+  /** Values longer than LONG_CELL characters, null-like text (NULL, N/A, ...), numbers in scientific notation, text with control characters. */
+  longCells: number;
+  nullLike: number;
+  scientific: number;
+  special: number;
+  /** First examples of each of those: [rowIndex, value]. */
+  qualityExamples: Record<QualityKind, [number, string][]>;
+  /** Smallest and largest valid number in MONEY_100 per number format. */
+  numberRange: Record<string, [number, number]>;
+  /** Earliest and latest date (days since 2000-01-01) per field order the values are valid under. */
+  dayRange: Partial<Record<"MDY" | "DMY" | "YMD", [number, number]>>;
   /** Valid values per number format and their sum in MONEY_100. */
   numberValid: Record<string, number>;
   numberSums: Record<string, number>;
@@ -32,6 +45,11 @@ export interface ColumnProfile {
   numberStyle: { parentheses: boolean; trailingMinus: boolean; currency: boolean; letters: boolean; plain: boolean };
   /** Valid values per date pattern (every order a value is valid under counts). */
   dateValid: Record<string, number>;
+  /**
+   * For patterns with a two-digit year: how many distinct years the column's values fall in when
+   * read under that pattern (a ledger spans one or two; read the wrong way round, many).
+   */
+  dateYears: Record<string, number>;
   /** First values of each kind, for previews: kind -> [rowIndex, value]. */
   examples: Record<"TEXT" | "NUMBER" | "DATE", [number, string][]>;
 }
@@ -46,8 +64,20 @@ export interface TableProfile {
   duplicateExamples: [number, string[]][];
   duplicatesComplete: boolean;
   lastNonBlankRowIndex: number;
+  /** Data rows per number of fields (fields past the width count only when they hold something). */
+  fieldCounts: Record<string, number>;
   columns: ColumnProfile[];
 }
+
+export type QualityKind = "long" | "nullLike" | "scientific" | "special";
+/** Cells longer than this many characters are reported (cellLengthMetrics). */
+export const LONG_CELL = 255;
+const Q_LONG = 1;
+const Q_NULL_LIKE = 2;
+const Q_SCIENTIFIC = 4;
+const Q_SPECIAL = 8;
+/** Text that stands for "no value" in exports (compared case-insensitively, trimmed). */
+const NULL_LIKE = new Set(["null", "nul", "none", "nil", "n/a", "#n/a", "nan", "#null!", "(null)", "<null>"]);
 
 /**
  * A typed copy of a column computed while profiling (the value is parsed here anyway): amounts as
@@ -90,6 +120,19 @@ class ColumnAccumulator {
   decorated = false;
   /** shape -> counts per order [MDY, DMY, YMD]. */
   dateShapes = new Map<number, Int32Array>();
+  minLength = Infinity;
+  longCells = 0;
+  nullLike = 0;
+  scientific = 0;
+  special = 0;
+  qualityExamples: Record<QualityKind, [number, string][]> = { long: [], nullLike: [], scientific: [], special: [] };
+  dotMin = Infinity;
+  dotMax = -Infinity;
+  commaMin = Infinity;
+  commaMax = -Infinity;
+  /** Earliest and latest day per order [MDY, DMY, YMD]. */
+  readonly dayMin = new Int32Array([0x7fffffff, 0x7fffffff, 0x7fffffff]);
+  readonly dayMax = new Int32Array([-0x80000000, -0x80000000, -0x80000000]);
   distinct = new DistinctCounter();
   rowSample: string[] = [];
   samples: string[] = [];
@@ -105,6 +148,15 @@ class ColumnAccumulator {
   readonly cacheComma = new Float64Array(CACHE_SIZE);
   /** Days since 2000-01-01 under the column's shadow date order (-2^31: not valid under it). */
   readonly cacheDays = new Int32Array(CACHE_SIZE);
+  /** Per cached value: Q_* quality bits, length in characters, days under each order [MDY, DMY, YMD]. */
+  readonly cacheQuality = new Uint8Array(CACHE_SIZE);
+  readonly cacheLength = new Int32Array(CACHE_SIZE);
+  readonly cacheDays3 = new Int32Array(CACHE_SIZE * 3);
+  /** Two-digit year fields of a cached date (DateShape.twoDigitYears), -1 when none. */
+  readonly cacheYearLast = new Int8Array(CACHE_SIZE);
+  readonly cacheYearFirst = new Int8Array(CACHE_SIZE);
+  /** Per two-digit-year shape: the years seen as the last field (bits 0-127), then as the first field (bits 128-255). */
+  yearSets = new Map<number, Uint32Array>();
   shadowMoney = 0; // 0 none, F_DOT or F_COMMA
   shadowOrder = 0; // ORDER_* bit, 0 none
 }
@@ -145,6 +197,7 @@ export class Profiler {
   private duplicateRows = 0;
   private readonly duplicateExamples: [number, string[]][] = [];
   private lastNonBlankRowIndex = -1;
+  private readonly fieldCounts = new Map<number, number>();
 
   /** Per field of the last row added: 1 when its shadow value is set, and the value. */
   readonly shadowSet: Uint8Array;
@@ -221,7 +274,6 @@ export class Profiler {
       }
       anyValue = true;
       column.nonBlank++;
-      if (e - s > column.maxLength) column.maxLength = e - s;
       let h1 = 0x811c9dc5;
       let h2 = 0x9747b28c;
       for (let k = s; k < e; k++) {
@@ -248,6 +300,11 @@ export class Profiler {
         cachedKind = this.classify(column, slot, buf, s, e, record.index);
         column.cacheKind[slot] = cachedKind;
       }
+      const length = column.cacheLength[slot];
+      if (length > column.maxLength) column.maxLength = length;
+      if (length < column.minLength) column.minLength = length;
+      const quality = column.cacheQuality[slot];
+      if (quality !== 0) countQuality(column, quality, buf, s, e, record.index);
       if (column.shadowMoney !== 0 || column.shadowOrder !== 0) this.setShadow(column, f, slot, cachedKind);
     }
     if (!anyValue) {
@@ -256,7 +313,9 @@ export class Profiler {
     }
     this.rowCount++;
     this.noteNonBlank(record.index);
-    if ((count > width && hasContent(record, width)) || count < width) {
+    const fields = count > width && !hasContent(record, width) ? width : count;
+    this.fieldCounts.set(fields, (this.fieldCounts.get(fields) ?? 0) + 1);
+    if (fields !== width) {
       this.columnCountMismatch++;
       if (this.columnCountExamples.length < PREVIEWS) this.columnCountExamples.push([record.index, count]);
     }
@@ -314,15 +373,38 @@ export class Profiler {
 
   /** Classifies a value met for the first time (in this cache slot) and records it in the slot. */
   private classify(column: ColumnAccumulator, slot: number, buf: Uint8Array, s: number, e: number, index: number): number {
+    let chars = 0;
+    let quality = 0;
+    for (let k = s; k < e; k++) {
+      const b = buf[k];
+      if ((b & 0xc0) !== 0x80) chars++;
+      // Control characters (a tab inside a value, line breaks in memos) and U+FFFD (bytes that were not text).
+      if (b < 0x20 || (b === 0xef && buf[k + 1] === 0xbf && buf[k + 2] === 0xbd && k + 2 < e)) quality |= Q_SPECIAL;
+    }
+    if (chars > LONG_CELL) quality |= Q_LONG;
+    if (chars <= 6 && NULL_LIKE.has(text(buf, s, e).toLowerCase())) quality |= Q_NULL_LIKE;
+    column.cacheLength[slot] = chars;
+    const kind = this.classifyValue(column, slot, buf, s, e, index);
+    if (kind === KIND_NUMBER && hasExponent(buf, s, e)) quality |= Q_SCIENTIFIC;
+    column.cacheQuality[slot] = quality;
+    return kind;
+  }
+
+  private classifyValue(column: ColumnAccumulator, slot: number, buf: Uint8Array, s: number, e: number, index: number): number {
     const date = this.date;
     if (date.parse(buf, s, e)) {
-      if (e - s === 8 || (e - s > 8 && buf[s + 8] === 0x20 && isDigits(buf, s, s + 8))) {
+      if (date.compact) {
         // yyyyMMdd is also a plain number; the column decides which at the end.
         column.compactDateCount++;
         let value = 0;
         for (let k = s; k < s + 8; k++) value = value * 10 + (buf[k] - 0x30);
         column.cacheFlags[slot] = F_DOT | F_COMMA;
         column.cacheDot[slot] = column.cacheComma[slot] = value * 100;
+        {
+          const [y, m, d] = date.ymd(ORDER_YMD);
+          column.cacheDays3[slot * 3 + 2] = daysSince2000(y, m, d);
+          countDay(column, 2, column.cacheDays3[slot * 3 + 2]);
+        }
         if (column.shadowOrder !== 0) {
           const [y, m, d] = date.ymd(ORDER_YMD);
           column.cacheDays[slot] = daysSince2000(y, m, d);
@@ -339,7 +421,15 @@ export class Profiler {
       } else {
         column.cacheDays[slot] = NO_DAYS;
       }
-      this.countDate(column, date.shape, date.mask, buf, s, e, index);
+      for (const [i, bit] of ORDER_BITS.entries()) {
+        if (!(date.mask & bit)) continue;
+        const [y, m, d] = date.ymd(bit);
+        column.cacheDays3[slot * 3 + i] = daysSince2000(y, m, d);
+      }
+      const years = date.twoDigitYears();
+      column.cacheYearLast[slot] = years ? years[0] : -1;
+      column.cacheYearFirst[slot] = years ? years[1] : -1;
+      this.countDate(column, slot, date.shape, date.mask, buf, s, e, index);
       return KIND_DATE;
     }
     const number = this.number;
@@ -372,22 +462,43 @@ export class Profiler {
     } else if (kind === KIND_NUMBER) {
       this.countNumber(column, column.cacheFlags[slot], column.cacheDot[slot], column.cacheComma[slot], buf, s, e, index);
     } else if (kind === KIND_DATE) {
-      this.countDate(column, column.cacheShape[slot], column.cacheFlags[slot], buf, s, e, index);
+      this.countDate(column, slot, column.cacheShape[slot], column.cacheFlags[slot], buf, s, e, index);
     } else {
       column.compactDateCount++;
+      countDay(column, 2, column.cacheDays3[slot * 3 + 2]);
     }
   }
 
-  private countDate(column: ColumnAccumulator, shape: number, mask: number, buf: Uint8Array, s: number, e: number, index: number): void {
+  private countDate(column: ColumnAccumulator, slot: number, shape: number, mask: number, buf: Uint8Array, s: number, e: number, index: number): void {
     column.dateCount++;
     let counts = column.dateShapes.get(shape);
     if (!counts) {
       counts = new Int32Array(3);
       column.dateShapes.set(shape, counts);
     }
-    if (mask & ORDER_MDY) counts[0]++;
-    if (mask & ORDER_DMY) counts[1]++;
-    if (mask & ORDER_YMD) counts[2]++;
+    if (mask & ORDER_MDY) {
+      counts[0]++;
+      countDay(column, 0, column.cacheDays3[slot * 3]);
+    }
+    if (mask & ORDER_DMY) {
+      counts[1]++;
+      countDay(column, 1, column.cacheDays3[slot * 3 + 1]);
+    }
+    if (mask & ORDER_YMD) {
+      counts[2]++;
+      countDay(column, 2, column.cacheDays3[slot * 3 + 2]);
+    }
+    const last = column.cacheYearLast[slot];
+    if (last >= 0) {
+      let years = column.yearSets.get(shape);
+      if (!years) {
+        years = new Uint32Array(8);
+        column.yearSets.set(shape, years);
+      }
+      if (mask & (ORDER_MDY | ORDER_DMY)) years[last >> 5] |= 1 << (last & 31);
+      const first = column.cacheYearFirst[slot];
+      if (first >= 0) years[4 + (first >> 5)] |= 1 << (first & 31);
+    }
     if (column.examples.DATE.length < EXAMPLES) column.examples.DATE.push([index, text(buf, s, e)]);
   }
 
@@ -396,10 +507,14 @@ export class Profiler {
     if (flags & F_DOT) {
       column.dotValid++;
       column.dotSum += dot;
+      if (dot < column.dotMin) column.dotMin = dot;
+      if (dot > column.dotMax) column.dotMax = dot;
     }
     if (flags & F_COMMA) {
       column.commaValid++;
       column.commaSum += comma;
+      if (comma < column.commaMin) column.commaMin = comma;
+      if (comma > column.commaMax) column.commaMax = comma;
     }
     if (flags & F_DOT && flags & F_COMMA && dot !== comma) column.numberAmbiguous++;
     if (flags & F_NEGATIVE) column.negatives++;
@@ -422,6 +537,7 @@ export class Profiler {
       duplicateExamples: this.duplicateExamples,
       duplicatesComplete: this.rows.complete,
       lastNonBlankRowIndex: this.lastNonBlankRowIndex,
+      fieldCounts: Object.fromEntries([...this.fieldCounts].sort((a, b) => a[0] - b[0]).map(([n, rows]) => [String(n), rows])),
       columns: this.columns.map((c, position) => {
         const dateValid: Record<string, number> = {};
         for (const [shape, counts] of c.dateShapes) {
@@ -432,6 +548,13 @@ export class Profiler {
           }
         }
         if (c.compactDateCount > 0) dateValid.yyyyMMdd = (dateValid.yyyyMMdd ?? 0) + c.compactDateCount;
+        const dateYears: Record<string, number> = {};
+        for (const [shape, years] of c.yearSets) {
+          const counts = c.dateShapes.get(shape)!;
+          if (counts[0] > 0) dateYears[dateFormatOf(shape, ORDER_MDY)] = bitCount(years, 0);
+          if (counts[1] > 0) dateYears[dateFormatOf(shape, ORDER_DMY)] = bitCount(years, 0);
+          if (counts[2] > 0) dateYears[dateFormatOf(shape, ORDER_YMD)] = bitCount(years, 4);
+        }
         return {
           position,
           columnName: this.columnNames[position],
@@ -448,13 +571,27 @@ export class Profiler {
           compactDateCount: c.compactDateCount,
           distinct: c.distinct.count(),
           distinctApproximate: c.distinct.approximate,
+          minLength: c.nonBlank > 0 ? c.minLength : 0,
           maxLength: c.maxLength,
+          longCells: c.longCells,
+          nullLike: c.nullLike,
+          scientific: c.scientific,
+          special: c.special,
+          qualityExamples: c.qualityExamples,
+          numberRange: {
+            ...(c.dotMin <= c.dotMax ? { [NUMBER_FORMAT_DOT]: [c.dotMin, c.dotMax] as [number, number] } : {}),
+            ...(c.commaMin <= c.commaMax ? { [NUMBER_FORMAT_COMMA]: [c.commaMin, c.commaMax] as [number, number] } : {}),
+          },
+          dayRange: Object.fromEntries(
+            (["MDY", "DMY", "YMD"] as const).flatMap((order, i) => (c.dayMin[i] <= c.dayMax[i] ? [[order, [c.dayMin[i], c.dayMax[i]]]] : [])),
+          ),
           numberValid: { [NUMBER_FORMAT_DOT]: c.dotValid + c.compactDateCount, [NUMBER_FORMAT_COMMA]: c.commaValid + c.compactDateCount },
           numberSums: { [NUMBER_FORMAT_DOT]: c.dotSum, [NUMBER_FORMAT_COMMA]: c.commaSum },
           numberAmbiguous: c.numberAmbiguous,
           negatives: c.negatives,
           numberStyle: { parentheses: c.parentheses, trailingMinus: c.trailingMinus, currency: c.currency, letters: c.letters, plain: c.numberCount > 0 && !c.decorated },
           dateValid,
+          dateYears,
           examples: c.examples,
         };
       }),
@@ -483,9 +620,58 @@ function hasContent(record: RecordView, from: number): boolean {
   return false;
 }
 
-function isDigits(buf: Uint8Array, s: number, e: number): boolean {
-  for (let k = s; k < e; k++) if (buf[k] < 0x30 || buf[k] > 0x39) return false;
-  return true;
+const ORDER_BITS = [ORDER_MDY, ORDER_DMY, ORDER_YMD];
+
+function countDay(column: ColumnAccumulator, order: number, day: number): void {
+  if (day < column.dayMin[order]) column.dayMin[order] = day;
+  if (day > column.dayMax[order]) column.dayMax[order] = day;
+}
+
+function countQuality(column: ColumnAccumulator, quality: number, buf: Uint8Array, s: number, e: number, index: number): void {
+  const note = (kind: QualityKind) => {
+    if (column.qualityExamples[kind].length < EXAMPLES) column.qualityExamples[kind].push([index, text(buf, s, Math.min(e, s + 1000))]);
+  };
+  if (quality & Q_LONG) {
+    column.longCells++;
+    note("long");
+  }
+  if (quality & Q_NULL_LIKE) {
+    column.nullLike++;
+    note("nullLike");
+  }
+  if (quality & Q_SCIENTIFIC) {
+    column.scientific++;
+    note("scientific");
+  }
+  if (quality & Q_SPECIAL) {
+    column.special++;
+    note("special");
+  }
+}
+
+/** A digit, then e or E, then an optional sign and a digit: 1.5E+07. */
+function hasExponent(buf: Uint8Array, s: number, e: number): boolean {
+  for (let k = s + 1; k < e - 1; k++) {
+    const b = buf[k];
+    if ((b === 0x65 || b === 0x45) && buf[k - 1] >= 0x30 && buf[k - 1] <= 0x39) {
+      const at = buf[k + 1] === 0x2b || buf[k + 1] === 0x2d ? k + 2 : k + 1;
+      if (at < e && buf[at] >= 0x30 && buf[at] <= 0x39) return true;
+    }
+  }
+  return false;
+}
+
+/** Set bits in words [from, from + 4) of a 256-bit set. */
+function bitCount(words: Uint32Array, from: number): number {
+  let n = 0;
+  for (let i = from; i < from + 4; i++) {
+    let v = words[i];
+    while (v !== 0) {
+      v &= v - 1;
+      n++;
+    }
+  }
+  return n;
 }
 
 const decoder = new TextDecoder("utf-8");

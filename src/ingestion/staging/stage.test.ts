@@ -115,8 +115,8 @@ describe("staging", () => {
       ["3000", "short", null, null],
     ]);
     // Two invalid bytes and one NUL.
-    expect(result.fileInfo.tableMetadata.invalidCharacters).toMatchObject({ state: "WARN", count: 3 });
-    expect(result.fileInfo.tableMetadata.columnCountMismatch).toMatchObject({ state: "WARN", count: 2 });
+    expect(result.fileInfo.tableMetadata.specialCharacterMetrics).toMatchObject({ state: "WARN", invalidCharacters: 3 });
+    expect(result.fileInfo.tableMetadata.unevenColumnsMetrics).toMatchObject({ state: "WARN", count: 2 });
   });
 
   it("replaces the table on a re-run, and keeps the previous one when a run fails", async () => {
@@ -163,7 +163,7 @@ describe("staging with a file info computed earlier", () => {
     const profiled = await stageFile(pool, file, { table: "ingest.stg_profiled", name: "known.csv" });
     const earlier = await inspectFile(file, { name: "known.csv" });
     // A marker only the earlier file info has: proves it was returned rather than recomputed.
-    const marked = { ...earlier, rowContentSnippets: [...earlier.rowContentSnippets, "from import"] };
+    const marked = { ...earlier, rowContentSnippets: [...earlier.rowContentSnippets, ["from import"]] };
     const reused = await stageFile(pool, file, { table: "ingest.stg_reused", name: "known.csv", fileInfo: marked });
     expect(reused.fileInfo).toEqual(marked);
     expect({ ...reused.fileInfo, rowContentSnippets: earlier.rowContentSnippets }).toEqual(profiled.fileInfo);
@@ -177,11 +177,11 @@ describe("staging with a file info computed earlier", () => {
     const file = dir.write("other.csv", "Account,Amount\n1000,1.00\n2000,2.00\n");
     const earlier = await inspectFile(file);
     // Another delimiter: another reading of the file.
-    const otherLayout = await stageFile(pool, file, { table: "ingest.stg_other", fileInfo: { ...earlier, delimiter: ";", rowContentSnippets: ["stale"] } });
-    expect(otherLayout.fileInfo.rowContentSnippets).not.toContain("stale");
+    const otherLayout = await stageFile(pool, file, { table: "ingest.stg_other", fileInfo: { ...earlier, delimiter: ";", rowContentSnippets: [["stale"]] } });
+    expect(otherLayout.fileInfo.rowContentSnippets).not.toContainEqual(["stale"]);
     // Same layout, other row count (another file's info): the pass is redone with profiling.
-    const otherRows = await stageFile(pool, file, { table: "ingest.stg_other", fileInfo: { ...earlier, rowCount: 5, rowContentSnippets: ["stale"] } });
-    expect(otherRows.fileInfo.rowContentSnippets).not.toContain("stale");
+    const otherRows = await stageFile(pool, file, { table: "ingest.stg_other", fileInfo: { ...earlier, rowCount: 5, rowContentSnippets: [["stale"]] } });
+    expect(otherRows.fileInfo.rowContentSnippets).not.toContainEqual(["stale"]);
     expect(otherRows.rowCount).toBe(2);
     expect(await stagedRowCount(pool, "ingest.stg_other")).toBe(2);
     // A degrouped staging never takes a file info of the file as it is.

@@ -4,15 +4,14 @@ import { Worker } from "node:worker_threads";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { detectFormat, type DetectOptions, type FormatDetection } from "../detect.js";
-import { decodeHead, readHead, READ_CHUNK } from "../csv/encoding.js";
-import { sampleRecords } from "../csv/sniff.js";
 import { recordFromTexts } from "../csv/tokenizer.js";
 import { createDegrouper } from "../formats/index.js";
 import { dateOrderOf, orderBits } from "../profile/date-shape.js";
 import { dominantType, formatCandidates } from "../profile/file-info.js";
 import type { ProfileWorkerData, ProfileWorkerMessage } from "../profile/profile-worker.js";
 import { Profiler, type ShadowSpec, type TableProfile } from "../profile/profiler.js";
-import { readRecords, RowRouter, scanColumns, scanFile, type ScanResult } from "../scan.js";
+import { readRecords, rowSource } from "../rows.js";
+import { RowRouter, scanColumns, scanFile, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
 import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
@@ -98,7 +97,8 @@ function describesSameRows(info: TabularFileInfo, detection: FormatDetection): b
     info.delimiter === detection.delimiter &&
     info.quote === detection.quote &&
     info.headerRowIndex === detection.headerRowIndex &&
-    info.columnData.length === detection.width
+    info.columnData.length === detection.width &&
+    (info.workbook?.sheet ?? null) === (detection.workbook?.sheet ?? null)
   );
 }
 
@@ -141,7 +141,7 @@ async function stage(
       }
     };
     const scan =
-      !known && (options.parallel ?? availableParallelism() > 2)
+      !known && (options.parallel ?? availableParallelism() > 2) && rowSource(path, detection).chunked
         ? await scanInParallel(path, detection, degroupFormat, shadows, encoder, () => flush(false))
         : await scanFile(path, detection, {
             degroup: degroupFormat,
@@ -254,9 +254,7 @@ export async function replaceTables(pool: pg.Pool, moves: [from: string, to: str
  * format the full file later contradicts only means the shadow is not used.
  */
 async function planShadows(path: string, detection: FormatDetection, degroupFormat: GroupedFormat | null, width: number): Promise<ShadowSpec[]> {
-  const head = await readHead(path);
-  const complete = head.length < READ_CHUNK;
-  const records = sampleRecords(new TextEncoder().encode(decodeHead(head, detection.encoding)), detection.delimiter, detection.quote, 2000, complete);
+  const records = await rowSource(path, detection).head(2000);
   const start = detection.headerRowIndex === null ? 0 : detection.headerRowIndex + 1;
   const degrouper = degroupFormat ? createDegrouper(degroupFormat, detection.header) : null;
   const profiler = new Profiler(Array.from({ length: width }, (_, i) => `c${i}`), new Array(width).fill(false));

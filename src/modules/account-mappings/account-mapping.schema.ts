@@ -29,7 +29,7 @@ const Verification = builder.objectRef<{ engagementId: string; verifiedCount: nu
   fields: (t) => ({
     engagementId: t.exposeID("engagementId"),
     verifiedCount: t.exposeInt("verifiedCount", { description: "Mappings this call marked VERIFIED" }),
-    unmappedCount: t.exposeInt("unmappedCount", { description: "Mappings left UNMAPPED (nothing to verify)" }),
+    unmappedCount: t.exposeInt("unmappedCount", { description: "Mappings of the engagement without a group (verified as they are; the analysis scores them in its fallback risk group)" }),
     totalCount: t.exposeInt("totalCount"),
   }),
 });
@@ -73,7 +73,7 @@ builder.mutationFields((t) => ({
   }),
   verifyAccountMappings: t.field({
     type: Verification,
-    description: "Marks every mapped account of the engagement VERIFIED (spec 4.3: permission api.analyses.write)",
+    description: "Marks every account mapping of the engagement VERIFIED, those without a group included (spec 4.3: permission api.analyses.write)",
     authScopes: { permission: "api.analyses.write" },
     args: { engagementId: t.arg.id({ required: true }) },
     resolve: (_root, { engagementId }, ctx) => service.verifyAccountMappings(ctx, engagementId),

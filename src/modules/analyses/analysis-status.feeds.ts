@@ -16,8 +16,9 @@ export interface SourceFact {
 export interface AccountMappingCounts {
   mapped: number;
   inferred: number;
+  /** Accounts without a group, verified or not (verified ones do not block a run). */
   unmapped: number;
-  /** Mappings not yet verified (spec 4.3: verify before general ledger analyses run). */
+  /** Mappings not yet verified, mapped or not (spec 4.3: verify before general ledger analyses run). */
   unverified: number;
 }
 

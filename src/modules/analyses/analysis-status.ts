@@ -69,7 +69,9 @@ export function computeAnalysisStatus(input: StatusInput): AnalysisStatus {
   if (input.sources.some((s) => s.status === "FAILED")) errors.add("SOURCE_ERROR");
   if (input.sources.some((s) => s.status !== "COMPLETED" && s.status !== "FAILED" && s.status !== "CANCELLED")) errors.add("SOURCES_NOT_READY");
   if (input.sources.some((s) => s.hasUnignoredWarnings)) errors.add("SOURCE_WARNINGS_PRESENT");
-  if (input.type.accountMappingRequired && (input.accountMappings.unverified > 0 || input.accountMappings.unmapped > 0)) errors.add("UNVERIFIED_ACCOUNT_MAPPINGS");
+  // Verified accounts without a group do not hold the run back (spec 4.3: verify marks all mappings
+  // verified); they stay visible in unmappedAccountMappingCount.
+  if (input.type.accountMappingRequired && input.accountMappings.unverified > 0) errors.add("UNVERIFIED_ACCOUNT_MAPPINGS");
   const usedFeatures = new Set(input.type.sourceConfigurations.flatMap((c) => input.sourceTypeFeatures.get(c.sourceTypeId) ?? []));
   const ready = errors.size === 0;
   return {

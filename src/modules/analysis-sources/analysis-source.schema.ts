@@ -9,7 +9,6 @@ import {
   type ColumnMapping as ColumnMappingModel,
   type ProposedAmbiguousColumnResolution as ProposedAmbiguousColumnResolutionModel,
   type ProposedColumnMapping as ProposedColumnMappingModel,
-  type TabularFileInfo,
   type TransactionIdSelection as TransactionIdSelectionModel,
   type VirtualColumnDefinition,
 } from "../../ingestion/index.js";
@@ -50,6 +49,10 @@ const FILE_INFO_VERSIONS = namedShape(
   "FileInfoVersions",
   objectOf({ ORIGINAL: OBJECT_ID, DEGROUPED: OBJECT_ID }, [], "File version -> file info id (GET /file-info/{fileInfoId})"),
 );
+const SOURCE_COLUMN_DATA = namedShape(
+  "AnalysisSourceFileInfoColumn",
+  objectOf({ position: INTEGER, columnName: STRING, synthetic: BOOLEAN, rowSample: listOf(STRING), columnMetadata: FILE_METRICS }, ["position", "synthetic", "columnMetadata"]),
+);
 // The deprecated `fileInfo`: the source's reading as the engine stored it (TABULAR_FILE_INFO plus
 // how it was read: encoding, bom, quote, rowCount, degrouped).
 const SOURCE_FILE_INFO = namedShape(
@@ -68,12 +71,14 @@ const SOURCE_FILE_INFO = namedShape(
       firstLine: STRING,
       headerRowIndex: INTEGER,
       lastNonBlankRowIndex: INTEGER,
-      rowContentSnippets: listOf(STRING),
+      rowContentSnippets: listOf(listOf(STRING)),
       rowCount: INTEGER,
-      columnData: listOf(ref("FileInfoColumnData")),
+      columnData: listOf(SOURCE_COLUMN_DATA),
       tableMetadata: FILE_METRICS,
+      metadata: FILE_METRICS,
+      workbook: objectOf({ kind: { type: "string", enum: ["XLSX", "XLS"] }, sheetNames: listOf(STRING), validSheets: listOf(STRING), sheet: STRING }),
     },
-    ["type", "formatDetected", "degrouped", "encoding", "bom", "delimiter", "firstLine", "lastNonBlankRowIndex", "rowContentSnippets", "rowCount", "columnData", "tableMetadata"],
+    ["type", "formatDetected", "degrouped", "encoding", "bom", "delimiter", "firstLine", "lastNonBlankRowIndex", "rowContentSnippets", "rowCount", "columnData", "tableMetadata", "metadata"],
   ),
 );
 /** A transaction as previewed: its id, entries, balance (MONEY_100) and up to 20 of its entries. */
@@ -98,6 +103,13 @@ const TransactionIdType = builder.enumType("TransactionIdType", { values: TRANSA
 const PeriodTypeEnum = builder.enumType("EffectiveDatePeriodType", { values: service.PERIOD_TYPES });
 
 const json = (description: string) => ({ type: "JSON" as const, nullable: true, description });
+
+/** The spec calls the deprecated `fileInfo`'s whole-file part `metadata`; clients of the read model know it as `tableMetadata`. */
+function deprecatedFileInfo(fileInfo: unknown) {
+  if (!fileInfo || typeof fileInfo !== "object") return null;
+  const info = fileInfo as { tableMetadata?: unknown };
+  return { ...info, metadata: info.tableMetadata ?? {} };
+}
 
 const MappingTypeEnum = builder.enumType("ColumnMappingType", { values: ["AUTO", "NOT_MAPPED", "MANUAL"] as const });
 
@@ -189,7 +201,12 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     additionalDataColumnField: t.exposeString("additionalDataColumnField", { nullable: true }),
     fileManagerFileId: t.exposeID("fileManagerFileId", { deprecationReason: "use fileManagerFiles" }),
     fileManagerFiles: t.field({ ...json("File manager files by role"), ...shaped(objectOf({ ORIGINAL: OBJECT_ID })), resolve: (s) => ({ ORIGINAL: s.fileManagerFileId }) }),
-    fileInfo: t.field({ ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions)"), ...shaped(SOURCE_FILE_INFO), deprecationReason: "use fileInfoVersions", resolve: (s) => s.fileInfo ?? null }),
+    fileInfo: t.field({
+      ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions); the whole-file metrics under both `metadata` (the spec's name) and `tableMetadata`"),
+      ...shaped(SOURCE_FILE_INFO),
+      deprecationReason: "use fileInfoVersions",
+      resolve: (s) => deprecatedFileInfo(s.fileInfo),
+    }),
     fileInfoVersions: t.field({
       ...json("File infos by file version (ORIGINAL; DEGROUPED when a grouped layout was flattened): their ids, read at GET /file-info/{fileInfoId}"),
       ...shaped(FILE_INFO_VERSIONS),

@@ -119,7 +119,7 @@ const NOTHING_TO_INGEST = {
 /** Engine failures the user can act on become the job's (and the source's) error. */
 function userFacing(error: unknown): never {
   if (error instanceof EmptyFileError) throw new JobError(NOTHING_TO_INGEST.empty, "EMPTY_FILE");
-  if (error instanceof NotTabularFileError) throw new JobError(`The file cannot be read as delimited text: ${error.message}`, "NOT_TABULAR");
+  if (error instanceof NotTabularFileError) throw new JobError(error.message.startsWith("The file cannot be read") ? error.message : `The file cannot be read as delimited text: ${error.message}`, "NOT_TABULAR");
   if (error instanceof MappingError) throw new JobError(`The column mapping cannot be applied: ${error.problems.join("; ")}`, "COLUMN_MAPPING_FAILED");
   throw error;
 }

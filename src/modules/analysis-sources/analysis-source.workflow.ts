@@ -17,7 +17,7 @@ import {
   type WorkflowState,
 } from "../../ingestion/index.js";
 import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
-import { recordDiscoveredAccounts } from "../account-mappings/account-mapping.service.js";
+import { inferDiscoveredAccounts, recordDiscoveredAccounts } from "../account-mappings/account-mapping.service.js";
 import { saveSourceFileInfo } from "../file-infos/file-info.service.js";
 import { publishSourceProgress, walkProgress } from "./analysis-source.progress.js";
 import { sourceMessage, type SourceMessage } from "./analysis-source.messages.js";
@@ -218,10 +218,12 @@ export const ingestionJob = defineJob<IngestionPayload>({
         case "PARSE": {
           const { result, transactions, accounts } = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
           const before = source;
+          // Inferred before the transaction that records the parse: it holds that transaction no longer.
+          const inferred = accounts.length > 0 ? await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts) : undefined;
           source = await inTransaction(app, async (tx, emit) => {
             await announceEntriesDropped(tx, emit, actor, before);
             const saved = await save(tx, before.id, { parse: json({ rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }), warnings: json(parseWarnings(result.unparseable)) }, actor);
-            if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts });
+            if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts, inferred });
             await entriesTableCreated(tx, emit, actor, {
               analysisId: before.analysisId,
               analysisSourceId: before.id,

@@ -219,7 +219,9 @@ describe("layouts from upload to COMPLETED", () => {
 
     const { source } = await settle(server, (await createSource(server, fixture, fileId, { targetWorkflowState: "COMPLETED" })).id);
     expect(source).toMatchObject({ workflowState: "COMPLETED", errors: [] });
-    expect(source.fileInfo.tableMetadata.invalidCharacters).toMatchObject({ state: "WARN", count: 2 });
+    expect(source.fileInfo.tableMetadata.specialCharacterMetrics).toMatchObject({ state: "WARN", invalidCharacters: 2 });
+    // The deprecated fileInfo also carries its whole-file metrics under the spec's name.
+    expect(source.fileInfo.metadata).toEqual(source.fileInfo.tableMetadata);
     expect(source.columnMappings).toContainEqual(expect.objectContaining({ field: "Memo", platformField: "memo" }));
     const memo = await db.query(`SELECT memo FROM ingest.entries_${source.id} WHERE memo LIKE 'Year%' ORDER BY row_no`);
     expect(memo.rows.map((r) => r.memo)).toEqual(["Yearend", "Year end"]);
@@ -326,7 +328,8 @@ describe("failures", () => {
     const zip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(200, 7)]);
     const { source, job } = await ingest(server, fixture, zip, {}, "ERROR");
     expect(source.workflowState).toBe("FAILED");
-    expect(source.errors).toEqual([{ code: "NOT_TABULAR", defaultMessage: expect.stringMatching(/ZIP archive/) }]);
+    // It starts like a workbook (a ZIP archive) but is none.
+    expect(source.errors).toEqual([{ code: "NOT_TABULAR", defaultMessage: expect.stringMatching(/^The file cannot be read as an .xlsx workbook: /) }]);
     expect(job.error).toBe(source.errors[0].defaultMessage);
     expect(await events("ingestion.failed", source.id)).toEqual([{ analysisId: fixture.analysisId, analysisSourceId: source.id, engagementId: fixture.engagementId }]);
   });

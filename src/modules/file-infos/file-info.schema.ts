@@ -5,6 +5,7 @@ import { registerEventPermission } from "../events/event-permissions.js";
 import { ALL_GROUPED_FORMATS } from "../../ingestion/types.js";
 import { INTEGER, listOf, mapOf, namedShape, objectOf, ref, shaped, STRING } from "../common/json-shape.js";
 import { FILE_INFO_STATUSES, FILE_INFO_TYPES } from "./file-info.columns.js";
+import { ColumnMetadata, TableMetadata } from "./file-info-metrics.schema.js";
 import * as service from "./file-info.service.js";
 import "./file-info.jobs.js";
 
@@ -22,21 +23,19 @@ export const FileInfoStatus = builder.enumType("FileInfoStatus", {
 export const GroupedFormat = builder.enumType("GroupedFormat", {
   values: ALL_GROUPED_FORMATS,
 });
-builder.enumType("MetricState", { description: "State of a file info or effective date metric", values: ["PASS", "WARN", "FAIL"] as const });
 
-/** Evidence of a metric: a record of the file (zero-based), the column and value it is about, or the whole row. */
+/** Evidence of an effective date metric: a staged record (zero-based), the column and value it is about, or the whole row. */
 export const DATA_PREVIEW = namedShape("DataPreview", objectOf({ rowIndex: INTEGER, position: INTEGER, value: STRING, row: listOf(STRING) }, ["rowIndex"]));
 /**
- * A named metric of a file or column: `state` and `dataPreviews` always, a `count` where it counts
- * something, and the metric's own details beside them.
+ * A metric as an analysis source's deprecated `fileInfo` stores it: `state` and `dataPreviews`
+ * (the typed FileInfoTableMetadata / FileInfoColumnMetadata of GET /file-info/{id} list each
+ * metric's keys), its own details beside them.
  */
 export const FILE_METRIC = namedShape("FileMetric", {
   type: "object",
-  required: ["state", "dataPreviews"],
-  properties: { state: ref("MetricState"), count: INTEGER, dataPreviews: listOf(DATA_PREVIEW) },
+  properties: { state: ref("MetricState"), dataPreviews: listOf({ type: "object" }) },
   additionalProperties: true,
 });
-/** `tableMetadata` / `columnMetadata`: metric name -> metric. */
 export const FILE_METRICS = mapOf(FILE_METRIC, "Metric name -> metric");
 
 interface FileInfoRow extends AuditShape {
@@ -82,7 +81,7 @@ const ColumnData = builder.objectRef<ColumnDataShape>("FileInfoColumnData").impl
     columnName: t.exposeString("columnName", { nullable: true }),
     synthetic: t.exposeBoolean("synthetic"),
     rowSample: t.field({ type: "JSON", nullable: true, ...shaped(listOf(STRING)), resolve: (c) => c.rowSample ?? null }),
-    columnMetadata: t.field({ type: "JSON", nullable: true, ...shaped(FILE_METRICS), description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (c) => c.columnMetadata ?? null }),
+    columnMetadata: t.field({ type: ColumnMetadata, nullable: true, description: "The column's metrics, each with state (PASS/WARN/FAIL) and dataPreviews", resolve: (c) => (c.columnMetadata as Record<string, unknown>) ?? null }),
   }),
 });
 
@@ -101,9 +100,9 @@ export const TabularFileInfo = builder.prismaObject("FileInfo", {
     firstLine: t.exposeString("firstLine", { nullable: true }),
     headerRowIndex: t.exposeInt("headerRowIndex", { nullable: true }),
     lastNonBlankRowIndex: t.exposeInt("lastNonBlankRowIndex", { nullable: true }),
-    rowContentSnippets: t.field({ type: "JSON", ...shaped(listOf(STRING)), resolve: (i) => i.rowContentSnippets }),
+    rowContentSnippets: t.field({ type: t.listRef(t.listRef("String")), description: "The first lines of the file, each a list of its cells", resolve: (i) => service.snippetRows(i.rowContentSnippets) }),
     columnData: t.field({ type: [ColumnData], resolve: (i) => (i.columnData ?? []) as unknown as ColumnDataShape[] }),
-    tableMetadata: t.field({ type: "JSON", ...shaped(FILE_METRICS), description: "Named metric objects (state PASS/WARN/FAIL, counts, dataPreviews)", resolve: (i) => i.tableMetadata }),
+    tableMetadata: t.field({ type: TableMetadata, description: "Whole-file metrics, each with state (PASS/WARN/FAIL) and dataPreviews", resolve: (i) => (i.tableMetadata as Record<string, unknown>) ?? {} }),
   }),
 });
 

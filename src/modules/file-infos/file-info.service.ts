@@ -5,6 +5,7 @@ import type { TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
 import { inspectionColumns } from "./file-info.jobs.js";
+import type { TabularReading } from "./file-inspection.js";
 import { tabularInspection } from "./tabular-inspector.js";
 
 export function getFileInfo(ctx: RequestContext, id: string) {
@@ -22,7 +23,7 @@ export function queryFileInfos(ctx: RequestContext, args: PageArgs) {
  */
 export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFileId: string): Promise<TabularFileInfo | null> {
   const info = await app.prisma.fileInfo.findFirst({ where: { fileManagerFileId, analysisSourceId: null, state: "COMPLETE", type: "TABULAR_FILE_INFO" } });
-  const reading = info?.tabularReading as { bom: boolean; quote: string | null; rowCount: number } | null | undefined;
+  const reading = info?.tabularReading as TabularReading | null | undefined;
   if (!info || !reading) return null;
   return {
     type: "TABULAR_FILE_INFO",
@@ -30,17 +31,18 @@ export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFile
     format: info.format as TabularFileInfo["format"],
     formatDetected: info.formatDetected,
     degrouped: false,
-    encoding: info.encoding as TabularFileInfo["encoding"],
+    encoding: (reading.encoding ?? info.encoding) as TabularFileInfo["encoding"],
     bom: reading.bom,
-    delimiter: info.delimiter ?? "",
+    delimiter: reading.delimiter ?? info.delimiter ?? "",
     quote: reading.quote,
     firstLine: info.firstLine ?? "",
     headerRowIndex: info.headerRowIndex,
     lastNonBlankRowIndex: info.lastNonBlankRowIndex ?? -1,
-    rowContentSnippets: info.rowContentSnippets as string[],
+    rowContentSnippets: snippetRows(info.rowContentSnippets),
     rowCount: reading.rowCount,
     columnData: info.columnData as unknown as TabularFileInfo["columnData"],
     tableMetadata: info.tableMetadata as unknown as TabularFileInfo["tableMetadata"],
+    ...(reading.workbook ? { workbook: reading.workbook } : {}),
   };
 }
 
@@ -58,4 +60,10 @@ export async function saveSourceFileInfo(tx: Tx, source: { id: string; fileManag
   }
   const created = await tx.fileInfo.create({ data: { ...createAudit(actor), ...columns, analysisSourceId: source.id } });
   return created.id;
+}
+
+/** Snippets as rows of cells; file infos stored before they were split keep each line as one cell. */
+export function snippetRows(stored: unknown): string[][] {
+  if (!Array.isArray(stored)) return [];
+  return stored.map((line) => (Array.isArray(line) ? line.map(String) : [String(line)]));
 }

@@ -7,6 +7,7 @@ import { awaitJob, clientWithPermissions, createEngagement, waitFor } from "../.
 import { postMultipart } from "../../../test/helpers/multipart.js";
 import { holdJob } from "../../../test/fixtures/test-jobs.js";
 import { inTransaction } from "../../events/outbox.js";
+import { xlsOf, xlsxOf } from "../../../test/ingestion/workbooks.js";
 import { startJob } from "../../jobs/index.js";
 
 let server: TestServer;
@@ -61,25 +62,64 @@ describe("file infos", () => {
       lastNonBlankRowIndex: 2,
       formatDetected: false,
       columnData: [
-        { position: 0, columnName: "account", synthetic: false, rowSample: ["1000", "2000"], columnMetadata: { blanks: { state: "PASS", count: 0 } } },
+        { position: 0, columnName: "account", synthetic: false, rowSample: ["1000", "2000"], columnMetadata: { densityMetrics: { state: "PASS", count: 2, blanks: 0, density: 1 } } },
         { position: 1, columnName: "name", synthetic: false, rowSample: ["Cash", "Bank"] },
       ],
-      tableMetadata: { rowCount: { state: "PASS", count: 2 } },
+      tableMetadata: { overallDataTypeMetrics: { state: "PASS", totalRecords: 2, columnCount: 2 } },
     });
     // One snippet per line of the file: the final line break starts no empty line.
-    expect(info.rowContentSnippets).toEqual(["account,name", "1000,Cash", "2000,Bank"]);
+    expect(info.rowContentSnippets).toEqual([["account", "name"], ["1000", "Cash"], ["2000", "Bank"]]);
   });
 
   it("describes a semicolon-delimited export with its metrics: types per column, duplicate rows, unreadable dates", async () => {
     const file = await importFile("ledger.csv", "Date;Account;Amount\n01/02/2024;1000;12,50\n01/02/2024;1000;12,50\nnot a date;2000;-3,00\n");
     const info = await settledInfo(file.fileInfoId);
     expect(info).toMatchObject({ type: "TABULAR_FILE_INFO", delimiter: ";", headerRowIndex: 0, lastNonBlankRowIndex: 3 });
-    expect(info.tableMetadata.rowCount).toMatchObject({ state: "PASS", count: 3 });
-    expect(info.tableMetadata.duplicateRows).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ rowIndex: 2, row: ["01/02/2024", "1000", "12,50"] }] });
+    expect(info.tableMetadata.overallDataTypeMetrics).toMatchObject({ state: "PASS", totalRecords: 3 });
+    expect(info.tableMetadata.duplicateRows).toMatchObject({ state: "WARN", count: 1, dataPreviews: [{ row: 2, values: ["01/02/2024", "1000", "12,50"] }] });
     const [date, account, amount] = info.columnData;
-    expect(date).toMatchObject({ columnName: "Date", columnMetadata: { dataType: { dominantType: "DATE", detectedTypes: { DATE: 2, TEXT: 1 } } } });
-    expect(account.columnMetadata.dataType.dominantType).toBe("NUMBER");
-    expect(amount.columnMetadata.dataType.dominantType).toBe("NUMBER");
+    expect(date).toMatchObject({ columnName: "Date", columnMetadata: { dataTypeMetrics: { dominantType: "DATE", detectedTypes: ["TEXT", "DATE"], typeCounts: { DATE: 2, TEXT: 1, NUMBER: 0 } } } });
+    expect(account.columnMetadata.dataTypeMetrics.dominantType).toBe("NUMBER");
+    expect(amount.columnMetadata.dataTypeMetrics.dominantType).toBe("NUMBER");
+    // The wire reference's metric names and shapes, each with state and {row, column, data} previews.
+    const tableNames = ["cellLengthMetrics", "densityMetrics", "inconsistentDateMetrics", "nullValueMetrics", "numericColumnMetrics", "overallDataTypeMetrics", "scientificNotationMetrics", "sheetMetrics", "specialCharacterMetrics", "unevenColumnsMetrics"];
+    for (const name of tableNames) expect(info.tableMetadata[name], name).toMatchObject({ state: expect.stringMatching(/^(PASS|WARN|FAIL)$/), dataPreviews: expect.any(Array) });
+    expect(info.tableMetadata.sheetMetrics).toEqual({ state: "PASS", count: 0, sheetNames: [], validSheets: [], dataPreviews: [] });
+    expect(info.tableMetadata.unevenColumnsMetrics).toMatchObject({ state: "PASS", count: 0, histogram: { "3": 3 } });
+    expect(info.tableMetadata.densityMetrics).toMatchObject({ state: "PASS", count: 9, blanks: 0, density: 1 });
+    expect(amount.columnMetadata.dataTypeMetrics.numericTypeDetails).toMatchObject({ sum: 22, range: { min: -3, max: 12.5 }, currencyFormat: { decimalCharacter: "," } });
+    expect(date.columnMetadata.dataTypeMetrics.dateTypeDetails).toMatchObject({ unambiguousDateTimeFormats: expect.any(Array), range: { min: expect.stringMatching(/^2024-/) } });
+    expect(date.columnMetadata.unparseableValues.dataPreviews).toEqual([{ row: 3, column: 0, data: "not a date" }]);
+    const graphql = await server.gql(`query ($id: ID!) { fileInfo(id: $id) { ... on TabularFileInfo { rowContentSnippets tableMetadata { sheetMetrics { count sheetNames validSheets state } } columnData { columnMetadata { densityMetrics { blanks density } } } } } }`, { id: file.fileInfoId });
+    expect(graphql.body.data.fileInfo.rowContentSnippets.slice(0, 2)).toEqual([["Date", "Account", "Amount"], ["01/02/2024", "1000", "12,50"]]);
+    expect(graphql.body.data.fileInfo).toMatchObject({ tableMetadata: { sheetMetrics: { count: 0, sheetNames: [], validSheets: [], state: "PASS" } } });
+  });
+
+  it("describes a workbook's sheet: sheetMetrics name every sheet and the valid ones; rows come from the first valid sheet (WARN naming the others)", async () => {
+    const ledger = (first: string) => [
+      ["Date", "Account", "Amount"],
+      [new Date("2024-01-15T00:00:00Z"), first, 12.5],
+      [new Date("2024-02-29T00:00:00Z"), "2000", -3],
+    ];
+    const sheets = [
+      { name: "Cover", rows: [["Trial balance workpapers"], ["Prepared by: JS"]] },
+      { name: "GL 2024", rows: ledger("1000") },
+      { name: "GL 2023", rows: ledger("1100") },
+    ];
+    for (const [name, bytes] of [["book.xlsx", await xlsxOf(sheets)], ["book.xls", await xlsOf(sheets)]] as const) {
+      const file = await importFile(name, new Uint8Array(bytes));
+      const info = await settledInfo(file.fileInfoId);
+      expect(info, name).toMatchObject({ status: "COMPLETE", type: "TABULAR_FILE_INFO", headerRowIndex: 0, lastNonBlankRowIndex: 2 });
+      // A workbook has no text encoding or delimiter.
+      expect(info.delimiter).toBeUndefined();
+      expect(info.tableMetadata.sheetMetrics).toEqual({ state: "WARN", count: 3, sheetNames: ["Cover", "GL 2024", "GL 2023"], validSheets: ["GL 2024", "GL 2023"], selectedSheet: "GL 2024", ignoredSheets: ["GL 2023"], dataPreviews: [] });
+      expect(info.rowContentSnippets).toEqual([["Date", "Account", "Amount"], ["2024-01-15", "1000", "12.5"], ["2024-02-29", "2000", "-3"]]);
+      const [date, account, amount] = info.columnData;
+      // Dates and numbers from the cells' types, not re-read from displayed text.
+      expect(date.columnMetadata.dataTypeMetrics).toMatchObject({ dominantType: "DATE", dateTypeDetails: { unambiguousDateTimeFormats: ["yyyy-MM-dd"], range: { min: "2024-01-15", max: "2024-02-29" } } });
+      expect(account.rowSample).toEqual(["1000", "2000"]);
+      expect(amount.columnMetadata.dataTypeMetrics.numericTypeDetails).toMatchObject({ sum: 9.5, range: { min: -3, max: 12.5 } });
+    }
   });
 
   it("keeps non-tabular files as FILE_INFO and lets queries mix both kinds", async () => {
@@ -146,8 +186,8 @@ describe("file infos", () => {
         { position: 2, columnName: "Straße", rowSample: ["Hauptstraße 1", "Königsallee 2"] },
       ],
     });
-    expect(first.rowContentSnippets).toEqual(["Name;Ort;Straße", "Müller;Köln;Hauptstraße 1", "Schäfer;Düsseldorf;Königsallee 2"]);
-    expect(first.tableMetadata.invalidCharacters).toMatchObject({ state: "PASS", count: 0 });
+    expect(first.rowContentSnippets).toEqual([["Name", "Ort", "Straße"], ["Müller", "Köln", "Hauptstraße 1"], ["Schäfer", "Düsseldorf", "Königsallee 2"]]);
+    expect(first.tableMetadata.specialCharacterMetrics).toMatchObject({ state: "PASS", count: 0, invalidCharacters: 0 });
 
     const second = await settledInfo(b.fileInfoId);
     expect(second).toMatchObject({
@@ -173,8 +213,8 @@ describe("file infos", () => {
         { columnName: "Summe", rowSample: ["10.5", "7"] },
       ],
     });
-    expect(third.rowContentSnippets).toEqual(["Kunde\tStadt\tSumme", "Müller\tZürich\t10.5", "Garçon\tParis\t7"]);
-    expect(third.tableMetadata.rowCount).toMatchObject({ state: "PASS", count: 2 });
+    expect(third.rowContentSnippets).toEqual([["Kunde", "Stadt", "Summe"], ["Müller", "Zürich", "10.5"], ["Garçon", "Paris", "7"]]);
+    expect(third.tableMetadata.overallDataTypeMetrics).toMatchObject({ state: "PASS", totalRecords: 2 });
   });
 
   it("finds the header below a report title and a blank line (headerRowIndex > 0), with the right column names", async () => {
@@ -186,30 +226,30 @@ describe("file infos", () => {
       firstLine: "Journal report FY2024",
       headerRowIndex: 2,
       lastNonBlankRowIndex: 5,
-      tableMetadata: { rowCount: { state: "PASS", count: 3 } },
+      tableMetadata: { overallDataTypeMetrics: { state: "PASS", totalRecords: 3 } },
     });
     expect(info.columnData.map((c: { columnName: string }) => c.columnName)).toEqual(["Date", "Account", "Amount"]);
     expect(info.columnData.map((c: { synthetic: boolean }) => c.synthetic)).toEqual([false, false, false]);
     // The title is not taken for data: the samples are the three rows under the header.
     expect(info.columnData[0].rowSample).toEqual(["2024-01-01", "2024-01-02", "2024-01-03"]);
-    expect(info.columnData[0].columnMetadata.dataType.dominantType).toBe("DATE");
+    expect(info.columnData[0].columnMetadata.dataTypeMetrics.dominantType).toBe("DATE");
     expect(info.columnData[2].rowSample).toEqual(["5.00", "7.50", "1.25"]);
-    expect(info.rowContentSnippets.slice(0, 3)).toEqual(["Journal report FY2024", "", "Date,Account,Amount"]);
+    expect(info.rowContentSnippets.slice(0, 3)).toEqual([["Journal report FY2024"], [""], ["Date", "Account", "Amount"]]);
   });
 
   it("reports metrics in state FAIL: no data rows (rowCount) and a date column with many unreadable values (unparseableValues)", async () => {
     const headerOnly = await importFile("empty-table.csv", "account,name,balance\n");
     const empty = await settledInfo(headerOnly.fileInfoId);
-    expect(empty).toMatchObject({ type: "TABULAR_FILE_INFO", headerRowIndex: 0, tableMetadata: { rowCount: { state: "FAIL", count: 0 } } });
+    expect(empty).toMatchObject({ type: "TABULAR_FILE_INFO", headerRowIndex: 0, tableMetadata: { overallDataTypeMetrics: { state: "FAIL", totalRecords: 0 } } });
     expect(empty.columnData.map((c: { columnName: string }) => c.columnName)).toEqual(["account", "name", "balance"]);
 
     // One value in four is not a date: far above the 1 % a WARN allows.
     const dates = await importFile("dates.csv", "Date,Amount\n2024-01-01,1\n2024-01-02,2\n2024-01-03,3\nnot a date,4\n");
     const info = await settledInfo(dates.fileInfoId);
-    expect(info.tableMetadata.rowCount).toMatchObject({ state: "PASS", count: 4 });
+    expect(info.tableMetadata.overallDataTypeMetrics).toMatchObject({ state: "PASS", totalRecords: 4 });
     const [date, amount] = info.columnData;
-    expect(date.columnMetadata.dataType.dominantType).toBe("DATE");
-    expect(date.columnMetadata.unparseableValues).toMatchObject({ state: "FAIL", count: 1, dataPreviews: [{ rowIndex: 4, position: 0, value: "not a date" }] });
+    expect(date.columnMetadata.dataTypeMetrics.dominantType).toBe("DATE");
+    expect(date.columnMetadata.unparseableValues).toMatchObject({ state: "FAIL", count: 1, dataPreviews: [{ row: 4, column: 0, data: "not a date" }] });
     expect(amount.columnMetadata.unparseableValues).toMatchObject({ state: "PASS", count: 0 });
   });
 

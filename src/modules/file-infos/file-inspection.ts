@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import type { WorkbookInfo } from "../../ingestion/index.js";
 
 /** What inspecting a file's content found (wire reference 8, File info). */
 export interface FileInspection {
@@ -21,6 +22,10 @@ export interface TabularReading {
   bom: boolean;
   quote: string | null;
   rowCount: number;
+  /** Workbooks: how staging writes the cells (the read model shows no encoding or delimiter), and the sheets. */
+  encoding?: string;
+  delimiter?: string;
+  workbook?: WorkbookInfo;
 }
 
 export interface InspectableFile {

@@ -1,18 +1,23 @@
 import { inspectFile, NotTabularFileError, type TabularFileInfo } from "../../ingestion/index.js";
 import type { FileInspection, InspectableFile } from "./file-inspection.js";
 
-/** Extensions that are never delimited text: not worth opening. */
-const NOT_TABULAR = new Set(["xlsx", "xls", "xlsm", "pdf", "zip", "gz", "png", "jpg", "jpeg", "gif", "docx", "doc"]);
+/** Extensions that are never a table: not worth opening. */
+const NOT_TABULAR = new Set(["pdf", "zip", "gz", "png", "jpg", "jpeg", "gif", "docx", "doc"]);
 
 /**
- * The ingestion engine's streaming inspector as the file manager's: every delimited text file gets
- * a TABULAR_FILE_INFO on import; spreadsheets, archives and other binary files a plain FILE_INFO.
+ * The ingestion engine's streaming inspector as the file manager's: every delimited text file and
+ * workbook (.xlsx, .xls) gets a TABULAR_FILE_INFO on import (a workbook's describes the sheet its
+ * rows are read from, with sheetMetrics naming all sheets); archives and other binary files a plain
+ * FILE_INFO.
  */
 export async function inspectTabularFile(file: InspectableFile): Promise<FileInspection> {
   if (file.size === 0 || (file.extension && NOT_TABULAR.has(file.extension.toLowerCase()))) return { type: "FILE_INFO" };
   try {
     const info = await file.withLocalPath((path) => inspectFile(path, { name: file.name }));
-    return { ...tabularInspection(info), tabularReading: { bom: info.bom, quote: info.quote, rowCount: info.rowCount } };
+    return {
+      ...tabularInspection(info),
+      tabularReading: { bom: info.bom, quote: info.quote, rowCount: info.rowCount, ...(info.workbook ? { encoding: info.encoding, delimiter: info.delimiter, workbook: info.workbook } : {}) },
+    };
   } catch (error) {
     if (error instanceof NotTabularFileError) return { type: "FILE_INFO" };
     throw error;
@@ -25,8 +30,9 @@ export function tabularInspection(info: TabularFileInfo): FileInspection {
     type: "TABULAR_FILE_INFO",
     format: info.format,
     formatDetected: info.formatDetected,
-    encoding: info.encoding,
-    delimiter: info.delimiter,
+    // A workbook has neither: its cells are read as they are typed.
+    encoding: info.workbook ? null : info.encoding,
+    delimiter: info.workbook ? null : info.delimiter,
     firstLine: info.firstLine,
     headerRowIndex: info.headerRowIndex,
     lastNonBlankRowIndex: info.lastNonBlankRowIndex,

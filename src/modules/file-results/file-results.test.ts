@@ -1,24 +1,11 @@
-import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.js";
 import { subscribe } from "../../../test/helpers/ws-client.js";
 import type { RestClient } from "../../../test/helpers/client.js";
 import { inTransaction } from "../../events/outbox.js";
-import { defineJob } from "../../jobs/index.js";
-import { startFileResultJob, writeFileResult } from "./file-result.service.js";
-
-/** A file-producing job like an export: writes CSV rows into its file result. */
-const exportJob = defineJob<{ rows: number }>({
-  name: "test.export",
-  type: "DATA_TABLE_EXPORT",
-  async run(ctx, payload) {
-    await writeFileResult(ctx, Readable.from((function* () {
-      yield "id;value\n";
-      for (let i = 0; i < payload.rows; i++) yield `${i};${i * 2}\n`;
-    })()));
-  },
-});
+import { exportJob } from "../../../test/fixtures/test-jobs.js";
+import { startFileResultJob } from "./file-result.service.js";
 
 let server: TestServer;
 let other: RestClient & { tokenId: string };

@@ -8,7 +8,7 @@ import { batched, csvLine } from "../../tabular/csv-writer.js";
 import { createFileRow, fileObjectKey } from "../file-manager/file-manager.service.js";
 import { GdpduFormatError, parseGdpduIndex } from "./gdpdu-index.js";
 import { readGdpduTable } from "./gdpdu-table.js";
-import { openZip, resolveEntryPath } from "./zip.js";
+import { openZip, resolveEntryPath } from "../../core/zip.js";
 
 export interface UnpackPayload {
   unpackJobId: string;

@@ -1,4 +1,5 @@
 import type { Readable } from "node:stream";
+import { createInflateRaw } from "node:zlib";
 import type yauzl from "yauzl";
 
 /** Random-access zip reading (the central directory first), entry contents streamed. */
@@ -24,7 +25,19 @@ export async function openZip(path: string): Promise<ZipArchive> {
         resolve({
           entries,
           open: (entry) =>
-            new Promise<Readable>((done, fail) => zip.openReadStream(entry, (streamError, stream) => (streamError || !stream ? fail(streamError ?? new Error("cannot read entry")) : done(stream)))),
+            new Promise<Readable>((done, fail) => {
+              // Deflated entries are inflated here in 1 MiB pieces (yauzl's own inflater hands out
+              // 16 KiB ones: a callback per piece dominated reading a large workbook sheet).
+              const deflated = entry.compressionMethod === 8 && !entry.isEncrypted();
+              zip.openReadStream(entry, deflated ? { decompress: false } : {}, (streamError, stream) => {
+                if (streamError || !stream) return fail(streamError ?? new Error("cannot read entry"));
+                if (!deflated) return done(stream);
+                const inflate = createInflateRaw({ chunkSize: 1 << 20 });
+                stream.on("error", (error) => inflate.destroy(error));
+                inflate.on("close", () => stream.destroy());
+                done(stream.pipe(inflate));
+              });
+            }),
           close: () => zip.close(),
         }),
       );
@@ -33,7 +46,7 @@ export async function openZip(path: string): Promise<ZipArchive> {
   });
 }
 
-/** Resolves `url` relative to the directory of `base` inside the archive (GDPdU URLs are relative). */
+/** Resolves `url` relative to the directory of `base` inside the archive (GDPdU URLs and workbook relationships are relative). */
 export function resolveEntryPath(base: string, url: string): string {
   const parts = base.split("/").slice(0, -1);
   for (const segment of url.replace(/\\/g, "/").split("/")) {
