@@ -55,7 +55,7 @@ const DataTablePage = builder.objectRef<DataPage>("DataTableDataPage").implement
   fields: (t) => ({
     content: t.field({
       type: ["JSON"],
-      ...shaped(listOf(mapOf({ type: ["string", "integer", "number", "boolean"] }, "Column field -> value (MONEY_100 and INT64 as integers, DATE as YYYY-MM-DD); nulls omitted"))),
+      ...shaped(listOf(mapOf({ type: ["string", "integer", "number", "boolean", "array", "object"] }, "Column field -> value (MONEY_100 and INT64 as integers, DATE as YYYY-MM-DD, ARRAY_* as lists, MAP_SCALARS and JSONB as objects); nulls omitted"))),
       resolve: (p) => p.content,
     }),
     number: t.int({ resolve: (p) => p.page }),
