@@ -43,6 +43,10 @@ export interface Config {
   /** Data table exports of more rows than this are written unsorted (spec: 2 million). */
   dataTableExportSortLimit: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Bearer token Prometheus sends to `GET /metrics`; without it (and without `metricsPort`) /metrics is off. */
+  metricsToken?: string;
+  /** Serve /metrics on this port of `host` instead of the API port (no token needed there unless `metricsToken` is set). */
+  metricsPort?: number;
 }
 
 /** Spec 4.3: exports of more than 2 million rows are unsorted. */
@@ -73,6 +77,8 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "MAX_UPLOAD_BYTES", default: "8589934592", meaning: "single-file upload limit (8 GiB; 413 above)" },
   { name: "DATA_TABLE_EXPORT_SORT_LIMIT", default: "2000000", meaning: "data table exports above this many rows are unsorted" },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
+  { name: "METRICS_TOKEN", default: "(unset)", meaning: "bearer token for GET /metrics (Prometheus); unset and without METRICS_PORT, /metrics is off (404)" },
+  { name: "METRICS_PORT", default: "(unset)", meaning: "serve /metrics on this separate port instead of the API port (token only if METRICS_TOKEN is set)" },
 ];
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -116,5 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: int(env, "MAX_UPLOAD_BYTES", 8 * 1024 * 1024 * 1024),
     dataTableExportSortLimit: int(env, "DATA_TABLE_EXPORT_SORT_LIMIT", DATA_TABLE_EXPORT_SORT_LIMIT),
     logLevel,
+    metricsToken: optional(env, "METRICS_TOKEN"),
+    metricsPort: optional(env, "METRICS_PORT") === undefined ? undefined : int(env, "METRICS_PORT", 0),
   };
 }

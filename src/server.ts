@@ -20,6 +20,7 @@ import { buildOpenApi } from "../rest/openapi.js";
 import { renderDocsPage } from "../rest/docs-page.js";
 import { attachSubscriptions } from "../subscriptions/ws-server.js";
 import { ACTIVATION_PATH, activationRouter } from "./modules/users/activation.js";
+import { metricsHandler, registerScrapeGauges, requestMetrics, startMetricsServer } from "../web/metrics.js";
 
 export const REST_BASE = "/api/v1";
 
@@ -28,6 +29,8 @@ export interface RunningServer {
   port: number;
   app: App;
   server: Server;
+  /** The METRICS_PORT listener's port, when configured. */
+  metricsPort?: number;
   /** Set when this start created the first admin token. */
   bootstrap?: { secret: string; file: string };
   close(): Promise<void>;
@@ -93,6 +96,13 @@ export async function startServer(config: Config, logger: Logger, options: Start
   // ETags would hash every JSON body; clients do not use them.
   web.set("etag", false);
   web.set("query parser", "simple");
+  web.use(requestMetrics(app, REST_BASE));
+  registerScrapeGauges(app);
+  // Off unless configured: METRICS_TOKEN guards it on the API port; METRICS_PORT moves it to a port of its own.
+  if (config.metricsToken !== undefined && config.metricsPort === undefined) {
+    const scrape = metricsHandler(app, config.metricsToken);
+    web.get("/metrics", (req, res) => void scrape(req, res));
+  }
   web.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -151,6 +161,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(app, config.host, config.metricsPort, config.metricsToken);
   app.relay.start();
   app.jobs.start();
   app.scheduler.start();
@@ -164,12 +175,15 @@ export async function startServer(config: Config, logger: Logger, options: Start
     port,
     app,
     server,
+    metricsPort: metricsServer ? (metricsServer.address() as { port: number }).port : undefined,
     bootstrap,
     close() {
       closing ??= (async () => {
         await subscriptions.close().catch(() => undefined);
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        metricsServer?.closeAllConnections();
+        await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
         await app.close();
         await embedded?.stop();
       })();

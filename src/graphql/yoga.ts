@@ -10,6 +10,7 @@ import { parseJsonBody } from "../core/json-body.js";
 import { normaliseAddress } from "../auth/ip-allow.js";
 import { buildRequestContext, type RequestIdentity } from "./context-factory.js";
 import { useQueryLimits } from "./query-limits.js";
+import { useOperationMetrics } from "./metrics-plugin.js";
 
 export const GRAPHQL_PATH = "/api/graphql";
 
@@ -176,7 +177,7 @@ export function createYogaServer(app: App, schema: GraphQLSchema) {
     graphqlEndpoint: GRAPHQL_PATH,
     // Compiled execution, cached per parsed document: REST route documents are parsed once at
     // start-up and GraphQL documents come from Yoga's parse cache, so each compiles once.
-    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useQueryLimits(), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !jitWouldMisrun(args.document) })],
+    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useQueryLimits(), useOperationMetrics(app.metrics), useGraphQlJit({}, { enableIf: (args) => !isSubscription(args.document) && !jitWouldMisrun(args.document) })],
     landingPage: false,
     graphiql: { title: "Ledger analytics API", headers: JSON.stringify({ Authorization: "Bearer <token from DATA_DIR/admin-token>" }, null, 2) },
     // GraphiQL with its scripts and styles inlined (Yoga's default page loads them from a CDN,

@@ -162,6 +162,8 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
     // Known here, before any later step would rate or parse nothing.
     if (staged.rowCount === 0) throw new JobError(NOTHING_TO_INGEST.noRows(staged.detection.headerRowIndex, staged.degrouped));
     const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ms: Math.round(performance.now() - started) };
+    env.app.metrics.ingestionRows.inc({ stage: "staged" }, staged.rowCount);
+    env.app.metrics.ingestionRowsPerSecond.set({ stage: "staged" }, staged.rowCount / Math.max(0.001, (stage.ms ?? 0) / 1000));
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {
     stagingDone = true;
