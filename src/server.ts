@@ -20,6 +20,7 @@ import { buildOpenApi } from "../rest/openapi.js";
 import { renderDocsPage } from "../rest/docs-page.js";
 import { attachSubscriptions } from "../subscriptions/ws-server.js";
 import { ACTIVATION_PATH, activationRouter } from "./modules/users/activation.js";
+import { CONSOLE_PATH, consoleRouter } from "../web/console.js";
 import { metricsHandler, registerScrapeGauges, requestMetrics, startMetricsServer } from "../web/metrics.js";
 
 export const REST_BASE = "/api/v1";
@@ -143,6 +144,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     res.type("html").send(docsHtml);
   });
   web.use(ACTIVATION_PATH, activationRouter(app));
+  web.use(CONSOLE_PATH, consoleRouter());
   web.use(GRAPHQL_PATH, (req: Request, res: Response) => yoga(req, res));
   web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify, storage: app.storage, maxUploadBytes: config.maxUploadBytes }));
   web.use((req: Request, res: Response) => {
