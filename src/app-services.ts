@@ -12,6 +12,7 @@ import { endPool } from "./db/end-pool.js";
 import { TokenAuthenticator } from "./auth/authenticate.js";
 import { createAppPubSub, type AppPubSub } from "./events/pubsub.js";
 import { OutboxRelay } from "./events/outbox.js";
+import type { EventHandlerDefinition } from "./jobs/event-handler.js";
 import { PrismaClient } from "./generated/prisma/client.js";
 import type { JobDefinition } from "./jobs/define.js";
 import { JobRuntime } from "./jobs/runtime.js";
@@ -57,10 +58,12 @@ function withoutNulWrites(client: PrismaClient): PrismaClient {
 
 export type { App } from "./app-types.js";
 
-/** The work this process may run: the families' jobs and scheduled tasks (src/modules/index.ts). */
+/** The work this process may run: the families' jobs, scheduled tasks and event handlers (src/modules/index.ts). */
 export interface AppWork {
   jobs: Iterable<JobDefinition<any>>;
   tasks: Iterable<ScheduledTaskDefinition>;
+  /** Run once per committed event in the deployment, on the relay's transaction. */
+  handlers?: Iterable<EventHandlerDefinition>;
 }
 
 export async function createAppServices(config: Config & { databaseUrl: string }, logger: Logger, work: AppWork): Promise<App> {
@@ -120,6 +123,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
   const queue = config.redisUrl ? new (await import("./jobs/runners/bullmq.js")).BullMqQueue(config.redisUrl, jobQueueName(config), config.jobConcurrency, logger) : new InProcessQueue(config.jobConcurrency);
   const jobs = new JobRuntime(app, queue);
   jobs.register(work.jobs);
+  for (const handler of work.handlers ?? []) relay.onEventInTransaction((event, client) => handler.handle(app, event, client), (type) => handler.accepts(type));
   const scheduler = new Scheduler(app);
   scheduler.register(work.tasks);
   app.jobs = jobs;

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 
 /**
@@ -47,7 +48,31 @@ export interface Config {
   metricsToken?: string;
   /** Serve /metrics on this port of `host` instead of the API port (no token needed there unless `metricsToken` is set). */
   metricsPort?: number;
+  /**
+   * Secret from which the key that encrypts webhook signing keys at rest is derived. Unset: a
+   * random one is generated into `DATA_DIR/webhook-key` on the first start and read from there.
+   */
+  webhookKeyEncryptionKey?: string;
+  /** Seconds to wait before each retry of a failed webhook delivery (jittered; Retry-After may lengthen a wait). */
+  webhookRetrySchedule: number[];
+  /** A delivery attempt not answered within this many seconds failed. */
+  webhookTimeoutSeconds: number;
+  /**
+   * Receivers admitted although they resolve to loopback, private, link-local or metadata addresses
+   * (on-premise and test receivers): host names (`hooks.corp.example`, `*.corp.example`) and IP
+   * addresses or CIDR ranges.
+   */
+  webhookAllowedHosts: string[];
+  /** PEM file of certificate authorities trusted for webhook receivers besides the system ones. */
+  webhookCaFile?: string;
+  /** Static host name to address mapping consulted before DNS when delivering webhooks (like curl --resolve). */
+  webhookResolve: Record<string, string>;
+  /** Webhook event logs older than this many days are deleted by the scheduler. */
+  webhookEventLogRetentionDays: number;
 }
+
+/** Standard Webhooks-style retry waits: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts in all). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 
 /** Spec 4.3: exports of more than 2 million rows are unsorted. */
 export const DATA_TABLE_EXPORT_SORT_LIMIT = 2_000_000;
@@ -79,6 +104,13 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
   { name: "METRICS_TOKEN", default: "(unset)", meaning: "bearer token for GET /metrics (Prometheus); unset and without METRICS_PORT, /metrics is off (404)" },
   { name: "METRICS_PORT", default: "(unset)", meaning: "serve /metrics on this separate port instead of the API port (token only if METRICS_TOKEN is set)" },
+  { name: "WEBHOOK_KEY_ENCRYPTION_KEY", default: "(generated into DATA_DIR/webhook-key)", meaning: "secret (at least 16 characters) from which the key encrypting webhook signing keys at rest is derived; every process of a deployment needs the same" },
+  { name: "WEBHOOK_RETRY_SCHEDULE", default: DEFAULT_WEBHOOK_RETRY_SCHEDULE, meaning: "waits before each retry of a failed webhook delivery (s, m, h units; ±10 % jitter; a longer Retry-After wins)" },
+  { name: "WEBHOOK_TIMEOUT_SECONDS", default: "15", meaning: "a delivery attempt not answered in time failed" },
+  { name: "WEBHOOK_ALLOWED_HOSTS", default: "(none)", meaning: "receivers admitted on loopback, private, link-local or metadata addresses: host names (*.suffix allowed), IP addresses, CIDR ranges" },
+  { name: "WEBHOOK_CA_FILE", default: "(system CAs only)", meaning: "PEM file of extra certificate authorities trusted for webhook receivers" },
+  { name: "WEBHOOK_RESOLVE", default: "(DNS only)", meaning: "static host=address pairs consulted before DNS for webhook receivers" },
+  { name: "WEBHOOK_EVENT_LOG_RETENTION_DAYS", default: "30", meaning: "webhook event logs older than this are deleted" },
 ];
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -92,6 +124,42 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === "" ? undefined : raw;
+}
+
+const DURATION = /^(\d+)(s|m|h)?$/;
+
+function retrySchedule(raw: string): number[] {
+  const waits = raw.split(",").map((part) => part.trim()).filter((part) => part !== "");
+  return waits.map((part) => {
+    const match = DURATION.exec(part);
+    if (!match) throw new Error(`WEBHOOK_RETRY_SCHEDULE: "${part}" is not a duration such as 30, 30s, 5m or 2h`);
+    return Number(match[1]) * (match[2] === "h" ? 3600 : match[2] === "m" ? 60 : 1);
+  });
+}
+
+const HOST_PATTERN = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function allowedHosts(raw: string | undefined): string[] {
+  const entries = (raw ?? "").split(",").map((e) => e.trim().toLowerCase()).filter((e) => e !== "");
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split("/");
+    const family = isIP(address);
+    const cidrOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+    if (family !== 0 ? !cidrOk || rest.length > 0 : !HOST_PATTERN.test(entry)) {
+      throw new Error(`WEBHOOK_ALLOWED_HOSTS: "${entry}" is not a host name, *.suffix, IP address or CIDR range`);
+    }
+  }
+  return entries;
+}
+
+function hostMapping(raw: string | undefined): Record<string, string> {
+  const mapping: Record<string, string> = {};
+  for (const pair of (raw ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "")) {
+    const [host, address, ...rest] = pair.split("=");
+    if (!host || !address || rest.length > 0 || isIP(address.trim()) === 0) throw new Error(`WEBHOOK_RESOLVE: "${pair}" is not host=address (an IPv4 or IPv6 address)`);
+    mapping[host.trim().toLowerCase()] = address.trim();
+  }
+  return mapping;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -124,5 +192,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     metricsToken: optional(env, "METRICS_TOKEN"),
     metricsPort: optional(env, "METRICS_PORT") === undefined ? undefined : int(env, "METRICS_PORT", 0),
+    webhookKeyEncryptionKey: keyEncryptionKey(optional(env, "WEBHOOK_KEY_ENCRYPTION_KEY")),
+    webhookRetrySchedule: retrySchedule(optional(env, "WEBHOOK_RETRY_SCHEDULE") ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+    webhookTimeoutSeconds: Math.max(1, int(env, "WEBHOOK_TIMEOUT_SECONDS", 15)),
+    webhookAllowedHosts: allowedHosts(optional(env, "WEBHOOK_ALLOWED_HOSTS")),
+    webhookCaFile: optional(env, "WEBHOOK_CA_FILE"),
+    webhookResolve: hostMapping(optional(env, "WEBHOOK_RESOLVE")),
+    webhookEventLogRetentionDays: Math.max(1, int(env, "WEBHOOK_EVENT_LOG_RETENTION_DAYS", 30)),
   };
+}
+
+function keyEncryptionKey(raw: string | undefined): string | undefined {
+  if (raw !== undefined && raw.length < 16) throw new Error("WEBHOOK_KEY_ENCRYPTION_KEY must be at least 16 characters (e.g. openssl rand -base64 32)");
+  return raw;
 }

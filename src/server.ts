@@ -10,6 +10,7 @@ import type { EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { createAppServices, type App } from "./app-services.js";
 import { clientAddress, createYogaServer, GRAPHQL_PATH, requestOrigin } from "./graphql/yoga.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
+import { keyEncryptionKey } from "./modules/webhooks/webhook-keys.js";
 import { schema } from "../schema/index.js";
 import { routeTableOf } from "../rest/routes.js";
 import { families as allFamilies, type Family } from "./modules/index.js";
@@ -79,8 +80,11 @@ export async function startServer(config: Config, logger: Logger, options: Start
   const app = await createAppServices({ ...config, databaseUrl }, logger, {
     jobs: families.flatMap((family) => family.jobs ?? []),
     tasks: families.flatMap((family) => family.tasks ?? []),
+    handlers: families.flatMap((family) => family.handlers ?? []),
   });
   const bootstrap = await bootstrapAdminToken(app);
+  // Like the admin token: without WEBHOOK_KEY_ENCRYPTION_KEY the first start writes DATA_DIR/webhook-key.
+  keyEncryptionKey(config);
   const yoga = createYogaServer(app, schema);
   const routes = compileRoutes(schema, routeTableOf(families));
   const openApi = buildOpenApi(schema, routes);

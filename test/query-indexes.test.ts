@@ -5,6 +5,7 @@ import { organizationColumns } from "../src/modules/organizations/organization.c
 import { engagementColumns } from "../src/modules/engagements/engagement.columns.js";
 import { userColumns } from "../src/modules/users/user.columns.js";
 import { apiTokenColumns } from "../src/modules/api-tokens/api-token.columns.js";
+import { webhookColumns, webhookEventLogColumns } from "../src/modules/webhooks/webhook.columns.js";
 import { createTestDatabase } from "./helpers/database.js";
 
 // Spec 4.2 / issue 2: filters run in the database "with indexes on queryable columns". For every
@@ -20,6 +21,8 @@ const FOUNDATION: Array<[table: string, columns: ColumnSet]> = [
   ["engagement", engagementColumns],
   ["app_user", userColumns],
   ["api_token", apiTokenColumns],
+  ["webhook", webhookColumns],
+  ["webhook_event_log", webhookEventLogColumns],
 ];
 
 const SAMPLE: Partial<Record<ColumnDef["type"], unknown>> = {

@@ -15,6 +15,8 @@ export interface Metrics {
   jobDuration: Histogram<"job" | "type" | "outcome">;
   ingestionRows: Counter<"stage">;
   ingestionRowsPerSecond: Gauge<"stage">;
+  webhookDeliveries: Counter<"event" | "status">;
+  webhookDuration: Histogram<"status">;
   /** A gauge read at scrape time (queue depth, pool use): `collect` sets its values. */
   scrapeGauge<L extends string>(name: string, help: string, labelNames: L[], collect: (gauge: Gauge<L>) => Promise<void> | void): Gauge<L>;
 }
@@ -36,6 +38,8 @@ export function createMetrics(options: { prefix?: string; defaultMetrics?: boole
     jobDuration: new Histogram({ name: `${prefix}job_duration_seconds`, help: "Duration of job attempts by job name, async result type and outcome", labelNames: ["job", "type", "outcome"], buckets: JOB_BUCKETS, registers: [registry] }),
     ingestionRows: new Counter({ name: `${prefix}ingestion_rows_total`, help: "Ledger rows ingested: staged from files and parsed into entries", labelNames: ["stage"], registers: [registry] }),
     ingestionRowsPerSecond: new Gauge({ name: `${prefix}ingestion_rows_per_second`, help: "Rows per second of the latest staging or parse step in this process", labelNames: ["stage"], registers: [registry] }),
+    webhookDeliveries: new Counter({ name: `${prefix}webhook_delivery_attempts_total`, help: "Webhook delivery attempts by event type and outcome (COMPLETED, FAILED: retried unless out of attempts, FAILED_PERMANENTLY)", labelNames: ["event", "status"], registers: [registry] }),
+    webhookDuration: new Histogram({ name: `${prefix}webhook_delivery_duration_seconds`, help: "Time until the receiver answered (or the attempt failed), by outcome", labelNames: ["status"], buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30], registers: [registry] }),
     scrapeGauge(name, help, labelNames, collect) {
       return new Gauge({
         name: `${prefix}${name}`,

@@ -7,6 +7,8 @@ import type { AppPubSub } from "./pubsub.js";
 export type Tx = Prisma.TransactionClient;
 export type Emit = (event: NewDomainEvent) => void;
 export type EventHandler = (event: DomainEvent) => Promise<void>;
+/** A handler whose writes commit with the event's publication (on the relay's transaction). */
+export type TransactionalEventHandler = (event: DomainEvent, client: pg.ClientBase) => Promise<void>;
 
 /**
  * Runs `work` in one database transaction; events it emits are written to the outbox in that same
@@ -50,6 +52,7 @@ interface OutboxRow {
  */
 export class OutboxRelay {
   private readonly handlers: EventHandler[] = [];
+  private readonly transactionalHandlers: Array<{ handle: TransactionalEventHandler; accepts: (type: string) => boolean }> = [];
   private timer?: NodeJS.Timeout;
   private draining?: Promise<void>;
   private again = false;
@@ -65,6 +68,16 @@ export class OutboxRelay {
   /** Handlers run once per event in the deployment (e.g. webhook delivery scheduling). */
   onEvent(handler: EventHandler): void {
     this.handlers.push(handler);
+  }
+
+  /**
+   * Handlers whose writes must happen exactly once per event (e.g. webhook deliveries): they run on
+   * the relay's own transaction, so their writes commit together with the event's publication, or
+   * not at all (the event is then relayed again). A handler that throws is rolled back to a
+   * savepoint and logged; the other handlers' writes and the publication still commit.
+   */
+  onEventInTransaction(handler: TransactionalEventHandler, accepts: (type: string) => boolean = () => true): void {
+    this.transactionalHandlers.push({ handle: handler, accepts });
   }
 
   start(): void {
@@ -101,6 +114,7 @@ export class OutboxRelay {
       if (this.stopped) return;
       const client = await this.pool.connect();
       let count = 0;
+      let handled = false;
       try {
         await client.query("BEGIN");
         const { rows } = await client.query<OutboxRow>(
@@ -122,6 +136,19 @@ export class OutboxRelay {
           for (const handler of this.handlers) {
             await handler(event).catch((error) => this.logger.error("event handler failed", { error, eventId: event.id, type: event.type }));
           }
+          for (const handler of this.transactionalHandlers) {
+            if (!handler.accepts(event.type)) continue;
+            handled = true;
+            await client.query("SAVEPOINT relay_handler");
+            try {
+              await handler.handle(event, client);
+              await client.query("RELEASE SAVEPOINT relay_handler");
+            } catch (error) {
+              // A lost connection fails here too and aborts the batch (relayed again); anything else is the handler's own fault.
+              await client.query("ROLLBACK TO SAVEPOINT relay_handler");
+              this.logger.error("event handler failed", { error, eventId: event.id, type: event.type });
+            }
+          }
         }
         if (rows.length > 0) await client.query("UPDATE outbox_event SET published_at = now() WHERE id = ANY($1::bigint[])", [rows.map((r) => r.id)]);
         await client.query("COMMIT");
@@ -131,6 +158,8 @@ export class OutboxRelay {
       } finally {
         client.release();
       }
+      // Transactional handlers may have written events (jobs they started): relay them now, not at the next poll.
+      if (handled) this.again = true;
       if (count < 200) return;
     }
   }

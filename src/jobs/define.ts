@@ -58,6 +58,8 @@ export interface JobContext {
   entityType: string | null;
   /** 1 for the first run; higher when resuming after a failure or a crashed process. */
   attempt: number;
+  /** Attempts this job may use in all (`attempt` equal to it: no retry follows a failure). */
+  maxAttempts: number;
   startedBy: JobStarter;
   /** Aborted when this process stops or loses the job's lease; long loops should check it. */
   signal: AbortSignal;
@@ -102,6 +104,20 @@ export class JobError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "JobError";
+  }
+}
+
+/**
+ * A failure worth trying again after `delaySeconds` (instead of the policy's doubling backoff), e.g.
+ * a webhook receiver's Retry-After. Without attempts left the job fails with `message`.
+ */
+export class JobRetry extends Error {
+  constructor(
+    message: string,
+    readonly delaySeconds: number,
+  ) {
+    super(message);
+    this.name = "JobRetry";
   }
 }
 

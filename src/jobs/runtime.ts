@@ -6,7 +6,7 @@ import { isAppError } from "../core/errors.js";
 import type { Emit, Tx } from "../events/outbox.js";
 import type { NewDomainEvent } from "../events/domain-event.js";
 import type { Prisma } from "../generated/prisma/client.js";
-import { JobError, type FailureContext, type JobContext, type JobDefinition, type JobStarter } from "./define.js";
+import { JobError, JobRetry, type FailureContext, type JobContext, type JobDefinition, type JobStarter } from "./define.js";
 import { INTERNAL_JOB_STARTED_EVENT, JOB_STARTED_EVENT } from "./start.js";
 import type { JobQueue } from "./runners/queue.js";
 
@@ -185,6 +185,7 @@ export class JobRuntime {
     const context: JobContext = {
       ...this.failureContext(row),
       attempt: row.attempts,
+      maxAttempts: row.max_attempts,
       signal: controller.signal,
       progress: (percent, message) => {
         progress = Math.max(0, Math.min(100, Math.round(percent)));
@@ -225,6 +226,14 @@ export class JobRuntime {
         return undefined;
       }
       if (this.stopping) return undefined; // released in close(); another process (or the next start) resumes it
+      if (error instanceof JobRetry) {
+        const message = textWithoutNul(error.message);
+        if (row.attempts >= row.max_attempts) {
+          await this.fail(row, definition, message);
+          return undefined;
+        }
+        return await this.releaseForRetry(row, definition, message, error.delaySeconds);
+      }
       const permanent = error instanceof JobError || isAppError(error);
       const message = permanent ? textWithoutNul((error as Error).message) : `Unexpected error while running the job (reference ${row.id}); the server log has the details`;
       const final = permanent || row.attempts >= row.max_attempts;
@@ -289,15 +298,15 @@ export class JobRuntime {
     this.app.relay.kick();
   }
 
-  private async releaseForRetry(row: ClaimedRow, definition: JobDefinition<unknown>, message: string): Promise<{ delayMs: number }> {
-    const delaySeconds = definition.retry.backoffSeconds * 2 ** (row.attempts - 1);
+  private async releaseForRetry(row: ClaimedRow, definition: JobDefinition<unknown>, message: string, delay?: number): Promise<{ delayMs: number }> {
+    const delaySeconds = delay ?? definition.retry.backoffSeconds * 2 ** (row.attempts - 1);
     await this.app.pool.query(
       `UPDATE async_result SET lease_owner = NULL, lease_expires_at = NULL, last_error = $3, run_after = now() + make_interval(secs => $4)
         WHERE id = $1 AND lease_owner = $2 AND status = 'IN_PROGRESS'`,
       [row.id, this.workerId, message, delaySeconds],
     );
     this.app.logger.info("job will be retried", { asyncResultId: row.id, job: row.job_name, attempt: row.attempts, delaySeconds });
-    return { delayMs: delaySeconds * 1000 };
+    return { delayMs: Math.round(delaySeconds * 1000) };
   }
 
   private async writeEvents(tx: Tx, events: NewDomainEvent[]): Promise<void> {

@@ -1,4 +1,6 @@
+import type pg from "pg";
 import { createAudit } from "../entity/audit.js";
+import { newId } from "../core/ids.js";
 import type { Tx } from "../events/outbox.js";
 import type { Prisma } from "../generated/prisma/client.js";
 import type { RequestContext } from "../app-types.js";
@@ -13,6 +15,8 @@ export interface StartJobSpec<P> {
   startedBy: JobStarter;
   /** Fixed id for the async result, when the target entity must reference it before it exists. */
   id?: string;
+  /** Attempts for this run instead of the job's `retry.attempts` (e.g. from configuration). */
+  maxAttempts?: number;
 }
 
 /** Event that schedules a job once its transaction committed (the relay hands it to the queue). */
@@ -45,7 +49,7 @@ export async function startJob<P>(tx: Tx, spec: StartJobSpec<P>) {
       jobName: spec.job.name,
       payload: (spec.payload ?? {}) as Prisma.InputJsonValue,
       tokenId: spec.startedBy.tokenId ?? null,
-      maxAttempts: spec.job.retry.attempts,
+      maxAttempts: spec.maxAttempts ?? spec.job.retry.attempts,
     },
   });
   await tx.outboxEvent.create({
@@ -58,4 +62,28 @@ export async function startJob<P>(tx: Tx, spec: StartJobSpec<P>) {
     },
   });
   return row;
+}
+
+/**
+ * `startJob` on a plain `pg` transaction (the outbox relay's, for handlers whose writes commit with
+ * an event's publication): the same async result row and scheduling event, written with SQL.
+ */
+export async function startJobOn<P>(client: pg.ClientBase, spec: StartJobSpec<P>): Promise<{ id: string }> {
+  const id = spec.id ?? newId();
+  const internal = spec.job.type === null;
+  const type = spec.job.type ?? spec.job.name;
+  await client.query(
+    `INSERT INTO async_result (id, created_user_id, created_user_name, last_modified_user_id, last_modified_user_name, type, status, entity_id, entity_type,
+                               internal, job_name, payload, token_id, max_attempts)
+     VALUES ($1, $2, $3, $2, $3, $4, 'IN_PROGRESS', $5, $6, $7, $8, $9, $10, $11)`,
+    [id, spec.startedBy.userId, spec.startedBy.userName, type, spec.entityId, spec.entityType, internal, spec.job.name, JSON.stringify(spec.payload ?? {}), spec.startedBy.tokenId ?? null, spec.maxAttempts ?? spec.job.retry.attempts],
+  );
+  await client.query(`INSERT INTO outbox_event (type, entity_type, entity_id, user_id, payload) VALUES ($1, $2, $3, $4, $5)`, [
+    internal ? INTERNAL_JOB_STARTED_EVENT : JOB_STARTED_EVENT,
+    spec.entityType,
+    spec.entityId,
+    spec.startedBy.userId,
+    JSON.stringify({ asyncResultId: id, type, status: "IN_PROGRESS" }),
+  ]);
+  return { id };
 }

@@ -1,5 +1,5 @@
 import type { RouteDef } from "../../rest/route-helpers.js";
-import type { JobDefinition, ScheduledTaskDefinition } from "../jobs/index.js";
+import type { EventHandlerDefinition, JobDefinition, ScheduledTaskDefinition } from "../jobs/index.js";
 
 /**
  * What one entity family contributes to the service. Each `src/modules/<family>/index.ts` exports
@@ -16,6 +16,8 @@ export interface Family {
   jobs?: readonly JobDefinition<any>[];
   /** Periodic maintenance, each run once per deployment per interval. */
   tasks?: readonly ScheduledTaskDefinition[];
+  /** Reactions to committed domain events, run once per event in the deployment on the outbox relay's transaction. */
+  handlers?: readonly EventHandlerDefinition[];
   /** Domain event types the family writes to the outbox (`<entity>.<verb>`, webhook spelling where one exists). */
   events?: readonly string[];
 }

@@ -38,7 +38,7 @@ export async function startChildServer(env: Record<string, string>, options: { d
   child.stdout!.on("data", (chunk) => (output += chunk));
   child.stderr!.on("data", (chunk) => (output += chunk));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not become ready:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`server did not become ready:\n${output}`)), 120_000);
     const check = () => {
       if (output.includes("Ready:")) {
         clearTimeout(timer);

@@ -160,7 +160,7 @@ export async function recordDiscoveredAccounts(
   }
   const unmapped = rows.filter((r) => r.code === null).length;
   const updated = await touchKnownMappings(tx, touched, input.analysisSourceId ?? null, actor);
-  if (unmapped > 0) emit({ type: "unmapped.accounts", entityType: "ENGAGEMENT", entityId: input.engagementId, userId: actor.userId, payload: { engagementId: input.engagementId, unmappedCount: unmapped } });
+  if (unmapped > 0) emit({ type: "unmapped.accounts", entityType: "ENGAGEMENT", entityId: input.engagementId, userId: actor.userId, payload: { engagementId: input.engagementId, targetUserId: actor.userId, unmappedCount: unmapped } });
   return { created: rows.length, updated, unmapped };
 }
 

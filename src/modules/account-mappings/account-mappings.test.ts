@@ -63,7 +63,7 @@ describe("mappings of discovered accounts (the service ingestion calls)", () => 
       ["9999", undefined, "UNMAPPED"],
     ]);
     const { rows } = await db.query("SELECT payload FROM outbox_event WHERE type = 'unmapped.accounts' AND entity_id = $1", [engagementId]);
-    expect(rows.map((r) => r.payload)).toEqual([{ engagementId, unmappedCount: 1 }]);
+    expect(rows.map((r) => r.payload)).toEqual([{ engagementId, targetUserId: "ingestion", unmappedCount: 1 }]);
   });
 
   it("keeps existing mappings when accounts come again, adding the new source to usedByAnalysisSources", async () => {
@@ -284,7 +284,8 @@ describe("verify, then run (spec 4.3: verify marks all account mappings of the e
     const status = async () => (await server.api.get(`/analyses/${fixture.analysisId}/status`)).body;
     expect(await status()).toMatchObject({ ready: false, preflightErrors: ["UNVERIFIED_ACCOUNT_MAPPINGS"], mappedAccountMappingCount: 0, inferredAccountMappingCount: 5, unmappedAccountMappingCount: 1 });
     const { rows } = await db.query("SELECT payload FROM outbox_event WHERE type = 'unmapped.accounts' AND entity_id = $1", [fixture.engagementId]);
-    expect(rows.map((r) => r.payload)).toEqual([{ engagementId: fixture.engagementId, unmappedCount: 1 }]);
+    const me = (await server.api.get("/users/current")).body;
+    expect(rows.map((r) => r.payload)).toEqual([{ engagementId: fixture.engagementId, targetUserId: me.id, unmappedCount: 1 }]);
 
     const verified = await server.api.post("/account-mappings/verify", { engagementId: fixture.engagementId });
     expect(verified.body).toEqual({ engagementId: fixture.engagementId, verifiedCount: 6, unmappedCount: 1, totalCount: 6 });

@@ -17,6 +17,9 @@ export interface SourceProgress {
    * against a read of the source. Absent in events of processes that predate it.
    */
   sourceVersion?: number;
+  /** The source's analysis and engagement (not on the wire): scope for engagement-wide subscriptions (`events`). */
+  analysisId?: string;
+  engagementId?: string;
 }
 
 /** States after which nothing follows: the subscription ends with them. */
@@ -47,13 +50,21 @@ export function publishSourceProgress(app: App, progress: SourceProgress): void 
  * step's work lies ahead), progress within the step moves through the share, and reaching a
  * resting state reports its end; so the overall percentage never goes back.
  */
-export function walkProgress(app: App, sourceId: string, path: readonly WorkflowState[], jobProgress: (percent: number, message: string) => void, sourceVersion: () => number) {
+export function walkProgress(
+  app: App,
+  source: { id: string; analysisId: string; engagementId: string },
+  path: readonly WorkflowState[],
+  jobProgress: (percent: number, message: string) => void,
+  sourceVersion: () => number,
+) {
   let current: WorkflowState | null = null;
   const share = (state: WorkflowState) => shareOf(path, state);
   const publish = (state: WorkflowState, percent: number, stepPercent: number | null) => {
     jobProgress(percent, state);
     publishSourceProgress(app, {
-      analysisSourceId: sourceId,
+      analysisSourceId: source.id,
+      analysisId: source.analysisId,
+      engagementId: source.engagementId,
       workflowState: state,
       percent: Math.round(percent),
       stepPercent: stepPercent === null ? null : Math.round(stepPercent),

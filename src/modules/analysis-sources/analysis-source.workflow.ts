@@ -124,7 +124,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
     if (current === "COMPLETED" || current === "FAILED") return;
 
     const path = workflowPath(type.features);
-    const progress = walkProgress(app, source.id, path, (percent, message) => ctx.progress(percent, message), () => source!.version);
+    const progress = walkProgress(app, source, path, (percent, message) => ctx.progress(percent, message), () => source!.version);
     const env: StepEnv = { app, actor, definitions: type.definitions, progress: (p) => progress.within(p) };
 
     const move: MoveInput = {
@@ -245,7 +245,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
       emit(ingestionEvent("ingestion.failed", source, actor.userId));
       return saved;
     });
-    publishSourceProgress(ctx.app, { analysisSourceId: source.id, workflowState: "FAILED", percent: 100, stepPercent: null, message: error, sourceVersion: failed.version });
+    publishSourceProgress(ctx.app, { analysisSourceId: source.id, analysisId: source.analysisId, engagementId: source.engagementId, workflowState: "FAILED", percent: 100, stepPercent: null, message: error, sourceVersion: failed.version });
   },
 });
 

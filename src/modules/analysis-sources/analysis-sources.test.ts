@@ -475,7 +475,8 @@ describe("parse results and events", () => {
     const unmapped = mappings.body.content.filter((m: { status: string }) => m.status === "UNMAPPED");
     expect(unmapped.map((m: { account: string }) => m.account)).toContain("9990-X");
     const { rows } = await db.query("SELECT payload FROM outbox_event WHERE type = 'unmapped.accounts' AND entity_id = $1", [own.engagementId]);
-    expect(rows.map((r) => r.payload)).toEqual([{ engagementId: own.engagementId, unmappedCount: unmapped.length }]);
+    const me = (await server.api.get("/users/current")).body;
+    expect(rows.map((r) => r.payload)).toEqual([{ engagementId: own.engagementId, targetUserId: me.id, unmappedCount: unmapped.length }]);
     expect(await events("ingestion.complete", source.id)).toEqual([{ analysisId: own.analysisId, analysisSourceId: source.id, engagementId: own.engagementId }]);
     const entries = await db.query(`SELECT txid, amount, to_char(effective_date, 'YYYY-MM-DD') AS d FROM ingest.entries_${source.id} ORDER BY row_no`);
     expect(entries.rows.map((r) => [r.d, r.amount])).toEqual([

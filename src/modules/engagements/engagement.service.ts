@@ -138,7 +138,7 @@ export async function createEngagement(ctx: RequestContext, input: CreateEngagem
     });
     await copyLibraryConfigurationsToEngagement(tx, engagement, actor);
     await copyAccountGroupingToEngagement(tx, engagement, actor);
-    emit({ type: "engagement.created", entityType: "ENGAGEMENT", entityId: engagement.id, userId: actor.userId, payload: { engagementId: engagement.id } });
+    emit({ type: "engagement.created", entityType: "ENGAGEMENT", entityId: engagement.id, userId: actor.userId, payload: { engagementId: engagement.id, organizationId: engagement.organizationId } });
     return engagement;
   });
 }
@@ -171,7 +171,7 @@ export async function updateEngagement(ctx: RequestContext, id: string, input: U
     if (input.billingCode !== undefined) data.billingCode = input.billingCode;
     if (input.reportingPeriodConfigurationId !== undefined) data.reportingPeriodConfigurationId = input.reportingPeriodConfigurationId;
     const engagement = await saveVersioned(tx.engagement, ENTITY, id, input.version, data as Record<string, unknown>, actor);
-    emit({ type: "engagement.updated", entityType: "ENGAGEMENT", entityId: id, userId: actor.userId, payload: { engagementId: id } });
+    emit({ type: "engagement.updated", entityType: "ENGAGEMENT", entityId: id, userId: actor.userId, payload: { engagementId: id, organizationId: engagement.organizationId } });
     return engagement;
   });
 }
@@ -179,9 +179,10 @@ export async function updateEngagement(ctx: RequestContext, id: string, input: U
 export async function deleteEngagement(ctx: RequestContext, id: string) {
   const actor = actorOf(ctx);
   return inTransaction(ctx.app, async (tx, emit) => {
-    const deleted = await tx.engagement.deleteMany({ where: { id } });
-    if (deleted.count === 0) throw new NotFoundError(ENTITY, id);
-    emit({ type: "engagement.deleted", entityType: "ENGAGEMENT", entityId: id, userId: actor.userId, payload: { engagementId: id } });
+    // The organization goes into the event: once the row is gone, subscribers cannot look it up.
+    const [deleted] = await tx.$queryRaw<Array<{ organizationId: string }>>`DELETE FROM engagement WHERE id = ${id} RETURNING organization_id AS "organizationId"`;
+    if (!deleted) throw new NotFoundError(ENTITY, id);
+    emit({ type: "engagement.deleted", entityType: "ENGAGEMENT", entityId: id, userId: actor.userId, payload: { engagementId: id, organizationId: deleted.organizationId } });
     return { id };
   });
 }

@@ -1,0 +1,123 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { registerEventPermission } from "../events/event-permissions.js";
+import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from "./webhook-events.js";
+import * as service from "./webhook.service.js";
+
+registerEventPermission("WEBHOOK", "api.webhooks.read");
+
+const WebhookStatus = builder.enumType("WebhookStatus", { values: WEBHOOK_STATUSES });
+const WebhookDeliveryStatus = builder.enumType("WebhookDeliveryStatus", {
+  values: DELIVERY_STATUSES,
+  description:
+    "IN_PROGRESS: the request is running; COMPLETED: answered 2xx; FAILED: failed, another attempt follows (nextAttemptDate); FAILED_PERMANENTLY: failed, none follows (last attempt, 410 Gone, refused address); DISCONNECTED: not sent, the webhook is INACTIVE",
+});
+
+const EVENTS_DESCRIPTION = `Event types (spec 6.5), dotted; the upper-case constants (ANALYSIS_CREATED, ...) are accepted as input aliases. One of: ${WEBHOOK_EVENT_TYPES.join(", ")}`;
+
+export const Webhook = builder.prismaObject("Webhook", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    url: t.exposeString("url"),
+    events: t.exposeStringList("events", { description: EVENTS_DESCRIPTION }),
+    status: t.field({ type: WebhookStatus, resolve: (w) => w.status as (typeof WEBHOOK_STATUSES)[number] }),
+    technicalContactId: t.exposeID("technicalContactId", { nullable: true }),
+    publicKey: t.exposeString("publicKey", { description: "Ed25519 public key (PEM, SPKI) that verifies this webhook's webhook-signature headers" }),
+    keyGenerationTimestamp: t.expose("keyGenerationTimestamp", { type: "DateTime" }),
+  }),
+});
+
+export const WebhookEventLog = builder.prismaObject("WebhookEventLog", {
+  interfaces: [Entity],
+  description: "One delivery attempt of one event to one webhook",
+  fields: (t) => ({
+    webhookId: t.exposeID("webhookId"),
+    url: t.exposeString("url"),
+    eventType: t.exposeString("eventType"),
+    eventId: t.exposeID("eventId", { description: "The payload's eventId (and webhook-id header); the same in every attempt" }),
+    status: t.field({ type: WebhookDeliveryStatus, resolve: (l) => l.status as (typeof DELIVERY_STATUSES)[number] }),
+    requestId: t.exposeID("requestId", { description: "The webhook-id header sent" }),
+    requestHeaders: t.field({ type: "JSON", description: "{name: [values]}", resolve: (l) => l.requestHeaders }),
+    requestBody: t.exposeString("requestBody"),
+    responseStatusCode: t.exposeInt("responseStatusCode", { nullable: true }),
+    responseHeaders: t.field({ type: "JSON", nullable: true, description: "{name: [values]}", resolve: (l) => l.responseHeaders }),
+    responseBody: t.exposeString("responseBody", { nullable: true, description: "At most 64 KiB of it" }),
+    responseTimeSec: t.exposeFloat("responseTimeSec", { nullable: true }),
+    retryCount: t.exposeInt("retryCount", { description: "0 for the first attempt" }),
+    attemptStartDate: t.expose("attemptStartDate", { type: "DateTime" }),
+    nextAttemptDate: t.expose("nextAttemptDate", { type: "DateTime", nullable: true, description: "When the next attempt is due (status FAILED)" }),
+    failureReason: t.exposeString("failureReason", { nullable: true, description: "Why the attempt failed or was not sent" }),
+  }),
+});
+
+const CreateWebhookInput = builder.inputType("CreateWebhookInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    url: t.string({ required: true, description: "HTTPS with a fully qualified host name (no IP address); unique" }),
+    events: t.stringList({ required: true, description: EVENTS_DESCRIPTION }),
+    status: t.field({ type: WebhookStatus, description: "Default ACTIVE" }),
+    technicalContactId: t.id({ description: "A user to contact about this receiver" }),
+  }),
+});
+
+const UpdateWebhookInput = builder.inputType("UpdateWebhookInput", {
+  fields: (t) => ({
+    name: t.string(),
+    url: t.string(),
+    events: t.stringList({ description: EVENTS_DESCRIPTION }),
+    status: t.field({ type: WebhookStatus }),
+    technicalContactId: t.id(),
+    version: t.int({ required: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  webhook: t.field({
+    type: Webhook,
+    authScopes: { permission: "api.webhooks.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getWebhook(ctx, id),
+  }),
+  webhooks: t.field({
+    type: pageOf(Webhook, "WebhookPage"),
+    authScopes: { permission: "api.webhooks.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryWebhooks(ctx, args),
+  }),
+  webhookEventLog: t.field({
+    type: WebhookEventLog,
+    authScopes: { permission: "api.webhooks.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getWebhookEventLog(ctx, id),
+  }),
+  webhookEventLogs: t.field({
+    type: pageOf(WebhookEventLog, "WebhookEventLogPage"),
+    authScopes: { permission: "api.webhooks.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryWebhookEventLogs(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createWebhook: t.field({
+    type: Webhook,
+    authScopes: { permission: "api.webhooks.write" },
+    args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createWebhook(ctx, input),
+  }),
+  updateWebhook: t.field({
+    type: Webhook,
+    authScopes: { permission: "api.webhooks.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateWebhook(ctx, id, input),
+  }),
+  deleteWebhook: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.webhooks.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteWebhook(ctx, id),
+  }),
+}));
