@@ -97,6 +97,8 @@ export async function startProcess(args: string[], env: Record<string, string>, 
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Requests answered during the run. */
+  requests: number;
   latencyP50: number;
   latencyP99: number;
   errors: number;
@@ -112,7 +114,7 @@ export function load(url: string, options: { method?: string; body?: string; hea
   const out = spawnSync(process.execPath, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] }).stdout.toString();
   const result = JSON.parse(out);
   if (result.non2xx) process.stderr.write(`${url}: ${JSON.stringify(result.statusCodeStats)}\n`);
-  return { requestsPerSecond: result.requests.average, latencyP50: result.latency.p50, latencyP99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return { requestsPerSecond: result.requests.average, requests: result.requests.total, latencyP50: result.latency.p50, latencyP99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
 }
 
 /** A database for a benchmark: BENCH_DATABASE_URL, or an embedded PostgreSQL in a temp directory. */
@@ -132,6 +134,13 @@ export async function benchDatabase(): Promise<{ url: string; stop(): Promise<vo
     },
   };
 }
+
+/** CPU time (user + system) a process has used so far, in microseconds: per request, it depends far less on other load on the machine than requests per second do. */
+export function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 
 /** Resident memory of a process, sampled every 20 ms; `peakMb()` is the highest since the last `reset()`. */
 export function rssSampler(pid: number) {

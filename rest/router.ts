@@ -4,6 +4,7 @@ import { getNamedType, getNullableType, isListType, isScalarType, type Execution
 import type { YogaServerInstance } from "graphql-yoga";
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, ValidationError, type AppError, type Problem } from "../src/core/errors.js";
 import { parseJsonBody } from "../src/core/json-body.js";
+import { readBody } from "../src/core/request-body.js";
 import type { Logger } from "../src/core/logger.js";
 import type { RequestIdentity } from "../src/graphql/context-factory.js";
 import type { RequestContext } from "../src/graphql/context.js";
@@ -28,20 +29,6 @@ export function stripNulls(value: unknown): unknown {
   for (const [key, child] of Object.entries(value)) if (child !== null && child !== undefined && key !== "__typename") out[key] = stripNulls(child);
   return out;
 }
-
-async function readBody(req: Request, limit: number): Promise<string> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > limit) throw new PayloadTooLargeError(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266 / 5987). */
 export function contentDisposition(fileName: string): string {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
 import pg from "pg";
@@ -8,7 +8,9 @@ import { NotFoundError, RateLimitedError } from "./core/errors.js";
 import { migrate } from "./db/migrate.js";
 import type { EmbeddedDatabase } from "./db/embedded-postgres.js";
 import { createAppServices, type App } from "./app-services.js";
-import { clientAddress, createYogaServer, GRAPHQL_PATH, requestOrigin } from "./graphql/yoga.js";
+import { clientAddress, createGraphqlPipeline, GRAPHQL_PATH, requestOrigin } from "./graphql/yoga.js";
+import { createGraphqlHandler } from "./graphql/http.js";
+import type { DocumentStats } from "./graphql/documents.js";
 import { bootstrapAdminToken } from "./modules/api-tokens/bootstrap.js";
 import { keyEncryptionKey } from "./modules/webhooks/webhook-keys.js";
 import { schema } from "../schema/index.js";
@@ -33,6 +35,8 @@ export interface RunningServer {
   server: Server;
   /** The METRICS_PORT listener's port, when configured. */
   metricsPort?: number;
+  /** GraphQL documents parsed, validated and compiled since start-up (the caches' misses). */
+  graphqlDocuments: DocumentStats;
   /** Set when this start created the first admin token. */
   bootstrap?: { secret: string; file: string };
   close(): Promise<void>;
@@ -85,11 +89,12 @@ export async function startServer(config: Config, logger: Logger, options: Start
   const bootstrap = await bootstrapAdminToken(app);
   // Like the admin token: without WEBHOOK_KEY_ENCRYPTION_KEY the first start writes DATA_DIR/webhook-key.
   keyEncryptionKey(config);
-  const yoga = createYogaServer(app, schema);
+  const graphql = createGraphqlPipeline(app, schema);
+  const { yoga } = graphql;
   const routes = compileRoutes(schema, routeTableOf(families));
   const openApi = buildOpenApi(schema, routes);
 
-  const identify = (req: Request) => ({
+  const identify = (req: IncomingMessage) => ({
     authorization: req.headers.authorization,
     clientIp: clientAddress(req, config.trustProxy),
     origin: requestOrigin(req, config.trustProxy),
@@ -149,7 +154,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
   });
   web.use(ACTIVATION_PATH, activationRouter(app));
   web.use(CONSOLE_PATH, consoleRouter());
-  web.use(GRAPHQL_PATH, (req: Request, res: Response) => yoga(req, res));
+  web.use(GRAPHQL_PATH, createGraphqlHandler({ yoga, identify, bodyLimit: config.jsonBodyLimit, maskError: graphql.maskError }));
   web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify, storage: app.storage, maxUploadBytes: config.maxUploadBytes }));
   web.use((req: Request, res: Response) => {
     const { status, body } = errorBody(new NotFoundError("Endpoint", `${req.method} ${req.path}`), { id: randomUUID(), path: req.path });
@@ -182,6 +187,7 @@ export async function startServer(config: Config, logger: Logger, options: Start
     app,
     server,
     metricsPort: metricsServer ? (metricsServer.address() as { port: number }).port : undefined,
+    graphqlDocuments: graphql.documents,
     bootstrap,
     close() {
       closing ??= (async () => {

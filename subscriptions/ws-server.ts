@@ -2,22 +2,15 @@ import type { IncomingMessage, Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { WebSocketServer, type WebSocket } from "ws";
 import { useServer } from "graphql-ws/use/ws";
-import type { ExecutionArgs, GraphQLError, GraphQLFormattedError } from "graphql";
+import type { ExecutionArgs } from "graphql";
 import type { App } from "../src/app-types.js";
-import { clientAddress, GRAPHQL_PATH, requestOrigin, withProblemExtensions, type AppYoga } from "../src/graphql/yoga.js";
+import { clientAddress, GRAPHQL_PATH, requestOrigin, type AppYoga } from "../src/graphql/yoga.js";
+import { formatError } from "../src/graphql/error-format.js";
 import type { RequestIdentity } from "../src/graphql/context-factory.js";
 
 function authorizationFrom(params: Record<string, unknown> | undefined, header: string | undefined): string | undefined {
   const value = params?.Authorization ?? params?.authorization ?? header;
   return typeof value === "string" ? value : undefined;
-}
-
-/** An error as graphql-ws sends it: the extensions HTTP clients get, without Yoga's `http` (status and headers, which HTTP turns into the response's). */
-function formattedWithoutHttp(error: GraphQLError): GraphQLFormattedError {
-  const formatted = withProblemExtensions(error).toJSON();
-  if (!formatted.extensions?.http) return formatted;
-  const { http: _http, ...extensions } = formatted.extensions;
-  return { ...formatted, extensions };
 }
 
 /** How often open connections check that their token still holds (expiry, a disabled user). */
@@ -75,8 +68,8 @@ export function attachSubscriptions(server: Server, yoga: AppYoga, app: App): { 
         }
       },
       onClose: (ctx) => void open.delete(ctx.extra.socket),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? { ...result, errors: result.errors.map(formattedWithoutHttp) } : undefined),
-      onError: (_ctx, _id, _payload, errors) => errors.map(formattedWithoutHttp),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? { ...result, errors: result.errors.map(formatError) } : undefined),
+      onError: (_ctx, _id, _payload, errors) => errors.map(formatError),
       execute: (args: ExecutionArgs) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
       subscribe: (args: ExecutionArgs) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
       onSubscribe: async (ctx, _id, params) => {

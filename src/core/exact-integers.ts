@@ -8,7 +8,7 @@
  * asks (`exactIntegerText`), for INT64 and MONEY_100 comparisons. Values reach it as the very
  * objects the parser built (REST bodies and GraphQL JSON-scalar variables keep object identity;
  * documents with such literals inline skip graphql-jit, which would re-create them from JSON, see
- * graphql/yoga.ts), and entries disappear with those objects.
+ * graphql/documents.ts), and entries disappear with those objects.
  */
 const registry = new WeakMap<object, Map<string | number, string>>();
 

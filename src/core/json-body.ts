@@ -12,19 +12,22 @@ import { closingQuote } from "./json-text.js";
  * digits are recorded beside the parsed value (`exact-integers.ts`), so the query language can
  * compare INT64 and MONEY_100 columns with the value the client wrote. Everything else still sees
  * the ordinary (rounded) number, exactly as before.
+ *
+ * `name` names JSON that is not the whole body (a query parameter such as `variables`): it starts
+ * the identifiers of problems, as the parameter's key does in a JSON body.
  */
-export function parseJsonBody(text: string): unknown {
+export function parseJsonBody(text: string, name?: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ValidationError(`Request body is not valid JSON: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE" });
+    throw new ValidationError(`${name ?? "Request body"} is not valid JSON: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE", ...(name ? { identifier: name } : {}) });
   }
   const scan = scanJson(text, true);
   if (scan.duplicate) {
     const { key, path } = scan.duplicate;
     throw new ValidationError(`Key "${key}" appears more than once in the same object; use $and, $or or a set operator to apply a column twice`, {
-      identifier: path,
+      identifier: name ? `${name}.${path}` : path,
       values: [key],
     });
   }

@@ -24,6 +24,7 @@ import { engagementAccountGroupingsFamily } from "./engagement-account-groupings
 import { accountMappingsFamily } from "./account-mappings/index.js";
 import { analysisSourcesFamily } from "./analysis-sources/index.js";
 import { dataTablesFamily } from "./data-tables/index.js";
+import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
 
 export type { Family } from "./family.js";
@@ -58,5 +59,6 @@ export const families: readonly Family[] = [
   accountMappingsFamily,
   analysisSourcesFamily,
   dataTablesFamily,
+  analysisResultsFamily,
   webhooksFamily,
 ];

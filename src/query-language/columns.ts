@@ -56,6 +56,12 @@ export interface ColumnDef extends SearchFlags {
    * the column as stored (`col = $1`, served by a plain btree index); any other value is a 400.
    */
   values?: readonly string[];
+  /**
+   * BOOLEAN_FLAGS columns that hold no value of their own: flag name -> the physical BOOLEAN column
+   * of that flag (analysis results' `cp_failed` over `cp_failed_<control point>`). `$flags` names
+   * only these flags and compares those columns, which the result's partial indexes serve.
+   */
+  flagColumns?: Readonly<Record<string, string>>;
 }
 
 export interface ColumnSet {

@@ -65,7 +65,10 @@ function columnCondition(target: string, column: ColumnDef, op: string, value: u
   const cast = sqlTypeOf(column.type);
   switch (op) {
     case "$eq":
-      return value === null ? `${target} IS NULL` : `${lhs} = ${params.add(value, cast)}`;
+      if (value === null) return `${target} IS NULL`;
+      // A boolean literal (not a parameter), so a partial index WHERE the flag is set matches the plan.
+      if (column.type === "BOOLEAN" && typeof value === "boolean") return `${target} = ${value ? "TRUE" : "FALSE"}`;
+      return `${lhs} = ${params.add(value, cast)}`;
     case "$ne":
       return value === null ? `${target} IS NOT NULL` : `${lhs} IS DISTINCT FROM ${params.add(value, cast)}`;
     case "$gt":
@@ -96,6 +99,11 @@ function columnCondition(target: string, column: ColumnDef, op: string, value: u
     }
     case "$flags": {
       const flags = Object.entries(value as Record<string, boolean>);
+      if (column.flagColumns) {
+        // Each flag is a BOOLEAN column of its own: `col` (served by a partial index) or NOT coalesce(col).
+        const prefix = target.slice(0, target.length - quoteIdent(column.sql).length);
+        return `(${flags.map(([flag, on]) => (on ? `${prefix}${quoteIdent(column.flagColumns![flag])}` : `NOT coalesce(${prefix}${quoteIdent(column.flagColumns![flag])}, FALSE)`)).join(" AND ")})`;
+      }
       return `(${flags.map(([flag, on]) => `coalesce((${target} ->> ${params.add(flag, "text")})::boolean, FALSE) = ${on ? "TRUE" : "FALSE"}`).join(" AND ")})`;
     }
     case "$isubstr":

@@ -156,7 +156,10 @@ function checkOperand(node: Extract<FilterNode, { kind: "column" }>, column: Col
       if (typeof value !== "object" || value === null || Array.isArray(value) || Object.keys(value).length === 0) {
         return fail("$flags expects an object of flag names with boolean values", value);
       }
-      for (const [flag, on] of Object.entries(value)) if (typeof on !== "boolean") return fail(`flag ${flag} must be true or false`, on);
+      for (const [flag, on] of Object.entries(value)) {
+        if (typeof on !== "boolean") return fail(`flag ${flag} must be true or false`, on);
+        if (column.flagColumns && !(flag in column.flagColumns)) return fail(`${flag} is not a flag of ${node.field}`, flag, Object.keys(column.flagColumns));
+      }
       return value;
     }
     case "$isubstr":

@@ -108,7 +108,9 @@ export function checkValue(type: ColumnType, value: unknown, exact?: string): Va
     case "DECIMAL":
       return typeof value === "number" && Number.isFinite(value) ? { ok: true, value } : { ok: false, reason: "expects a number" };
     case "PERCENTAGE_FIXED_POINT":
-      if (typeof value !== "number" || !Number.isFinite(value)) return { ok: false, reason: "expects a number from 0 to 10000" };
+      // Fixed point: 3000 is 30.00%, so values are whole numbers (compared as integers, which the
+      // integer score columns' indexes serve).
+      if (typeof value !== "number" || !Number.isInteger(value)) return { ok: false, reason: "expects a whole number from 0 to 10000 (fixed point: 3000 = 30.00%)" };
       return value < 0 || value > 10000 ? { ok: false, reason: `${value} is outside the PERCENTAGE_FIXED_POINT range 0 to 10000` } : { ok: true, value };
     default:
       return { ok: false, reason: `columns of type ${type} cannot be compared to a literal` };
@@ -133,8 +135,9 @@ export function sqlTypeOf(type: ColumnType): string {
     case "FLOAT32":
     case "FLOAT64":
       return "double precision";
-    case "DECIMAL":
     case "PERCENTAGE_FIXED_POINT":
+      return "integer";
+    case "DECIMAL":
       return "numeric";
     default:
       return "text";

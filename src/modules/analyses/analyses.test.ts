@@ -262,7 +262,7 @@ describe("engagement roll-forward", () => {
     const source = await create({ name: "Rolled", referenceId: "R-7", currencyCode: "GBP", periodic: true, analysisPeriods: [{ startDate: "2025-01-01", endDate: "2025-06-30" }, { startDate: "2025-07-01", endDate: "2025-12-31" }] });
     const [sourceConfig] = (await server.api.post("/analysis-type-configuration/query", { analysisId: source.id })).body.content;
     const group = sourceConfig.configuration.riskGroups[1];
-    const edited = await server.api.put(`/analysis-type-configuration/${sourceConfig.id}`, { configuration: { riskGroups: [{ id: group.id, disabled: true, controlPointWeights: { MANUAL_ENTRY: 88 } }] }, version: sourceConfig.version });
+    const edited = await server.api.put(`/analysis-type-configuration/${sourceConfig.id}`, { configuration: { riskGroups: [{ id: group.id, disabled: true, controlPointWeights: { journal_entry_manual_entry: 88 } }] }, version: sourceConfig.version });
     expect(edited.status).toBe(200);
     const target = await engagementIn(SYSTEM_LIBRARY_IDS.PLATFORM_FOR_PROFIT, "FY2026");
 
@@ -281,7 +281,7 @@ describe("engagement roll-forward", () => {
     const done = await awaitJob(server.api, started.body.id);
     expect(done).toMatchObject({ status: "COMPLETE", entityId: rolled.body.id });
     const [rolledConfig] = (await server.api.post("/analysis-type-configuration/query", { analysisId: rolled.body.id })).body.content;
-    expect(rolledConfig.configuration.riskGroups[1]).toMatchObject({ disabled: true, controlPointWeights: { MANUAL_ENTRY: 88 } });
+    expect(rolledConfig.configuration.riskGroups[1]).toMatchObject({ disabled: true, controlPointWeights: { journal_entry_manual_entry: 88 } });
     expect(rolledConfig.system).toBe(false);
     // Risk ranges belong to engagements: the new analysis selects its target engagement's.
     const [targetRange] = (await server.api.post("/risk-ranges/query", { engagementId: target, analysisTypeId: GL })).body.content;

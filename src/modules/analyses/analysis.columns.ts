@@ -14,11 +14,3 @@ export const analysisColumns = defineColumns("analyses", {
   latestAnalysisResultId: ID,
   reportingPeriodConfigurationId: ID,
 });
-
-export const analysisResultColumns = defineColumns("analysis results", {
-  ...AUDIT_COLUMNS,
-  engagementId: ID,
-  analysisId: ID,
-  analysisTypeId: ID,
-  interim: FLAG,
-});

@@ -9,7 +9,6 @@ import { analysisPeriodGaps } from "./analysis-period.rules.js";
 import type { AnalysisStatus } from "./analysis-status.js";
 import * as service from "./analysis.service.js";
 import { getAnalysisStatus } from "./analysis-status.service.js";
-import * as results from "./analysis-result.service.js";
 import { runAnalysis } from "./analysis-run.js";
 import { rollForwardAnalysis } from "./analysis-roll-forward.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
@@ -116,17 +115,6 @@ export const AnalysisStatusRef = builder.objectRef<AnalysisStatus>("AnalysisStat
   }),
 });
 
-export const AnalysisResult = builder.prismaObject("AnalysisResult", {
-  interfaces: [Entity],
-  fields: (t) => ({
-    engagementId: t.exposeID("engagementId"),
-    analysisId: t.exposeID("analysisId"),
-    analysisTypeId: t.exposeID("analysisTypeId"),
-    analysisPeriods: t.field({ type: [AnalysisPeriod], description: "The periods as they were when the run started", resolve: (r) => r.analysisPeriods as PeriodShape[] }),
-    interim: t.exposeBoolean("interim"),
-  }),
-});
-
 const NewPeriodInput = builder.inputType("CreateAnalysisPeriodInput", {
   fields: (t) => ({
     startDate: t.field({ type: "Date", required: true }),
@@ -195,18 +183,6 @@ builder.queryFields((t) => ({
     authScopes: { permission: "api.analyses.read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => getAnalysisStatus(ctx, id),
-  }),
-  analysisResult: t.field({
-    type: AnalysisResult,
-    authScopes: { permission: "api.analyses.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => results.getAnalysisResult(ctx, id),
-  }),
-  analysisResults: t.field({
-    type: pageOf(AnalysisResult, "AnalysisResultPage"),
-    authScopes: { permission: "api.analyses.read" },
-    args: pageArgs(t),
-    resolve: (_root, args, ctx) => results.queryAnalysisResults(ctx, args),
   }),
 }));
 

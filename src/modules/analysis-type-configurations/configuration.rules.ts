@@ -1,4 +1,5 @@
 import type { Problem } from "../../core/errors.js";
+import { customControlPointProblems, effectiveSettings, normalizeCustom, settingsProblems, type ControlPointFamily, type ControlPointSettings } from "../../engine/index.js";
 import { MAX_CONTROL_POINT_WEIGHT, type Configuration, type RiskGroup } from "../catalogue/control-points.data.js";
 
 export interface RiskGroupUpdate {
@@ -11,7 +12,7 @@ export interface RiskGroupUpdate {
 }
 
 /** Which library permission guards each editable part of a risk group below library level. */
-export type GuardedChange = "controlPointWeights" | "disabled" | "riskRanges" | "filter";
+export type GuardedChange = "controlPointWeights" | "disabled" | "riskRanges" | "filter" | "controlPointSettings" | "customControlPoints";
 
 export interface AppliedUpdate {
   configuration: Configuration;
@@ -97,10 +98,65 @@ export function applyRiskGroupUpdates(stored: Configuration, updates: readonly R
   return { configuration: { ...stored, riskGroups: groups }, problems, changes };
 }
 
+/**
+ * Control point settings and custom control points: settings merge into the stored overrides per
+ * control point, and only values that differ from the defaults are kept (`null` for a setting
+ * whose default is decided from the data restores that); `customControlPoints` replaces the list, and every risk
+ * group gets a weight of 0 for a new custom point and loses the weight of a removed one.
+ */
+export function applyControlPointUpdates(
+  stored: Configuration,
+  family: ControlPointFamily,
+  input: { controlPointSettings?: unknown; customControlPoints?: unknown },
+): { configuration: Configuration; problems: Problem[]; changes: AppliedUpdate["changes"] } {
+  const problems: Problem[] = [];
+  const changes: AppliedUpdate["changes"] = [];
+  let configuration: Configuration = { ...stored, controlPointSettings: { ...(stored.controlPointSettings ?? {}) }, customControlPoints: [...(stored.customControlPoints ?? [])] };
+  if (input.customControlPoints != null) {
+    const found = customControlPointProblems(family, input.customControlPoints);
+    problems.push(...found);
+    if (found.length === 0) {
+      const custom = normalizeCustom(input.customControlPoints);
+      if (!sameJson(custom, configuration.customControlPoints)) changes.push({ change: "customControlPoints", identifier: "configuration.customControlPoints" });
+      const before = new Set((configuration.customControlPoints ?? []).map((c) => c.id));
+      const after = new Set(custom.map((c) => c.id));
+      configuration = {
+        ...configuration,
+        customControlPoints: custom,
+        riskGroups: configuration.riskGroups.map((g) => {
+          const weights = { ...g.controlPointWeights };
+          for (const id of before) if (!after.has(id)) delete weights[id];
+          for (const id of after) if (!(id in weights)) weights[id] = 0;
+          return { ...g, controlPointWeights: weights };
+        }),
+      };
+    }
+  }
+  if (input.controlPointSettings != null) {
+    const found = settingsProblems(family, input.controlPointSettings, "configuration.controlPointSettings", (configuration.customControlPoints ?? []).map((c) => c.id));
+    problems.push(...found);
+    if (found.length === 0) {
+      const merged: ControlPointSettings = { ...(configuration.controlPointSettings ?? {}) };
+      for (const [point, values] of Object.entries(input.controlPointSettings as ControlPointSettings)) merged[point] = { ...(merged[point] ?? {}), ...values };
+      // Only what differs from the defaults is stored: a read body sent back stores nothing new.
+      const defaults = effectiveSettings(family, {});
+      for (const [point, values] of Object.entries(merged)) {
+        const kept = Object.fromEntries(Object.entries(values).filter(([key, value]) => !sameJson(value, defaults[point]?.[key])));
+        if (Object.keys(kept).length === 0) delete merged[point];
+        else merged[point] = kept;
+      }
+      if (!sameJson(effectiveSettings(family, merged), effectiveSettings(family, configuration.controlPointSettings))) changes.push({ change: "controlPointSettings", identifier: "configuration.controlPointSettings" });
+      configuration = { ...configuration, controlPointSettings: merged };
+    }
+  }
+  return { configuration, problems, changes };
+}
+
 /** The editable parts of the groups, reset to the system defaults (risk range choices are kept). */
 export function resetToDefaults(stored: Configuration, defaults: Configuration): Configuration {
   return {
     ...stored,
+    controlPointSettings: {},
     riskGroups: stored.riskGroups.map((group) => {
       const original = defaults.riskGroups.find((d) => d.id === group.id);
       return original ? { ...group, disabled: original.disabled, controlPointWeights: { ...original.controlPointWeights }, filter: { values: [...original.filter.values] } } : group;
@@ -110,6 +166,8 @@ export function resetToDefaults(stored: Configuration, defaults: Configuration):
 
 /** A configuration is `system` while its editable parts equal the system defaults. */
 export function matchesDefaults(configuration: Configuration, defaults: Configuration): boolean {
+  if ((configuration.customControlPoints ?? []).length > 0) return false;
+  if (Object.values(configuration.controlPointSettings ?? {}).some((values) => Object.keys(values).length > 0)) return false;
   return configuration.riskGroups.every((group) => {
     const original = defaults.riskGroups.find((d) => d.id === group.id);
     return original !== undefined && group.disabled === original.disabled && sameJson(group.controlPointWeights, original.controlPointWeights) && sameJson(group.filter, original.filter);

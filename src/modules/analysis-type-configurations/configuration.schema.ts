@@ -3,6 +3,8 @@ import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import type { Configuration, RiskGroup } from "../catalogue/control-points.data.js";
 import { configurationOf } from "./configuration.copy.js";
+import { effectiveSettings } from "../../engine/index.js";
+import { controlPointFamilyOf } from "../catalogue/control-points.data.js";
 import * as service from "./configuration.service.js";
 
 const RiskAssertionCategory = builder.enumType("RiskAssertionCategory", { values: ["GENERAL", "ASSETS", "LIABILITIES_EQUITY", "PROFIT_LOSS"] as const });
@@ -30,8 +32,19 @@ const RiskGroupRef = builder.objectRef<RiskGroup>("RiskGroup").implement({
   }),
 });
 
-const ConfigurationRef = builder.objectRef<Configuration>("AnalysisTypeConfigurationSettings").implement({
-  fields: (t) => ({ riskGroups: t.field({ type: [RiskGroupRef], resolve: (c) => c.riskGroups }) }),
+const ConfigurationRef = builder.objectRef<Configuration & { analysisTypeId: string }>("AnalysisTypeConfigurationSettings").implement({
+  fields: (t) => ({
+    riskGroups: t.field({ type: [RiskGroupRef], resolve: (c) => c.riskGroups }),
+    controlPointSettings: t.field({
+      type: "JSON",
+      description: "Settings of each control point (and `general`), defaults merged with this configuration's changes (docs/control-points.md)",
+      resolve: (c) => {
+        const family = controlPointFamilyOf(c.analysisTypeId);
+        return family ? effectiveSettings(family, c.controlPointSettings) : (c.controlPointSettings ?? {});
+      },
+    }),
+    customControlPoints: t.field({ type: "JSON", description: "Custom expert-rule control points (`custom_` ids; general ledger only)", resolve: (c) => c.customControlPoints ?? [] }),
+  }),
 });
 
 export const AnalysisTypeConfiguration = builder.prismaObject("AnalysisTypeConfiguration", {
@@ -44,7 +57,7 @@ export const AnalysisTypeConfiguration = builder.prismaObject("AnalysisTypeConfi
     system: t.exposeBoolean("system", { description: "True while the risk groups equal the system defaults" }),
     template: t.exposeBoolean("template", { description: "True for library configurations, which engagements copy" }),
     controlPointBundleVersion: t.exposeString("controlPointBundleVersion", { nullable: true }),
-    configuration: t.field({ type: ConfigurationRef, resolve: configurationOf }),
+    configuration: t.field({ type: ConfigurationRef, resolve: (row) => ({ ...configurationOf(row), analysisTypeId: row.analysisTypeId }) }),
   }),
 });
 
@@ -62,7 +75,11 @@ const RiskGroupUpdateInput = builder.inputType("RiskGroupUpdateInput", {
 });
 
 const ConfigurationUpdateInput = builder.inputType("AnalysisTypeConfigurationSettingsInput", {
-  fields: (t) => ({ riskGroups: t.field({ type: [RiskGroupUpdateInput] }) }),
+  fields: (t) => ({
+    riskGroups: t.field({ type: [RiskGroupUpdateInput] }),
+    controlPointSettings: t.field({ type: "JSON", description: "Control point name (or general) -> {setting: value}; merged into the stored settings" }),
+    customControlPoints: t.field({ type: "JSON", description: "The full list of custom control points [{id: custom_..., name, status, rules: [{debit, credit, rating}], unexpectedFlowRating}]" }),
+  }),
 });
 
 const UpdateAnalysisTypeConfigurationInput = builder.inputType("UpdateAnalysisTypeConfigurationInput", {

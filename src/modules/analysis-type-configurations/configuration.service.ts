@@ -2,23 +2,26 @@ import { ConflictError, ForbiddenError, ValidationError } from "../../core/error
 import { findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import { analysisTypeKeyOf, defaultConfiguration, type Configuration } from "../catalogue/control-points.data.js";
+import type { Prisma } from "../../generated/prisma/client.js";
+import { analysisTypeKeyOf, controlPointFamilyOf, defaultConfiguration, type Configuration } from "../catalogue/control-points.data.js";
 import { configurationColumns } from "./configuration.columns.js";
 import { configurationOf } from "./configuration.copy.js";
-import { applyRiskGroupUpdates, matchesDefaults, resetToDefaults, type GuardedChange, type RiskGroupUpdate } from "./configuration.rules.js";
+import { applyControlPointUpdates, applyRiskGroupUpdates, matchesDefaults, resetToDefaults, type GuardedChange, type RiskGroupUpdate } from "./configuration.rules.js";
 
 const ENTITY = "AnalysisTypeConfiguration";
 
 export interface UpdateConfigurationInput {
-  configuration?: { riskGroups?: RiskGroupUpdate[] | null } | null;
+  configuration?: { riskGroups?: RiskGroupUpdate[] | null; controlPointSettings?: unknown; customControlPoints?: unknown } | null;
   /** true resets the risk groups' weights, filters and enablement to the system defaults. */
   system?: boolean | null;
   version: number;
 }
 
 /** The library permission each change needs below library level (engagement, analysis). */
-const PERMISSION_FOR: Record<GuardedChange, "controlPointWeightPermission" | "riskScoreAndGroupsSelectionPermission" | "controlPointSettingsPermission"> = {
+const PERMISSION_FOR: Record<GuardedChange, "controlPointWeightPermission" | "riskScoreAndGroupsSelectionPermission" | "controlPointSettingsPermission" | "controlPointSelectionPermission"> = {
   controlPointWeights: "controlPointWeightPermission",
+  controlPointSettings: "controlPointSettingsPermission",
+  customControlPoints: "controlPointSelectionPermission",
   disabled: "riskScoreAndGroupsSelectionPermission",
   riskRanges: "riskScoreAndGroupsSelectionPermission",
   filter: "controlPointSettingsPermission",
@@ -55,7 +58,11 @@ export async function updateConfiguration(ctx: RequestContext, id: string, input
   let configuration = configurationOf(current);
   if (input.system && defaults) configuration = resetToDefaults(configuration, defaults);
   const ranges = await ctx.prisma.riskRange.findMany({ where: { ...scope.riskRangeScope, analysisTypeId: current.analysisTypeId }, select: { id: true } });
-  const applied = applyRiskGroupUpdates(configuration, input.configuration?.riskGroups ?? [], new Set(ranges.map((r) => r.id)));
+  const family = controlPointFamilyOf(current.analysisTypeId);
+  const points = family ? applyControlPointUpdates(configuration, family, input.configuration ?? {}) : { configuration, problems: [], changes: [] };
+  const applied = applyRiskGroupUpdates(points.configuration, input.configuration?.riskGroups ?? [], new Set(ranges.map((r) => r.id)));
+  applied.problems.unshift(...points.problems);
+  applied.changes.push(...points.changes);
   if (applied.problems.length > 0) throw ValidationError.of(applied.problems);
   if (!scope.libraryLevel) {
     const refused = applied.changes.find((c) => !scope.library[PERMISSION_FOR[c.change]]);
@@ -74,7 +81,7 @@ export async function updateConfiguration(ctx: RequestContext, id: string, input
       ENTITY,
       id,
       input.version,
-      { configuration: applied.configuration, system: defaults ? matchesDefaults(applied.configuration, defaults) : false },
+      { configuration: applied.configuration as unknown as Prisma.InputJsonValue, system: defaults ? matchesDefaults(applied.configuration, defaults) : false },
       actor,
     );
     emit({ type: "analysis-type-configuration.updated", entityType: "ANALYSIS_TYPE_CONFIGURATION", entityId: id, userId: actor.userId, payload: { analysisTypeConfigurationId: id } });

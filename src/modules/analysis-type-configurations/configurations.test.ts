@@ -76,13 +76,13 @@ describe("configuration copies", () => {
     const libraryConfig = await glConfiguration({ libraryId: library.id });
     const engagementConfig = await glConfiguration({ engagementId: engagement.id });
 
-    await setWeight(libraryConfig, "ROUND_AMOUNT", 77);
-    expect(weightOf(await glConfiguration({ engagementId: engagement.id }), "ROUND_AMOUNT")).toBe(weightOf(engagementConfig, "ROUND_AMOUNT"));
+    await setWeight(libraryConfig, "journal_entry_last_3_digits", 77);
+    expect(weightOf(await glConfiguration({ engagementId: engagement.id }), "journal_entry_last_3_digits")).toBe(weightOf(engagementConfig, "journal_entry_last_3_digits"));
 
-    await setWeight(engagementConfig, "MEMO_KEYWORDS", 5);
+    await setWeight(engagementConfig, "journal_entry_suspicious_keyword", 5);
     const libraryAfter = await glConfiguration({ libraryId: library.id });
-    expect(weightOf(libraryAfter, "MEMO_KEYWORDS")).toBe(weightOf(libraryConfig, "MEMO_KEYWORDS"));
-    expect(weightOf(libraryAfter, "ROUND_AMOUNT")).toBe(77);
+    expect(weightOf(libraryAfter, "journal_entry_suspicious_keyword")).toBe(weightOf(libraryConfig, "journal_entry_suspicious_keyword"));
+    expect(weightOf(libraryAfter, "journal_entry_last_3_digits")).toBe(77);
   });
 
   it("never propagates later edits engagement <-> analysis, in either direction", async () => {
@@ -92,17 +92,17 @@ describe("configuration copies", () => {
     const engagementConfig = await glConfiguration({ engagementId: engagement.id });
     const analysisConfig = await glConfiguration({ analysisId: analysis.id });
 
-    await setWeight(engagementConfig, "WEEKEND_POSTING", 99);
-    expect(weightOf(await glConfiguration({ analysisId: analysis.id }), "WEEKEND_POSTING")).toBe(weightOf(analysisConfig, "WEEKEND_POSTING"));
+    await setWeight(engagementConfig, "journal_entry_weekend_post", 99);
+    expect(weightOf(await glConfiguration({ analysisId: analysis.id }), "journal_entry_weekend_post")).toBe(weightOf(analysisConfig, "journal_entry_weekend_post"));
 
-    await setWeight(analysisConfig, "BENFORD_DIGITS", 0);
+    await setWeight(analysisConfig, "journal_entry_two_digit_benford_v2", 0);
     const engagementAfter = await glConfiguration({ engagementId: engagement.id });
-    expect(weightOf(engagementAfter, "BENFORD_DIGITS")).toBe(weightOf(engagementConfig, "BENFORD_DIGITS"));
-    expect(weightOf(engagementAfter, "WEEKEND_POSTING")).toBe(99);
+    expect(weightOf(engagementAfter, "journal_entry_two_digit_benford_v2")).toBe(weightOf(engagementConfig, "journal_entry_two_digit_benford_v2"));
+    expect(weightOf(engagementAfter, "journal_entry_weekend_post")).toBe(99);
 
     // A later analysis copies the engagement as it is now.
     const later = await newAnalysis(engagement.id);
-    expect(weightOf(await glConfiguration({ analysisId: later.id }), "WEEKEND_POSTING")).toBe(99);
+    expect(weightOf(await glConfiguration({ analysisId: later.id }), "journal_entry_weekend_post")).toBe(99);
   });
 
   it("removes an analysis's configuration with the analysis", async () => {
@@ -126,12 +126,12 @@ describe("configuration updates", () => {
 
   it("changes weights, enablement, filters and risk range choice, and tracks whether it still equals the system default", async () => {
     const [overall, assets] = configuration.configuration.riskGroups;
-    const updated = await put(groups({ id: overall.id, disabled: true, controlPointWeights: { RARE_FLOWS: 10 } }, { id: assets.id, filter: { values: ["1100"] } }));
+    const updated = await put(groups({ id: overall.id, disabled: true, controlPointWeights: { journal_entry_flat_gifi_bucket_rarity: 10 } }, { id: assets.id, filter: { values: ["1100"] } }));
     expect(updated.status).toBe(200);
     expect(updated.body.system).toBe(false);
     expect(updated.body.version).toBe(configuration.version + 1);
     const [overallAfter, assetsAfter] = updated.body.configuration.riskGroups;
-    expect(overallAfter).toMatchObject({ disabled: true, controlPointWeights: { ...overall.controlPointWeights, RARE_FLOWS: 10 } });
+    expect(overallAfter).toMatchObject({ disabled: true, controlPointWeights: { ...overall.controlPointWeights, journal_entry_flat_gifi_bucket_rarity: 10 } });
     expect(assetsAfter.filter).toEqual({ values: ["1100"] });
     configuration = updated.body;
 
@@ -148,9 +148,9 @@ describe("configuration updates", () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [groups({ id: "5cc9076887f13cb8a7a1aaaa" }), "configuration.riskGroups[0].id", "ILLEGAL_ARGUMENT"],
       [groups({ id: group, controlPointWeights: { TEA_BREAKS: 5 } }), "configuration.riskGroups[0].controlPointWeights.TEA_BREAKS", "ILLEGAL_ARGUMENT"],
-      [groups({ id: group, controlPointWeights: { RARE_FLOWS: 101 } }), "configuration.riskGroups[0].controlPointWeights.RARE_FLOWS", "LESS_VALUE_REQUIRED"],
-      [groups({ id: group, controlPointWeights: { RARE_FLOWS: -1 } }), "configuration.riskGroups[0].controlPointWeights.RARE_FLOWS", "GREATER_VALUE_REQUIRED"],
-      [groups({ id: group, controlPointWeights: { RARE_FLOWS: 2.5 } }), "configuration.riskGroups[0].controlPointWeights.RARE_FLOWS", "INCORRECT_DATA_TYPE"],
+      [groups({ id: group, controlPointWeights: { journal_entry_flat_gifi_bucket_rarity: 101 } }), "configuration.riskGroups[0].controlPointWeights.journal_entry_flat_gifi_bucket_rarity", "LESS_VALUE_REQUIRED"],
+      [groups({ id: group, controlPointWeights: { journal_entry_flat_gifi_bucket_rarity: -1 } }), "configuration.riskGroups[0].controlPointWeights.journal_entry_flat_gifi_bucket_rarity", "GREATER_VALUE_REQUIRED"],
+      [groups({ id: group, controlPointWeights: { journal_entry_flat_gifi_bucket_rarity: 2.5 } }), "configuration.riskGroups[0].controlPointWeights.journal_entry_flat_gifi_bucket_rarity", "INCORRECT_DATA_TYPE"],
       [groups({ id: group, controlPointWeights: [1] }), "configuration.riskGroups[0].controlPointWeights", "INCORRECT_DATA_TYPE"],
       [groups({ id: group, selectedRiskRange: "5cc9076887f13cb8a7a1aaaa" }), "configuration.riskGroups[0].selectedRiskRange", "ILLEGAL_ARGUMENT"],
       [groups({ id: group, applicableRiskRanges: ["4b8364d00000000000000000"] }), "configuration.riskGroups[0].applicableRiskRanges[0]", "ILLEGAL_ARGUMENT"],
@@ -213,13 +213,13 @@ describe("configuration updates", () => {
     const engagement = await newEngagement(locked.id);
     const engagementConfig = await glConfiguration({ engagementId: engagement.id });
     const group = engagementConfig.configuration.riskGroups[0].id;
-    const refused = await server.api.put(`/analysis-type-configuration/${engagementConfig.id}`, { ...engagementConfig, configuration: { riskGroups: [{ id: group, controlPointWeights: { RARE_FLOWS: 1 } }] } });
+    const refused = await server.api.put(`/analysis-type-configuration/${engagementConfig.id}`, { ...engagementConfig, configuration: { riskGroups: [{ id: group, controlPointWeights: { journal_entry_flat_gifi_bucket_rarity: 1 } }] } });
     expect(refused.status).toBe(403);
     expect(refused.body.problems[0]).toMatchObject({ problemType: "INSUFFICIENT_PERMISSION", identifier: "configuration.riskGroups[0].controlPointWeights" });
     const allowed = await server.api.put(`/analysis-type-configuration/${engagementConfig.id}`, { ...engagementConfig, configuration: { riskGroups: [{ id: group, filter: { values: ["2000"] } }] } });
     expect(allowed.status).toBe(200);
     // The library itself stays editable by its owners.
-    await setWeight(await glConfiguration({ libraryId: locked.id }), "RARE_FLOWS", 1);
+    await setWeight(await glConfiguration({ libraryId: locked.id }), "journal_entry_flat_gifi_bucket_rarity", 1);
   });
 });
 

@@ -4,6 +4,8 @@ import { ANALYSIS_SOURCE_TYPES } from "./analysis-source-types.data.js";
 import { ANALYSIS_TYPES } from "./analysis-types.data.js";
 import { ANALYSIS_SOURCE_TYPE_IDS, ANALYSIS_TYPE_IDS, SEED_AUDIT, SYSTEM_ACCOUNT_GROUPING_ID, SYSTEM_LIBRARY_IDS } from "./ids.js";
 import { SYSTEM_CONFIGURATIONS, SYSTEM_LIBRARIES, SYSTEM_RISK_RANGES } from "./system-libraries.data.js";
+import { controlPointFamilyOf } from "./control-points.data.js";
+import { effectiveSettings } from "../../engine/index.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -70,7 +72,10 @@ describe("seeded catalogue equals the data modules it was generated from", () =>
       expect((await server.api.get(`/risk-ranges/${range.id}`)).body).toEqual({ ...SEEDED, ...range, system: true });
     }
     for (const configuration of SYSTEM_CONFIGURATIONS) {
-      expect((await server.api.get(`/analysis-type-configuration/${configuration.id}`)).body).toEqual({ ...SEEDED, ...withoutNulls(configuration), system: true, template: true });
+      // A configuration reads with every control point setting, the defaults filled in.
+      const settings = effectiveSettings(controlPointFamilyOf(configuration.analysisTypeId)!, configuration.configuration.controlPointSettings);
+      const expected = withoutNulls({ ...configuration, configuration: { ...configuration.configuration, controlPointSettings: settings } });
+      expect((await server.api.get(`/analysis-type-configuration/${configuration.id}`)).body).toEqual({ ...SEEDED, ...expected, system: true, template: true });
     }
     const seededConfigs = await queryAll("/analysis-type-configuration/query", { libraryId: { $in: Object.values(SYSTEM_LIBRARY_IDS) } });
     expect(seededConfigs.totalElements).toBe(SYSTEM_CONFIGURATIONS.length);

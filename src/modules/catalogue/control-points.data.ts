@@ -1,3 +1,4 @@
+import { defaultWeights, type ControlPointFamily, type ControlPointSettings, type CustomControlPoint } from "../../engine/control-points/index.js";
 import { ANALYSIS_TYPE_IDS, type AnalysisTypeKey } from "./ids.js";
 
 export type RiskAssertionCategory = "GENERAL" | "ASSETS" | "LIABILITIES_EQUITY" | "PROFIT_LOSS";
@@ -24,62 +25,34 @@ export interface RiskGroup {
 
 export interface Configuration {
   riskGroups: RiskGroup[];
+  /** Overrides of control point settings, per control point name (and `general`); absent keys take the defaults. */
+  controlPointSettings?: ControlPointSettings;
+  /** The library's custom control points (general ledger types only). */
+  customControlPoints?: CustomControlPoint[];
 }
 
-export const CONTROL_POINT_BUNDLE_VERSION = "2024.1";
+/** Bumped when the control point list or its definitions change (configurations record it). */
+export const CONTROL_POINT_BUNDLE_VERSION = "2026.2";
 export const MAX_CONTROL_POINT_WEIGHT = 100;
 
-/** Default weight of each control point, per analysis type family. */
-const LEDGER_CONTROL_POINTS: Record<string, number> = {
-  RARE_FLOWS: 60,
-  OUTLIER_ANOMALY: 70,
-  UNUSUAL_AMOUNT: 50,
-  ROUND_AMOUNT: 20,
-  BENFORD_DIGITS: 20,
-  WEEKEND_POSTING: 30,
-  POST_CLOSE_ENTRY: 50,
-  BACKDATED_ENTRY: 40,
-  MANUAL_ENTRY: 30,
-  SAME_PREPARER_APPROVER: 40,
-  MEMO_KEYWORDS: 30,
-  REVERSED_ENTRY: 20,
-  DUPLICATE_ENTRY: 50,
-  HIGH_MONETARY_VALUE: 60,
+/** Which control point list each analysis type uses (src/engine/control-points). */
+export const CONTROL_POINT_FAMILY: Record<AnalysisTypeKey, ControlPointFamily> = {
+  GENERAL_LEDGER: "GL",
+  NOT_FOR_PROFIT_GENERAL_LEDGER: "GL_NFP",
+  NOT_FOR_PROFIT_GENERAL_LEDGER_FUND: "GL_NFP_FUND",
+  ACCOUNTS_PAYABLE_V2: "AP",
+  ACCOUNTS_RECEIVABLE_V2: "AR",
 };
 
-const FUND_CONTROL_POINTS: Record<string, number> = { ...LEDGER_CONTROL_POINTS, INTERFUND_TRANSFER: 40 };
+/** Default weight of each control point of each analysis type (symbolic name -> 0..100). */
+export const CONTROL_POINTS: Record<AnalysisTypeKey, Record<string, number>> = Object.fromEntries(
+  Object.entries(CONTROL_POINT_FAMILY).map(([key, family]) => [key, defaultWeights(family)]),
+) as Record<AnalysisTypeKey, Record<string, number>>;
 
-const PAYABLES_CONTROL_POINTS: Record<string, number> = {
-  DUPLICATE_INVOICE: 70,
-  SPLIT_INVOICE: 50,
-  NEW_VENDOR: 40,
-  PAYMENT_BEFORE_INVOICE: 60,
-  OVERDUE_PAYMENT: 30,
-  ROUND_AMOUNT: 20,
-  UNUSUAL_AMOUNT: 50,
-  WEEKEND_POSTING: 30,
-  BENFORD_DIGITS: 20,
-};
-
-const RECEIVABLES_CONTROL_POINTS: Record<string, number> = {
-  DUPLICATE_INVOICE: 70,
-  NEW_CUSTOMER: 40,
-  CREDIT_LIMIT_EXCEEDED: 50,
-  OVERDUE_RECEIVABLE: 40,
-  CREDIT_NOTE_AFTER_PERIOD: 60,
-  ROUND_AMOUNT: 20,
-  UNUSUAL_AMOUNT: 50,
-  WEEKEND_POSTING: 30,
-  BENFORD_DIGITS: 20,
-};
-
-export const CONTROL_POINTS: Record<AnalysisTypeKey, Record<string, number>> = {
-  GENERAL_LEDGER: LEDGER_CONTROL_POINTS,
-  NOT_FOR_PROFIT_GENERAL_LEDGER: LEDGER_CONTROL_POINTS,
-  NOT_FOR_PROFIT_GENERAL_LEDGER_FUND: FUND_CONTROL_POINTS,
-  ACCOUNTS_PAYABLE_V2: PAYABLES_CONTROL_POINTS,
-  ACCOUNTS_RECEIVABLE_V2: RECEIVABLES_CONTROL_POINTS,
-};
+export function controlPointFamilyOf(analysisTypeId: string): ControlPointFamily | undefined {
+  const key = analysisTypeKeyOf(analysisTypeId);
+  return key ? CONTROL_POINT_FAMILY[key] : undefined;
+}
 
 interface GroupSpec {
   category: RiskAssertionCategory;
@@ -89,12 +62,12 @@ interface GroupSpec {
   macCodes: string[];
 }
 
-const OVERALL: GroupSpec = { category: "GENERAL", name: "Overall", description: "Every entry, whatever its accounts", macCodes: [] };
+const OVERALL: GroupSpec = { category: "GENERAL", name: "Overall", description: "The platform score: every entry, and the fallback group of accounts no other group covers", macCodes: [] };
 const LEDGER_GROUPS: GroupSpec[] = [
   OVERALL,
-  { category: "ASSETS", name: "Assets", description: "Entries touching asset accounts", macCodes: ["1000"] },
-  { category: "LIABILITIES_EQUITY", name: "Liabilities and equity", description: "Entries touching liability or equity accounts", macCodes: ["2000", "3000"] },
-  { category: "PROFIT_LOSS", name: "Profit and loss", description: "Entries touching revenue or expense accounts", macCodes: ["4000", "5000"] },
+  { category: "ASSETS", name: "Assets", description: "Entries touching asset accounts", macCodes: ["1"] },
+  { category: "LIABILITIES_EQUITY", name: "Liabilities and equity", description: "Entries touching liability or equity accounts", macCodes: ["2", "3"] },
+  { category: "PROFIT_LOSS", name: "Profit and loss", description: "Entries touching revenue or expense accounts", macCodes: ["4", "5"] },
 ];
 
 const GROUPS: Record<AnalysisTypeKey, GroupSpec[]> = {
@@ -130,6 +103,8 @@ export function defaultConfiguration(typeKey: AnalysisTypeKey, riskRangeId: stri
       applicableRiskRanges: riskRangeId ? [riskRangeId] : [],
       selectedRiskRange: riskRangeId,
     })),
+    controlPointSettings: {},
+    customControlPoints: [],
   };
 }
 

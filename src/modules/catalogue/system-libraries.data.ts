@@ -45,11 +45,15 @@ export interface SystemConfigurationData {
   configuration: Configuration;
 }
 
-/** Thresholds are PERCENTAGE_FIXED_POINT (0..10000 = 0.00%..100.00%); bounds are half-open and touch. */
+/**
+ * Thresholds are PERCENTAGE_FIXED_POINT (0..10000 = 0.00%..100.00%); bounds are half-open and touch.
+ * The platform's documented defaults (control-points.md): low up to 29.99%, medium 30% to 49.99%,
+ * high 50% and above.
+ */
 export const DEFAULT_RISK_RANGE: RiskRangeBounds = {
   low: { lowThreshold: 0, highThreshold: 3000 },
-  medium: { lowThreshold: 3000, highThreshold: 7000 },
-  high: { lowThreshold: 7000, highThreshold: 10000 },
+  medium: { lowThreshold: 3000, highThreshold: 5000 },
+  high: { lowThreshold: 5000, highThreshold: 10000 },
 };
 
 /** Review engagements flag more: lower thresholds. */

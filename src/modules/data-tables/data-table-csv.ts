@@ -19,8 +19,11 @@ export interface CsvFormat {
 
 export const DEFAULT_CSV: CsvFormat = { delimiter: ",", quote: '"', quoteEscape: '"', quoteEscapeEscape: '"' };
 
+/** Lists inside a field (wire reference: `accounts`, `account_hierarchy_codes` written `'a';'b'`). */
+export const DEFAULT_INNER_LIST_CSV: CsvFormat = { delimiter: ";", quote: "'", quoteEscape: "'", quoteEscapeEscape: "'" };
+
 /** Checks a csvConfiguration: each setting one character, no line breaks, delimiter and quote distinct. */
-export function csvFormatOf(input: CsvConfigurationInput | null | undefined, key: string): CsvFormat {
+export function csvFormatOf(input: CsvConfigurationInput | null | undefined, key: string, defaults: CsvFormat = DEFAULT_CSV): CsvFormat {
   const problems: Problem[] = [];
   const char = (name: keyof CsvConfigurationInput, fallback: string): string => {
     const value = input?.[name];
@@ -31,8 +34,8 @@ export function csvFormatOf(input: CsvConfigurationInput | null | undefined, key
     }
     return value;
   };
-  const delimiter = char("delimiter", DEFAULT_CSV.delimiter);
-  const quote = char("quote", DEFAULT_CSV.quote);
+  const delimiter = char("delimiter", defaults.delimiter);
+  const quote = char("quote", defaults.quote);
   const quoteEscape = char("quoteEscape", quote);
   const quoteEscapeEscape = char("quoteEscapeEscape", quoteEscape);
   if (delimiter === quote) problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: `${key}.quote`, reason: "quote must differ from delimiter", values: [quote] });
@@ -72,4 +75,19 @@ export function csvWriter(format: CsvFormat): (values: readonly unknown[]) => st
     for (let i = 0; i < values.length; i++) line += (i === 0 ? "" : delimiter) + field(values[i]);
     return line + "\r\n";
   };
+}
+
+/** A list value as one field: every element quoted with the inner format's quote, joined by its delimiter. */
+export function innerListWriter(format: CsvFormat): (values: readonly unknown[]) => string {
+  const { delimiter, quote, quoteEscape, quoteEscapeEscape } = format;
+  const element = (value: unknown) => {
+    let out = quote;
+    for (const c of value === null || value === undefined ? "" : String(value)) {
+      if (c === quote) out += quoteEscape + c;
+      else if (c === quoteEscape && quoteEscape !== quote) out += quoteEscapeEscape + c;
+      else out += c;
+    }
+    return out + quote;
+  };
+  return (values) => values.map(element).join(delimiter);
 }

@@ -24,6 +24,12 @@ export interface DataTableColumn {
   indexed: boolean;
   /** Whether an index on (column, row_no) serves ordering by it: the table's default sort column. */
   orderIndexed?: boolean;
+  /** BOOLEAN columns set on few rows: a partial index on (row_no) WHERE the column (analysis results' cp_failed_*). */
+  partialIndex?: boolean;
+  /** BOOLEAN_FLAGS: flag name -> physical BOOLEAN column; the column has no storage of its own (filter-only). */
+  flagColumns?: Record<string, string>;
+  /** ARRAY_STRINGS whose values are stored lower-case. */
+  storedLowerCase?: boolean;
 }
 
 export const API_STABILITIES = ["STABLE", "UNSTABLE"] as const;
@@ -32,10 +38,10 @@ export type ApiStability = (typeof API_STABILITIES)[number];
 /**
  * What a data table holds, stored in its `type` (spec 2.10 identifies tables by `logicalName` or
  * `type`): the kind of rows, whatever the source type, so "every transactions table of this
- * analysis" is one filter. The spec names one value, `flows_compact` (Monetary Flows), a kind of
- * table the analysis engine will publish; the kinds published today are these two.
+ * analysis" is one filter. Analysis sources publish entries and transactions; analysis results
+ * also the spec's `flows_compact` (Monetary Flows) and `typeahead` tables (a column's values).
  */
-export type DataTableKind = "entries" | "transactions";
+export type DataTableKind = "entries" | "transactions" | "flows_compact" | "typeahead";
 
 /**
  * The spec 2.10 logical names of the source types whose tables are published with a stable schema:
@@ -148,6 +154,8 @@ export function defaultSortOf(type: string | null): Array<{ field: string; direc
 /** The query language's view of a definition: every column with its flags and physical name. */
 export function queryColumnsOf(columns: DataTableColumn[]): ColumnDef[] {
   return columns.map((c) => ({
+    ...(c.flagColumns ? { flagColumns: c.flagColumns } : {}),
+    ...(c.storedLowerCase ? { storedLowerCase: true } : {}),
     field: c.field,
     type: c.type,
     sql: c.sql,

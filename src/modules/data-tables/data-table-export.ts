@@ -3,7 +3,7 @@ import { compileFilter, SqlParams } from "../../query-language/index.js";
 import { assertContent } from "../../entity/index.js";
 import { ValidationError } from "../../core/errors.js";
 import { batched } from "../../tabular/csv-writer.js";
-import { csvFormatOf, csvWriter, type CsvConfigurationInput, type CsvFormat } from "./data-table-csv.js";
+import { csvFormatOf, csvWriter, DEFAULT_INNER_LIST_CSV, innerListWriter, type CsvConfigurationInput, type CsvFormat } from "./data-table-csv.js";
 import type { DataTableColumn } from "./data-table-definition.js";
 import { columnSet, parseSortOrders, quotedTable, rowsOrderBy, selectedColumns, selectExpression, type RowsTable, type SortInput } from "./data-table-rows.js";
 
@@ -24,6 +24,8 @@ export interface ExportPlan {
   values: unknown[];
   sorted: boolean;
   format: CsvFormat;
+  /** How list columns (ARRAY_STRINGS) are written inside one field. */
+  innerFormat: CsvFormat;
 }
 
 /** Rows fetched from the cursor per round trip: big enough to amortise it, small enough to stay a few MiB. */
@@ -45,10 +47,9 @@ export function checkExport(table: RowsTable, input: ExportInput) {
   const orders = parseSortOrders(input.sort, set, "sort", table);
   const columns = selectedColumns(table, { fields: input.fields ?? defaultFields(table) });
   const format = csvFormatOf(input.csvConfiguration, "csvConfiguration");
-  // Validated for the caller's sake; entries tables have no list columns to apply it to.
-  csvFormatOf(input.innerListCsvConfiguration, "innerListCsvConfiguration");
+  const innerFormat = csvFormatOf(input.innerListCsvConfiguration, "innerListCsvConfiguration", DEFAULT_INNER_LIST_CSV);
   const filter = compileFilter(input.query ?? {}, set, new SqlParams());
-  return { set, orders, columns, format, filter };
+  return { set, orders, columns, format, innerFormat, filter };
 }
 
 /**
@@ -57,7 +58,7 @@ export function checkExport(table: RowsTable, input: ExportInput) {
  * only taken when the table (or the limit) could exceed the threshold, and stops at threshold + 1.
  */
 export async function planExport(pool: pg.Pool, table: RowsTable, input: ExportInput, sortLimit: number): Promise<ExportPlan> {
-  const { set, orders, columns, format, filter } = checkExport(table, input);
+  const { set, orders, columns, format, innerFormat, filter } = checkExport(table, input);
   const from = `FROM ${quotedTable(table.tableName)} WHERE ${filter.sql}`;
   const cap = input.limit ?? Number.POSITIVE_INFINITY;
   let rows = Math.min(cap, table.rowCount);
@@ -68,7 +69,7 @@ export async function planExport(pool: pg.Pool, table: RowsTable, input: ExportI
   const sorted = rows <= sortLimit;
   const order = sorted ? ` ORDER BY ${rowsOrderBy(orders, set)}` : "";
   const limit = input.limit ? ` LIMIT ${input.limit}` : "";
-  return { columns, sorted, format, values: filter.params.values, sql: `SELECT ${columns.map(selectExpression).join(", ")} ${from}${order}${limit}` };
+  return { columns, sorted, format, innerFormat, values: filter.params.values, sql: `SELECT ${columns.map(selectExpression).join(", ")} ${from}${order}${limit}` };
 }
 
 /**
@@ -76,7 +77,10 @@ export async function planExport(pool: pg.Pool, table: RowsTable, input: ExportI
  * FETCH_ROWS rows are in memory at a time whatever the table's size. Header: the column fields.
  */
 export async function* exportCsv(pool: pg.Pool, plan: ExportPlan, signal?: AbortSignal): AsyncGenerator<Buffer> {
-  const line = csvWriter(plan.format);
+  const write = csvWriter(plan.format);
+  const list = innerListWriter(plan.innerFormat);
+  const lists = plan.columns.map((c) => c.type === "ARRAY_STRINGS" || c.type === "ARRAY_INT64");
+  const line = lists.some(Boolean) ? (row: readonly unknown[]) => write(row.map((v, i) => (lists[i] && Array.isArray(v) ? list(v) : v))) : write;
   const client = await pool.connect();
   let committed = false;
   try {

@@ -94,20 +94,27 @@ export function rowsOrderBy(orders: SortOrder[], set: ColumnSet): string {
 
 /** The columns to return: all, or all but `excludeFields` / only `fields`; unknown names give 400. */
 export function selectedColumns(table: RowsTable, options: { fields?: readonly string[] | null; excludeFields?: readonly string[] | null }): DataTableColumn[] {
-  const known = new Set(table.columns.map((c) => c.field));
+  // Flag sets over other columns (a result's `cp_failed`) hold no value of their own: filters only.
+  const readable = table.columns.filter((c) => !c.flagColumns);
+  const known = new Set(readable.map((c) => c.field));
+  const filterOnly = new Set(table.columns.filter((c) => c.flagColumns).map((c) => c.field));
   const problems: Problem[] = [];
   for (const key of ["fields", "excludeFields"] as const) {
     (options[key] ?? []).forEach((field, i) => {
+      if (filterOnly.has(field)) {
+        if (key === "fields") problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: `${key}[${i}]`, reason: `${field} can only be used in filters; its flags are the cp_failed_<name> columns`, values: [field] });
+        return;
+      }
       if (!known.has(field)) problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: `${key}[${i}]`, reason: `${field} is not a column of data table ${table.logicalName ?? table.id}`, values: [field], suggestedValues: [...known] });
     });
   }
   if (problems.length > 0) throw ValidationError.of(problems);
   if (options.fields && options.fields.length > 0) {
-    const byField = new Map(table.columns.map((c) => [c.field, c]));
+    const byField = new Map(readable.map((c) => [c.field, c]));
     return [...new Set(options.fields)].map((f) => byField.get(f)!);
   }
   const excluded = new Set(options.excludeFields ?? []);
-  const kept = table.columns.filter((c) => !excluded.has(c.field));
+  const kept = readable.filter((c) => !excluded.has(c.field));
   if (kept.length === 0) throw new ValidationError("excludeFields leaves no column to return", { identifier: "excludeFields" });
   return kept;
 }

@@ -20,8 +20,17 @@ export function indexStatements(tableName: string, columns: DataTableColumn[]): 
   const schema = parts.length > 0 ? `${quoteIdent(parts[0])}.` : "";
   const table = quotedTable(tableName);
   return columns.flatMap((column, position) => {
+    if (column.flagColumns) return [];
     const name = quoteIdent(column.sql);
     const statements: string[] = [];
+    if (column.partialIndex && column.type === "BOOLEAN") {
+      // A flag set on few rows: its first pages walk only those rows, in rowid order.
+      return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_p${position}`)} ON ${table} ("row_no") WHERE ${name}`];
+    }
+    if (column.indexed && (column.type === "ARRAY_STRINGS" || column.type === "ARRAY_INT64")) {
+      const key = column.type === "ARRAY_STRINGS" && !column.storedLowerCase ? `(lower_text_array(${name}))` : `(${name})`;
+      return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_g${position}`)} ON ${table} USING gin ${key}`];
+    }
     if (column.orderIndexed) {
       // The default sort's ORDER BY (lower(col), row_no) under the collation, which the pattern_ops index cannot serve.
       const key = column.type === "STRING" ? `lower(${name})` : name;

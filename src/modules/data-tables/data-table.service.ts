@@ -197,3 +197,61 @@ async function deleteDefinitions(tx: Tx, emit: Emit, actor: Actor, event: { anal
     emit({ type: "data-table.deleted", entityType: "DATA_TABLE", entityId: id, userId: actor.userId, payload: { dataTableId: id, analysisId: event.analysisId, analysisSourceId: event.analysisSourceId } });
   }
 }
+
+/** A table an analysis result publishes (the engine's `PublishedTable`). */
+export interface ResultTableInput {
+  key: string;
+  logicalName: string;
+  type: string;
+  apiStability: "STABLE" | "UNSTABLE";
+  table: string;
+  columns: DataTableColumn[];
+  rowCount: number;
+  /** Typeahead tables: the (table key, field) columns this table lists the values of. */
+  typeaheadFor?: Array<{ table: string; field: string }>;
+}
+
+/**
+ * Publishes an analysis result's tables as data tables (in the transaction that completes the run):
+ * typeahead tables first, so the columns they serve carry their `typeaheadDataTableId`, then the
+ * others; one `data-table.created` event and one index job per table. Returns the ids by key.
+ */
+export async function publishResultTables(
+  tx: Tx,
+  emit: Emit,
+  actor: Actor,
+  input: { engagementId: string; analysisId: string; analysisResultId: string; tables: ResultTableInput[] },
+): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {};
+  const ordered = [...input.tables.filter((t) => t.typeaheadFor), ...input.tables.filter((t) => !t.typeaheadFor)];
+  for (const table of ordered) {
+    const columns = table.columns.map((c) => {
+      const typeahead = input.tables.find((t) => t.typeaheadFor?.some((f) => f.table === table.key && f.field === c.field));
+      return typeahead && ids[typeahead.key] ? { ...c, typeaheadDataTableId: ids[typeahead.key] } : c;
+    });
+    const row = await tx.dataTable.create({
+      data: {
+        ...createAudit(actor),
+        engagementId: input.engagementId,
+        analysisId: input.analysisId,
+        analysisResultId: input.analysisResultId,
+        logicalName: table.logicalName,
+        type: table.type,
+        apiStability: table.apiStability,
+        columns: columns as unknown as Prisma.InputJsonValue,
+        rowCount: BigInt(table.rowCount),
+        tableName: table.table,
+      },
+    });
+    ids[table.key] = row.id;
+    emit({
+      type: "data-table.created",
+      entityType: "DATA_TABLE",
+      entityId: row.id,
+      userId: actor.userId,
+      payload: { dataTableId: row.id, analysisId: input.analysisId, analysisResultId: input.analysisResultId, logicalName: table.logicalName },
+    });
+    await startJob(tx, { job: indexDataTableJob, payload: { dataTableId: row.id }, entityType: "DATA_TABLE", entityId: row.id, startedBy: actor });
+  }
+  return ids;
+}

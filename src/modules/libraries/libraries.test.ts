@@ -91,16 +91,16 @@ describe("libraries REST", () => {
     const base = await createLibrary();
     const [baseConfig] = await configurationsOf({ libraryId: base.id, analysisTypeId: GL });
     const group = baseConfig.configuration.riskGroups[0];
-    const edited = await server.api.put(`/analysis-type-configuration/${baseConfig.id}`, { ...baseConfig, configuration: { riskGroups: [{ id: group.id, controlPointWeights: { ROUND_AMOUNT: 90 } }] } });
+    const edited = await server.api.put(`/analysis-type-configuration/${baseConfig.id}`, { ...baseConfig, configuration: { riskGroups: [{ id: group.id, controlPointWeights: { journal_entry_last_3_digits: 90 } }] } });
     expect(edited.status).toBe(200);
     const copy = await createLibrary({ basedOnLibraryId: base.id });
     const [copyConfig] = await configurationsOf({ libraryId: copy.id, analysisTypeId: GL });
-    expect(copyConfig.configuration.riskGroups[0].controlPointWeights.ROUND_AMOUNT).toBe(90);
+    expect(copyConfig.configuration.riskGroups[0].controlPointWeights.journal_entry_last_3_digits).toBe(90);
     expect(copyConfig.system).toBe(false);
-    const again = await server.api.put(`/analysis-type-configuration/${baseConfig.id}`, { configuration: { riskGroups: [{ id: group.id, controlPointWeights: { ROUND_AMOUNT: 10 } }] }, version: edited.body.version });
+    const again = await server.api.put(`/analysis-type-configuration/${baseConfig.id}`, { configuration: { riskGroups: [{ id: group.id, controlPointWeights: { journal_entry_last_3_digits: 10 } }] }, version: edited.body.version });
     expect(again.status).toBe(200);
     const [unchanged] = await configurationsOf({ libraryId: copy.id, analysisTypeId: GL });
-    expect(unchanged.configuration.riskGroups[0].controlPointWeights.ROUND_AMOUNT).toBe(90);
+    expect(unchanged.configuration.riskGroups[0].controlPointWeights.journal_entry_last_3_digits).toBe(90);
   });
 
   it("gives an analysis type the base lacks the system default configuration and risk range", async () => {
@@ -110,7 +110,7 @@ describe("libraries REST", () => {
     const [configuration] = await configurationsOf({ libraryId: library.id, analysisTypeId: npo });
     expect(configuration).toMatchObject({ system: true, template: true });
     const [range] = await riskRangesOf({ libraryId: library.id, analysisTypeId: npo });
-    expect(range).toMatchObject({ low: { lowThreshold: 0, highThreshold: 3000 }, high: { lowThreshold: 7000, highThreshold: 10000 } });
+    expect(range).toMatchObject({ low: { lowThreshold: 0, highThreshold: 3000 }, medium: { lowThreshold: 3000, highThreshold: 5000 }, high: { lowThreshold: 5000, highThreshold: 10000 } });
     expect(configuration.configuration.riskGroups.every((g: { selectedRiskRange: string }) => g.selectedRiskRange === range.id)).toBe(true);
     expect(await configurationsOf({ libraryId: library.id, analysisTypeId: ANALYSIS_TYPE_IDS.ACCOUNTS_PAYABLE_V2 })).toEqual([]);
   });

@@ -10,8 +10,6 @@ const SPEC_NAMESPACES = ["analysis", "engagement", "unmapped", "ingestion", "exp
 
 /** Spec 6.5 events no family emits yet, and why (docs/webhooks.md says the same). */
 const NOT_EMITTED_YET: Record<string, string> = {
-  "analysis.complete": "the analysis engine's analysis-results family (engine branch)",
-  "analysis.failed": "the analysis engine's analysis-results family (engine branch)",
   "user.login": "no user sessions: the platform signs in with API tokens only",
   "connection.created": "the connections family",
   "connection.deleted": "the connections family",

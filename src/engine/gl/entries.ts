@@ -1,0 +1,163 @@
+import { riskGroupOf } from "../accounts.js";
+import type { RunPlan } from "../run-plan.js";
+import { additionalColumns } from "../source.js";
+import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
+import { ident, int, num, ramp, textArray, wordsPattern, text } from "../sql.js";
+import { FIRST_TWO_DIGITS, glContext, type GlContext } from "./context.js";
+import { statisticTable } from "./statistics.js";
+
+/**
+ * Entry-level control points: each an SQL expression over one entry (alias `s`, with `d2`, `rp`,
+ * `dow` and `lag` added), its account (`a`) and the statistic tables joined by key. They become the
+ * `o<index>` columns of the base table: the entry's own scores, before its transaction's are known.
+ */
+interface EntryPoint {
+  name: string;
+  expression(ctx: GlContext, joins: Joins): string;
+}
+
+type Joins = Record<string, string | null>;
+
+/** Deviation of ln|amount| from the account's mean, in standard deviations (NULL for zero amounts or no spread). */
+const AMOUNT_Z = "(CASE WHEN s.amount <> 0 AND sa.sd > 0 THEN abs(ln(abs(s.amount)::float8) - sa.mean) / sa.sd END)";
+
+const ON = (condition: string) => `CASE WHEN ${condition} THEN 10000 ELSE 0 END`;
+
+const ENTRY_POINTS: EntryPoint[] = [
+  {
+    name: "journal_entry_weekend_post",
+    expression: (ctx) => {
+      const days = (ctx.setting<number[]>("journal_entry_weekend_post", "weekendDays") ?? []).map(int);
+      if (days.length === 0) return "0";
+      const useEffective = ctx.setting("journal_entry_weekend_post", "useEffectiveDate") !== false;
+      const date = ctx.mapped.has("entered_date") ? (useEffective ? "coalesce(s.entered_date, s.effective_date)" : "s.entered_date") : "s.effective_date";
+      return ON(`extract(isodow FROM ${date})::integer IN (${days.join(", ")})`);
+    },
+  },
+  { name: "group_by_trendshock", expression: (_ctx, j) => (j.trend ? "coalesce(st.trend, 0)" : "0") },
+  {
+    name: "journal_entry_last_3_digits",
+    expression: (ctx) => {
+      const patterns = (ctx.setting<string[]>("journal_entry_last_3_digits", "patterns") ?? []).filter((p) => /^\d{3}$/.test(p));
+      if (patterns.length === 0) return "0";
+      return ON(`abs(s.amount) >= ${int(ctx.setting("journal_entry_last_3_digits", "minimumAmount"))} AND abs(s.amount) % 100 = 0 AND lpad((abs(s.amount) / 100 % 1000)::text, 3, '0') = ANY(${textArray(patterns)})`);
+    },
+  },
+  { name: "prior_period_frequency", expression: (_ctx, j) => (j.trend ? "coalesce(st.frequency, 0)" : "0") },
+  {
+    name: "journal_entry_manual_entry",
+    expression: (ctx) => {
+      const pattern = wordsPattern(ctx.setting<string[]>("journal_entry_manual_entry", "values") ?? []);
+      return pattern ? ON(`s.type ~* ${text(pattern)}`) : "0";
+    },
+  },
+  { name: "journal_entry_zero", expression: () => ON("s.amount = 0") },
+  {
+    name: "journal_entry_reporting_analysis_period_adjustment",
+    expression: (ctx) => ON(`s.entered_date > ${ctx.periods.analysisEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_analysis_period_adjustment", "graceDays"))}`),
+  },
+  { name: "journal_entry_flat_sos_v2", expression: (_ctx, j) => (j.sos ? "coalesce(ss.score, 0)" : "0") },
+  { name: "journal_entry_start_of_period", expression: (ctx) => ON(`s.effective_date < s.rp + ${int(ctx.setting("journal_entry_start_of_period", "days"))}`) },
+  { name: "journal_entry_high_dollar_value", expression: (ctx) => ON(`abs(s.amount) >= ${int(ctx.facts.highValueThreshold)}`) },
+  { name: "journal_entry_nfp_expense_flurry", expression: (_ctx, j) => (j.flurry ? "CASE WHEN a.is_expense AND s.amount > 0 THEN coalesce(sf.score, 0) ELSE 0 END" : "0") },
+  { name: "journal_entry_material_value", expression: (ctx) => ON(`abs(s.amount) >= ${int(ctx.facts.materiality)}`) },
+  {
+    name: "journal_entry_suspicious_keyword",
+    expression: (ctx) => {
+      const pattern = wordsPattern(ctx.setting<string[]>("journal_entry_suspicious_keyword", "keywords") ?? []);
+      return pattern ? ON(`s.memo ~* ${text(pattern)}`) : "0";
+    },
+  },
+  { name: "journal_entry_start_of_year", expression: (ctx) => ON(`s.effective_date < ${ctx.periods.analysisStart("s.effective_date")} + ${int(ctx.setting("journal_entry_start_of_year", "days"))}`) },
+  {
+    name: "journal_entry_reporting_adjustment",
+    expression: (ctx) => ON(`s.entered_date > ${ctx.periods.reportingEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_adjustment", "graceDays"))}`),
+  },
+  {
+    name: "journal_entry_complex_instrument",
+    expression: (ctx) => {
+      const pattern = wordsPattern(ctx.setting<string[]>("journal_entry_complex_instrument", "keywords") ?? []);
+      return pattern ? ON(`s.memo ~* ${text(pattern)}`) : "0";
+    },
+  },
+  { name: "journal_entry_two_digit_benford_v2", expression: (_ctx, j) => (j.benford ? "coalesce(sb.score, 0)" : "0") },
+  { name: "prior_period_dollar_change", expression: (_ctx, j) => (j.trend ? "coalesce(st.dollar, 0)" : "0") },
+  { name: "journal_entry_end_of_year", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.analysisEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_year", "days"))}`) },
+  { name: "journal_entry_empty_text_field", expression: () => ON("s.memo IS NULL OR btrim(s.memo) = ''") },
+  {
+    name: "journal_entry_isolation_forest",
+    expression: (ctx, j) => {
+      const p = "journal_entry_isolation_forest";
+      const lagMean = ctx.facts.lagMean;
+      const lagSd = Number(ctx.facts.lagSd ?? 0);
+      const features = [
+        j.iso_user ? "(iu.account IS NOT NULL)::integer" : "0",
+        j.iso_dow ? "(idw.account IS NOT NULL)::integer" : "0",
+        j.amount ? `coalesce(sa.n >= 20 AND ${AMOUNT_Z} >= ${num(ctx.setting(p, "amountZ"))}, FALSE)::integer` : "0",
+        lagMean != null && lagSd > 0 ? `coalesce(abs(s.lag - ${num(lagMean)}) / ${num(lagSd)} >= ${num(ctx.setting(p, "lagZ"))}, FALSE)::integer` : "0",
+      ];
+      return `least(10000, 2500 * (${features.join(" + ")}))`;
+    },
+  },
+  {
+    name: "journal_entry_flat_unusual_amount_v4",
+    expression: (ctx, j) => {
+      const p = "journal_entry_flat_unusual_amount_v4";
+      if (!j.amount) return "0";
+      return `coalesce(CASE WHEN sa.n >= ${int(ctx.setting(p, "minimumEntries"))} THEN ${ramp(AMOUNT_Z, Number(ctx.setting(p, "zFrom")), Number(ctx.setting(p, "zTo")))} END, 0)`;
+    },
+  },
+  { name: "journal_entry_end_of_period", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.reportingEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_period", "days"))}`) },
+  {
+    name: "journal_entry_nfp_split_expense_multiple",
+    expression: (ctx, j) =>
+      j.split ? ON(`sp.account IS NOT NULL AND a.is_expense AND s.amount > 0 AND s.amount < ${int(ctx.setting("journal_entry_nfp_split_expense_multiple", "threshold"))}`) : "0",
+  },
+  { name: "journal_entry_nfp_fund_expense_flurry", expression: (_ctx, j) => (j.fund_flurry ? "CASE WHEN a.is_expense AND s.amount > 0 THEN coalesce(sff.score, 0) ELSE 0 END" : "0") },
+];
+
+/** Entry-level points planned and run in this result, with their `o<index>` column. */
+export function entryPointColumns(plan: RunPlan): Array<{ name: string; column: string; index: number }> {
+  return ENTRY_POINTS.filter((e) => plan.points.some((p) => p.definition.name === e.name && p.available)).map((e) => {
+    const index = plan.point(e.name).index;
+    return { name: e.name, column: `o${index}`, index };
+  });
+}
+
+export const glEntriesStep: EngineStep = {
+  name: "entries",
+  points: ENTRY_POINTS.map((e) => e.name).filter((n) => !["group_by_trendshock", "prior_period_frequency", "prior_period_dollar_change"].includes(n)),
+  cost: 6,
+  async run({ pool, plan, pointsDone }) {
+    const ctx = await glContext(pool, plan);
+    const joins: Joins = Object.fromEntries(["amount", "benford", "sos", "trend", "iso_user", "iso_dow", "flurry", "fund_flurry", "split"].map((n) => [n, statisticTable(ctx, n)]));
+    const joinSql = [
+      ctx.accountJoin("s"),
+      joins.amount && `LEFT JOIN ${joins.amount} sa ON sa.account = s.account`,
+      joins.benford && `LEFT JOIN ${joins.benford} sb ON sb.d2 = s.d2`,
+      joins.sos && `LEFT JOIN ${joins.sos} ss ON ss.account = s.account AND ss.d2 = s.d2`,
+      joins.trend && `LEFT JOIN ${joins.trend} st ON st.account = s.account AND st.rp = s.rp`,
+      joins.iso_user && `LEFT JOIN ${joins.iso_user} iu ON iu.account = s.account AND iu.user_id = s.user_id`,
+      joins.iso_dow && `LEFT JOIN ${joins.iso_dow} idw ON idw.account = s.account AND idw.dow = s.dow`,
+      joins.flurry && `LEFT JOIN ${joins.flurry} sf ON sf.bucket = (s.effective_date - date '2000-01-01') / ${int(Math.max(1, Number(ctx.setting("journal_entry_nfp_expense_flurry", "windowDays"))))}`,
+      joins.fund_flurry &&
+        `LEFT JOIN ${joins.fund_flurry} sff ON sff.fund_key = coalesce(s.fund_id, '') AND sff.bucket = (s.effective_date - date '2000-01-01') / ${int(Math.max(1, Number(ctx.setting("journal_entry_nfp_fund_expense_flurry", "windowDays"))))}`,
+      joins.split && `LEFT JOIN ${joins.split} sp ON sp.account = s.account AND sp.user_key = coalesce(s.user_id, '') AND sp.effective_date = s.effective_date`,
+    ]
+      .filter(Boolean)
+      .join("\n");
+    const own = entryPointColumns(plan).map(({ name, column }) => `(${ENTRY_POINTS.find((e) => e.name === name)!.expression(ctx, joins)})::smallint AS ${ident(column)}`);
+    const fallback = riskGroupOf(plan.spec.riskGroups, new Set());
+    const extra = additionalColumns(plan.spec.sources).map((x) => `s.${ident(x)}`);
+    const select = `
+      SELECT s.row_no, s.tx, s.src, s.txid, s.effective_date, s.entered_date, s.account, s.account_description, s.memo, s.type, s.user_id,
+             s.approved_by, s.currency, s.line_number, s.fund_id, s.debit, s.credit, s.amount, s.rp${extra.map((x) => `, ${x}`).join("")},
+             coalesce(a.risk_group, ${fallback})::smallint AS risk_group${own.map((o) => `,\n             ${o}`).join("")}
+        FROM (SELECT s.*, ${FIRST_TWO_DIGITS("s.amount")} AS d2, ${ctx.periods.reportingStart("s.effective_date")} AS rp,
+                     extract(isodow FROM s.effective_date)::integer AS dow, (s.entered_date - s.effective_date) AS lag
+                FROM (${ctx.sourcesWithTx}) s) s
+        ${joinSql}`;
+    await engineTransaction(pool, (client) => createTableAs(client, plan.tables.base, select));
+    pointsDone(this.points);
+  },
+};

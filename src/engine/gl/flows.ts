@@ -1,0 +1,188 @@
+import { EXPERT_SCORES, type ExpertRule } from "../control-points/index.js";
+import type { RunPlan } from "../run-plan.js";
+import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
+import { ident, int, ramp, table, text } from "../sql.js";
+import { glContext, rarityScore, type GlContext } from "./context.js";
+import { failedExpression } from "../scoring.js";
+
+/** Pairs in one transaction's proportional remainder above which flows go to and from `complex`. */
+export const MAX_PAIRS_PER_TRANSACTION = 2500;
+
+/** The counterpart of flows too entangled to pair (spec 2.9: a MONETARY_FLOW account `code` may be `complex`). */
+export const COMPLEX_ACCOUNT = "complex";
+
+/** Flow-level control points: the 5 built-in ones, then the published custom ones. */
+export function flowPoints(plan: RunPlan): Array<{ name: string; column: string; index: number }> {
+  return plan.points
+    .filter((p) => p.definition.level === "FLOW" && p.available)
+    .map((p) => ({ name: p.definition.name, column: `f${p.index}`, index: p.index }));
+}
+
+/**
+ * Monetary flows (control-points.md: "a debit line paired with an equal credit line in one
+ * transaction; unpaired lines are spread over the rest, and a flow with no counterpart gets an
+ * Unknown Account"), at the level of a transaction's accounts:
+ * 1. amounts are summed per transaction, account and side;
+ * 2. in transactions that debit two or more accounts and credit two or more (balanced), a debit
+ *    account and a credit account with equal amounts are paired first (SIMPLE);
+ * 3. the rest is spread: each remaining debit account a and credit account b get
+ *    amount(a) x amount(b) / max(remaining debits, remaining credits) (SIMPLE when one side has a
+ *    single account, else COMPLEX); past MAX_PAIRS_PER_TRANSACTION pairs each remaining account
+ *    flows to or from `complex` instead;
+ * 4. what one side has more than the other flows to or from the Unknown Account (NULL), in
+ *    proportion to each account's amount.
+ * Amounts are MONEY_100 rounded to the cent per flow.
+ */
+function flowsSql(plan: RunPlan): { sides: string; exact: string; flows: string } {
+  const t = table(plan.tables.work("txagg"));
+  const sides = `SELECT b.tx, b.account, sign(b.amount)::smallint AS side, sum(abs(b.amount))::bigint AS amount
+      FROM ${table(plan.tables.base)} b WHERE b.amount <> 0 GROUP BY 1, 2, 3`;
+  const fa = table(plan.tables.work("sides"));
+  const exact = `WITH cx AS (SELECT f.* FROM ${fa} f JOIN ${t} t USING (tx) WHERE t.debit_accounts >= 2 AND t.credit_accounts >= 2 AND t.debit = t.credit),
+      d AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM cx WHERE side = 1),
+      c AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM cx WHERE side = -1)
+    SELECT d.tx, d.account AS debit_account, c.account AS credit_account, d.amount FROM d JOIN c USING (tx, amount, rn)`;
+  const ex = table(plan.tables.work("exact"));
+  const flows = `WITH rem AS (
+        SELECT f.* FROM ${fa} f WHERE f.side = 1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.debit_account = f.account)
+        UNION ALL
+        SELECT f.* FROM ${fa} f WHERE f.side = -1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.credit_account = f.account)),
+      rt AS (SELECT tx, coalesce(sum(amount) FILTER (WHERE side = 1), 0)::numeric AS rd, coalesce(sum(amount) FILTER (WHERE side = -1), 0)::numeric AS rc,
+                    count(*) FILTER (WHERE side = 1) AS nd, count(*) FILTER (WHERE side = -1) AS nc FROM rem GROUP BY tx),
+      kind AS (SELECT tx, CASE WHEN debit_accounts >= 2 AND credit_accounts >= 2 THEN 'COMPLEX' ELSE 'SIMPLE' END AS flow_type FROM ${t})
+    SELECT tx, debit_account, credit_account, amount, flow_type FROM (
+      SELECT tx, debit_account, credit_account, amount, 'SIMPLE' AS flow_type FROM ${ex}
+      UNION ALL
+      SELECT d.tx, d.account, c.account, round(d.amount::numeric * c.amount / greatest(rt.rd, rt.rc))::bigint, k.flow_type
+        FROM rem d JOIN rem c ON c.tx = d.tx AND c.side = -1 JOIN rt ON rt.tx = d.tx JOIN kind k ON k.tx = d.tx
+       WHERE d.side = 1 AND rt.nd * rt.nc <= ${MAX_PAIRS_PER_TRANSACTION}
+      UNION ALL
+      SELECT r.tx, CASE WHEN r.side = 1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END, CASE WHEN r.side = -1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END,
+             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX'
+        FROM rem r JOIN rt USING (tx) WHERE rt.nd * rt.nc > ${MAX_PAIRS_PER_TRANSACTION}
+      UNION ALL
+      SELECT r.tx, CASE WHEN r.side = 1 THEN r.account END, CASE WHEN r.side = -1 THEN r.account END,
+             round(r.amount::numeric * abs(rt.rd - rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, k.flow_type
+        FROM rem r JOIN rt USING (tx) JOIN kind k USING (tx)
+       WHERE (r.side = 1 AND rt.rd > rt.rc) OR (r.side = -1 AND rt.rc > rt.rd)) f
+    WHERE amount > 0`;
+  return { sides, exact, flows };
+}
+
+/** Flows of a pair expected if debit and credit accounts paired at random, given their overall flows. */
+const EXPECTED = "(x.from_flows::float8 * x.to_flows / x.total_flows)";
+
+/** `code` names the account: `*`, the account id, one of its engagement group codes or MAC codes (prefixes). */
+function matches(code: string, alias: string): string {
+  if (code === "*") return "TRUE";
+  return `(${alias}.account = ${text(code)} OR ${text(code)} = ANY(${alias}.codes) OR ${text(code)} = ANY(${alias}.mac_codes))`;
+}
+
+function rulesScore(rules: readonly ExpertRule[], unexpected: keyof typeof EXPERT_SCORES | null | undefined): string {
+  const parts = rules.map((r) => `CASE WHEN ${matches(r.debit, "da")} AND ${matches(r.credit, "ca")} THEN ${EXPERT_SCORES[r.rating]} ELSE 0 END`);
+  const best = parts.length === 0 ? "0" : parts.length === 1 ? parts[0] : `greatest(${parts.join(", ")})`;
+  if (!unexpected) return best;
+  const any = rules.length === 0 ? "FALSE" : rules.map((r) => `(${matches(r.debit, "da")} AND ${matches(r.credit, "ca")})`).join(" OR ");
+  return `CASE WHEN ${any} THEN ${best} ELSE ${EXPERT_SCORES[unexpected]} END`;
+}
+
+/**
+ * One row per account pair that exchanges money: how often, the mean and spread of ln(amount),
+ * and the pair-level scores (rare bucket pair, unlikely credit account given the debit account,
+ * expert and custom rules, cash to bad debt).
+ */
+function pairsSql(ctx: GlContext): string {
+  const plan = ctx.plan;
+  const flows = table(plan.tables.work("flows"));
+  const level = int(ctx.setting("journal_entry_flat_gifi_bucket_rarity", "level"));
+  const bucket = (alias: string) => `coalesce(${alias}.mac_codes[least(${level}, cardinality(${alias}.mac_codes))], 'unmapped')`;
+  const minimum = int(ctx.setting("markov_chain", "minimumFlows"));
+  const scores: Array<{ column: string; expression: string }> = [];
+  for (const p of flowPoints(plan)) {
+    switch (p.name) {
+      case "journal_entry_flat_gifi_bucket_rarity":
+        scores.push({ column: p.column, expression: rarityScore("x.bucket_flows::float8 / x.total_flows", Number(ctx.setting(p.name, "rareShare"))) });
+        break;
+      case "markov_chain":
+        scores.push({ column: p.column, expression: `CASE WHEN x.from_flows >= ${minimum} AND ${EXPECTED} >= 5 THEN ${rarityScore(`x.n / ${EXPECTED}`, Number(ctx.setting(p.name, "rareRatio")))} ELSE 0 END` });
+        break;
+      case "journal_entry_flat_expert_flow_v2":
+        scores.push({ column: p.column, expression: rulesScore((ctx.setting<ExpertRule[]>(p.name, "rules") ?? []) as ExpertRule[], null) });
+        break;
+      case "journal_entry_cash_to_bad_debt":
+        scores.push({ column: p.column, expression: "CASE WHEN (da.is_cash AND ca.is_bad_debt) OR (da.is_bad_debt AND ca.is_cash) THEN 10000 ELSE 0 END" });
+        break;
+      case "journal_entry_flow_analysis":
+        break; // per flow, from the pair's mean and spread
+      default: {
+        const custom = plan.spec.customControlPoints.find((c) => c.id === p.name);
+        if (custom) scores.push({ column: p.column, expression: rulesScore(custom.rules, custom.unexpectedFlowRating) });
+      }
+    }
+  }
+  const accounts = `(SELECT DISTINCT ON (account) account, codes, mac_codes, is_cash, is_bad_debt FROM ${ctx.accounts} ORDER BY account, fund_key)`;
+  return `WITH p AS (SELECT debit_account, credit_account, count(*)::integer AS n, avg(ln(amount::float8)) AS mean, stddev_samp(ln(amount::float8)) AS sd
+                      FROM ${flows} WHERE debit_account IS NOT NULL AND credit_account IS NOT NULL GROUP BY 1, 2),
+      b AS (SELECT p.*, ${bucket("da")} AS debit_bucket, ${bucket("ca")} AS credit_bucket
+              FROM p LEFT JOIN ${accounts} da ON da.account = p.debit_account LEFT JOIN ${accounts} ca ON ca.account = p.credit_account),
+      x AS (SELECT b.*, sum(n) OVER (PARTITION BY debit_bucket, credit_bucket) AS bucket_flows, sum(n) OVER () AS total_flows,
+                   sum(n) OVER (PARTITION BY debit_account) AS from_flows, sum(n) OVER (PARTITION BY credit_account) AS to_flows FROM b)
+    SELECT x.debit_account, x.credit_account, x.n, x.mean, x.sd, x.debit_bucket, x.credit_bucket, x.bucket_flows::integer, x.total_flows::integer, x.from_flows::integer, x.to_flows::integer${scores.map((s) => `,\n           (${s.expression})::smallint AS ${ident(s.column)}`).join("")}
+      FROM x LEFT JOIN ${accounts} da ON da.account = x.debit_account LEFT JOIN ${accounts} ca ON ca.account = x.credit_account`;
+}
+
+/** Every flow with its flow-level scores (published as `flows_compact`), and the highest per transaction. */
+function scoredFlowsSql(ctx: GlContext): string {
+  const plan = ctx.plan;
+  const flows = table(plan.tables.work("flows"));
+  const pairs = table(plan.tables.work("pairs"));
+  const columns = flowPoints(plan).map((p) => {
+    if (p.name === "journal_entry_flow_analysis") {
+      const z = "(CASE WHEN pr.sd > 0 THEN abs(ln(f.amount::float8) - pr.mean) / pr.sd END)";
+      const expression = `coalesce(CASE WHEN pr.n >= ${int(ctx.setting(p.name, "minimumFlows"))} THEN ${ramp(z, Number(ctx.setting(p.name, "zFrom")), Number(ctx.setting(p.name, "zTo")))} END, 0)`;
+      return `(${expression})::smallint AS ${ident(p.column)}`;
+    }
+    return `coalesce(pr.${ident(p.column)}, 0)::smallint AS ${ident(p.column)}`;
+  });
+  const points = flowPoints(plan);
+  const published = points.map((p) => {
+    const point = plan.points[p.index];
+    return `q.${ident(p.column)} AS ${ident(`cp_score_${point.definition.name}`)}, ${failedExpression(plan, point, `q.${ident(p.column)}`)} AS ${ident(`cp_failed_${point.definition.name}`)}`;
+  });
+  return `SELECT q.row_no, q.tx, q.txid, q.effective_date, q.flow_type, q.debit_account, q.credit_account, q.amount, q.unknown_flow${published.map((c) => `, ${c}`).join("")}
+    FROM (SELECT row_number() OVER () AS row_no, f.tx, t.txid, t.effective_date, f.flow_type, f.debit_account, f.credit_account, f.amount,
+                 (f.debit_account IS NULL OR f.credit_account IS NULL) AS unknown_flow${columns.map((c) => `,\n                 ${c}`).join("")}
+            FROM ${flows} f JOIN ${table(plan.tables.work("txagg"))} t USING (tx)
+            LEFT JOIN ${pairs} pr ON pr.debit_account = f.debit_account AND pr.credit_account = f.credit_account) q`;
+}
+
+export const glFlowsStep: EngineStep = {
+  name: "flows",
+  points: ["journal_entry_flat_gifi_bucket_rarity", "markov_chain", "journal_entry_flat_expert_flow_v2", "journal_entry_cash_to_bad_debt", "journal_entry_flow_analysis"],
+  cost: 6,
+  async run({ pool, plan, pointsDone }) {
+    const ctx = await glContext(pool, plan);
+    const sql = flowsSql(plan);
+    await engineTransaction(pool, async (client) => {
+      // Analyzed: the exact pairs and the remainder join it with itself.
+      await createTableAs(client, plan.tables.work("sides"), sql.sides);
+      await createTableAs(client, plan.tables.work("exact"), sql.exact);
+      await createTableAs(client, plan.tables.work("flows"), sql.flows, { analyze: false });
+      await client.query(`DROP TABLE ${table(plan.tables.work("sides"))}, ${table(plan.tables.work("exact"))}`);
+    });
+    await engineTransaction(pool, async (client) => {
+      await createTableAs(client, plan.tables.work("pairs"), pairsSql(ctx));
+      await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx), { analyze: false });
+      const points = flowPoints(plan);
+      const maxima = points.map((p) => `max(${ident(`cp_score_${plan.points[p.index].definition.name}`)})::smallint AS ${ident(p.column)}`);
+      await createTableAs(
+        client,
+        plan.tables.work("flowmax"),
+        `SELECT tx, bool_or(flow_type = 'COMPLEX') AS complex, bool_or(unknown_flow) AS unknown_flow${maxima.map((m) => `, ${m}`).join("")} FROM ${table(plan.tables.flows)} GROUP BY tx`,
+        { analyze: false },
+      );
+      await client.query(`DROP TABLE ${table(plan.tables.work("flows"))}`);
+    });
+    pointsDone([...this.points, ...plan.spec.customControlPoints.map((c) => c.id)]);
+  },
+};

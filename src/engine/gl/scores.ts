@@ -1,0 +1,196 @@
+import { EXPORT_TAGS, riskGroupOf } from "../accounts.js";
+import { col, type ResultColumn } from "../columns.js";
+import type { PlannedPoint, RunPlan } from "../run-plan.js";
+import { byGroup, categoryLiteral, enabledGroups, failedExpression, riskLevel, weightedScore } from "../scoring.js";
+import { additionalColumns } from "../source.js";
+import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
+import { ident, int, num, table } from "../sql.js";
+import { glContext, type GlContext } from "./context.js";
+import { entryPointColumns } from "./entries.js";
+import { flowPoints } from "./flows.js";
+import { pointTable, transactionPointNames } from "./transactions.js";
+
+/** A published column and the expression that fills it. */
+export interface LaidOut {
+  column: ResultColumn;
+  expression: string;
+}
+
+/** The score of a control point for a transaction (alias `x`: the aggregate with its findings joined). */
+function transactionScore(plan: RunPlan, point: PlannedPoint): string {
+  return point.available ? `x.${ident(`s${point.index}`)}` : "0";
+}
+
+/**
+ * The transaction table, in the column order of the platform's `gl_journal_tx` export
+ * (control-points.md): txid ... risk, cp_failed per control point, unknown_flow, cp_score per
+ * control point, bs_delta, is_delta, the account tag effects, account_hierarchy_codes. Columns of
+ * our own follow, filter-only (not in default exports): rowid, risk_level, flow_type, the tag
+ * effects as lists, and the `cp_failed` flags.
+ */
+export function transactionLayout(plan: RunPlan, hierarchyMap: string): LaidOut[] {
+  const general = riskGroupOf(plan.spec.riskGroups, new Set());
+  const generalGroup = general >= 0 ? plan.spec.riskGroups[general] : null;
+  const risk = generalGroup ? `x.${ident(`risk_g${general}`)}` : "NULL::integer";
+  const out: LaidOut[] = [
+    { column: col.key("txid", { platformField: "txid", orderIndexed: true }), expression: "x.txid" },
+    { column: col.date("effective_date", { platformField: "effective_date" }), expression: "x.effective_date" },
+    { column: col.money("debit", { platformField: "debit" }), expression: "x.debit" },
+    { column: col.money("credit", { platformField: "credit" }), expression: "x.credit" },
+    { column: col.count("entries_count"), expression: "x.entries_count" },
+    { column: col.money("monetary_value"), expression: "greatest(x.debit, x.credit)" },
+    { column: col.text("transaction"), expression: `x."transaction"` },
+    { column: col.list("accounts", { indexed: true }), expression: "coalesce(x.accounts, '{}')" },
+    { column: col.date("entered_date", { platformField: "entry_date" }), expression: "x.entered_date" },
+    { column: col.key("type", { platformField: "source" }), expression: "x.type" },
+    { column: col.key("user_id", { platformField: "entered_by" }), expression: "x.user_id" },
+    { column: col.score("risk", { indexed: true }), expression: risk },
+  ];
+  for (const p of plan.points) out.push({ column: col.flag(`cp_failed_${p.definition.name}`), expression: failedExpression(plan, p, transactionScore(plan, p)) });
+  out.push({ column: col.flag("unknown_flow"), expression: "coalesce(x.has_unknown_flow, FALSE)" });
+  for (const p of plan.points) out.push({ column: col.score(`cp_score_${p.definition.name}`), expression: `${transactionScore(plan, p)}::smallint` });
+  out.push({ column: col.money("bs_delta"), expression: "x.bs_delta" }, { column: col.money("is_delta"), expression: "x.is_delta" });
+  EXPORT_TAGS.forEach((tag, i) => out.push({ column: col.flag(`account_tags_increasing_${tag}`), expression: `(x.increasing_mask & ${1 << i}) <> 0` }));
+  EXPORT_TAGS.forEach((tag, i) => out.push({ column: col.flag(`account_tags_decreasing_${tag}`), expression: `(x.decreasing_mask & ${1 << i}) <> 0` }));
+  out.push({
+    column: col.list("account_hierarchy_codes", { indexed: true }),
+    expression: `ARRAY(SELECT DISTINCT c FROM unnest(x.accounts) acc, jsonb_array_elements_text(${hierarchyMap} -> acc) c ORDER BY c)`,
+  });
+  // Ours, filter-only.
+  out.push(
+    { column: col.rowid({ filterOnly: true }), expression: "x.tx" },
+    { column: col.level("risk_level", { filterOnly: true }), expression: generalGroup ? riskLevel(generalGroup, risk) : "'UNSCORED'" },
+    { column: col.level("flow_type", { filterOnly: true }), expression: "CASE WHEN x.complex_flow THEN 'COMPLEX' ELSE 'SIMPLE' END" },
+    { column: col.list("account_tags_increasing", { filterOnly: true, storedLowerCase: true }), expression: tagList("x.increasing_mask") },
+    { column: col.list("account_tags_decreasing", { filterOnly: true, storedLowerCase: true }), expression: tagList("x.decreasing_mask") },
+    { column: col.flags("cp_failed", Object.fromEntries(plan.points.map((p) => [p.definition.name, `cp_failed_${p.definition.name}`]))), expression: "" },
+  );
+  return out;
+}
+
+function tagList(mask: string): string {
+  return `array_remove(ARRAY[${EXPORT_TAGS.map((tag, i) => `CASE WHEN (${mask} & ${1 << i}) <> 0 THEN '${tag}' END`).join(", ")}], NULL)`;
+}
+
+/**
+ * The entries table "in the same spirit": the entry's fields (the platform's export names), its
+ * risk in its own risk group and the transaction's control point columns it inherits (cp_failed
+ * per point, unknown_flow, cp_score per point), materiality, its account's classification, then
+ * the file's additional columns.
+ */
+export function linesLayout(ctx: GlContext): LaidOut[] {
+  const plan = ctx.plan;
+  const materiality = Number(ctx.facts.materiality ?? 1);
+  const out: LaidOut[] = [
+    { column: col.rowid(), expression: "b.row_no" },
+    { column: col.key("txid", { platformField: "txid" }), expression: "b.txid" },
+    { column: col.date("effective_date", { platformField: "effective_date" }), expression: "b.effective_date" },
+    { column: col.date("entered_date", { platformField: "entry_date" }), expression: "b.entered_date" },
+    { column: col.key("account", { platformField: "account" }), expression: "b.account" },
+    { column: col.text("account_description", { platformField: "account_description" }), expression: "b.account_description" },
+    { column: col.money("debit", { platformField: "debit" }), expression: "b.debit" },
+    { column: col.money("credit", { platformField: "credit" }), expression: "b.credit" },
+    { column: col.money("amount", { platformField: "amount" }), expression: "b.amount" },
+    { column: col.text("memo", { platformField: "memo" }), expression: "b.memo" },
+    { column: col.key("type", { platformField: "source" }), expression: "b.type" },
+    { column: col.key("user_id", { platformField: "entered_by" }), expression: "b.user_id" },
+    { column: col.key("approved_by", { platformField: "approved_by" }), expression: "b.approved_by" },
+    { column: col.key("currency", { platformField: "currency" }), expression: "b.currency" },
+  ];
+  if (ctx.mapped.has("fund_id")) out.push({ column: col.key("fund_id", { platformField: "fund_id" }), expression: "b.fund_id" });
+  out.push(
+    { column: col.score("risk", { indexed: true }), expression: byGroup(plan, "b.risk_group", (i) => `t.${ident(`risk_g${i}`)}`) },
+    { column: col.level("risk_level"), expression: byGroup(plan, "b.risk_group", (i) => `t.${ident(`level_g${i}`)}`, "'UNSCORED'") },
+    { column: col.level("riskGroup"), expression: byGroup(plan, "b.risk_group", (_i, g) => categoryLiteral(g)) },
+  );
+  for (const p of plan.points) out.push({ column: col.flag(`cp_failed_${p.definition.name}`), expression: `t.${ident(`cp_failed_${p.definition.name}`)}` });
+  out.push({ column: col.flag("unknown_flow"), expression: "t.unknown_flow" });
+  for (const p of plan.points) out.push({ column: col.score(`cp_score_${p.definition.name}`), expression: `t.${ident(`cp_score_${p.definition.name}`)}` });
+  out.push(
+    { column: col.number("materiality"), expression: `round(abs(b.amount) * 100.0 / ${num(materiality)}, 2)::float8` },
+    {
+      column: col.level("accountScoping"),
+      expression: `CASE WHEN a.class IS NULL THEN 'UNSCOPED' WHEN coalesce(sa.activity, 0) >= ${num(materiality)} THEN 'SIGNIFICANT' ELSE 'INSIGNIFICANT' END`,
+    },
+    { column: col.list("account_hierarchy_codes", { indexed: true }), expression: "coalesce(a.codes, '{}')" },
+    { column: col.list("account_tags", { storedLowerCase: true }), expression: "coalesce(a.tags, '{}')" },
+    { column: col.list("account_tags_increasing", { storedLowerCase: true }), expression: "CASE WHEN sign(b.amount) * a.normal > 0 THEN a.export_tags ELSE '{}' END" },
+    { column: col.list("account_tags_decreasing", { storedLowerCase: true }), expression: "CASE WHEN sign(b.amount) * a.normal < 0 THEN a.export_tags ELSE '{}' END" },
+  );
+  for (const x of additionalColumns(plan.spec.sources)) out.push({ column: { ...col.text(x), originalName: x.slice(2) }, expression: `b.${ident(x)}` });
+  out.push({ column: col.flags("cp_failed", Object.fromEntries(plan.points.map((p) => [p.definition.name, `cp_failed_${p.definition.name}`]))), expression: "" });
+  return out;
+}
+
+/** Columns that exist only as SQL filters (BOOLEAN_FLAGS over the per-point flags) have no physical column. */
+export const physical = (l: LaidOut) => l.column.type !== "BOOLEAN_FLAGS";
+
+/** Account -> its hierarchy codes, as a jsonb literal the transaction table's SELECT looks accounts up in. */
+async function hierarchyMapLiteral(ctx: GlContext, client: { query: (sql: string) => Promise<{ rows: Array<{ map: unknown }> }> }): Promise<string> {
+  const { rows } = await client.query(`SELECT coalesce(jsonb_object_agg(account, codes), '{}') AS map FROM (SELECT account, array_agg(DISTINCT c) AS codes FROM ${ctx.accounts}, unnest(codes) c GROUP BY account) m`);
+  return `'${JSON.stringify(rows[0].map).replace(/'/g, "''")}'::jsonb`;
+}
+
+export const glScoresStep: EngineStep = {
+  name: "scores",
+  points: [],
+  cost: 8,
+  async run({ pool, plan }) {
+    const ctx = await glContext(pool, plan);
+    const entryColumns = new Map(entryPointColumns(plan).map((e) => [e.name, e.column]));
+    const transactionNames = new Set(transactionPointNames());
+    const flowColumns = new Map(flowPoints(plan).map((f) => [f.name, f.column]));
+    const joins: string[] = [];
+    const scores = plan.points
+      .filter((p) => p.available)
+      .map((p) => {
+        const name = p.definition.name;
+        let expression = "0";
+        if (entryColumns.has(name)) expression = `coalesce(t.${ident(entryColumns.get(name)!)}, 0)`;
+        else if (transactionNames.has(name)) {
+          const alias = `w${p.index}`;
+          joins.push(`LEFT JOIN ${table(pointTable(plan, name))} ${alias} ON ${alias}.tx = t.tx`);
+          expression = `coalesce(${alias}.score, 0)`;
+        } else if (flowColumns.has(name)) expression = `coalesce(fm.${ident(flowColumns.get(name)!)}, 0)`;
+        return `(${expression})::smallint AS ${ident(`s${p.index}`)}`;
+      });
+    const groups = enabledGroups(plan);
+    const inner = `SELECT t.*, coalesce(fm.unknown_flow, FALSE) AS has_unknown_flow, coalesce(fm.complex, FALSE) AS complex_flow${scores.map((s) => `, ${s}`).join("")}
+        FROM ${table(plan.tables.work("txagg"))} t LEFT JOIN ${table(plan.tables.work("flowmax"))} fm ON fm.tx = t.tx ${joins.join(" ")}`;
+    // Scores per enabled risk group first (the entries pick theirs), then the published columns.
+    const grouped = `SELECT x.*${groups
+      .map(({ group, index }) => {
+        const score = weightedScore(plan, group, (p) => transactionScore(plan, p));
+        return `, ${score} AS ${ident(`risk_g${index}`)}`;
+      })
+      .join("")} FROM (${inner}) x`;
+    await engineTransaction(pool, async (client) => {
+      const layout = transactionLayout(plan, await hierarchyMapLiteral(ctx, client));
+      const levels = groups.map(({ group, index }) => `${riskLevel(group, `x.${ident(`risk_g${index}`)}`)} AS ${ident(`level_g${index}`)}`);
+      const select = `SELECT x.tx AS row_no, ${layout
+        .filter(physical)
+        .filter((l) => l.column.sql !== "row_no")
+        .map((l) => `${l.expression} AS ${ident(l.column.sql)}`)
+        .join(", ")}${groups.map(({ index }) => `, x.${ident(`risk_g${index}`)}`).join("")}${levels.map((l) => `, ${l}`).join("")}
+        FROM (${grouped}) x`;
+      await createTableAs(client, plan.tables.tx, select, { analyze: false });
+    });
+    await engineTransaction(pool, async (client) => {
+      const layout = linesLayout(ctx);
+      const own = entryPointColumns(plan).map(({ column, name }) => {
+        const point = plan.point(name);
+        return `CASE WHEN ${failedExpression(plan, point, `b.${ident(column)}`)} THEN ${int(2 ** point.index)}::bigint ELSE 0 END`;
+      });
+      const amountJoin = `LEFT JOIN (SELECT account, activity FROM ${table(plan.tables.stat("amount"))}) sa ON sa.account = b.account`;
+      const hasAmount = (await client.query(`SELECT to_regclass($1) IS NOT NULL AS ok`, [plan.tables.stat("amount")])).rows[0].ok as boolean;
+      const select = `SELECT ${layout
+        .filter(physical)
+        .map((l) => `${hasAmount || !l.expression.includes("sa.") ? l.expression : l.expression.replace(/sa\.activity/g, "NULL::bigint")} AS ${ident(l.column.sql)}`)
+        .join(", ")},
+          b.tx, ${own.length === 0 ? "0::bigint" : own.join(" | ")} AS own_mask
+        FROM ${table(plan.tables.base)} b JOIN ${table(plan.tables.tx)} t ON t.row_no = b.tx ${ctx.accountJoin("b")} ${hasAmount ? amountJoin : ""}`;
+      await createTableAs(client, plan.tables.lines, select, { analyze: false });
+    });
+  },
+};
+

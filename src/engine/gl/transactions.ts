@@ -1,0 +1,177 @@
+import type { RunPlan } from "../run-plan.js";
+import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
+import { ident, int, table } from "../sql.js";
+import { glContext, type GlContext } from "./context.js";
+import { entryPointColumns } from "./entries.js";
+
+/**
+ * Transactions: one aggregation of the base table per transaction key (totals, first entry's
+ * fields, distinct accounts, the highest own score of its entries per entry-level control point,
+ * signatures for duplicates and reversals, balance sheet and income statement deltas, account tag
+ * effects), then the transaction-level control points, each a small table of the transactions it
+ * flags (`w_<name>`: tx, score).
+ */
+function aggregateSql(ctx: GlContext): string {
+  const plan = ctx.plan;
+  const own = entryPointColumns(plan).map(({ column }) => `max(b.${ident(column)})::smallint AS ${ident(column)}`);
+  const cashMinimum = int(ctx.setting("journal_entry_cash_out_the_door", "minimumAmount") ?? 0);
+  return `
+    SELECT b.tx, min(b.txid) AS txid, min(b.effective_date) AS effective_date, max(b.effective_date) AS last_effective_date,
+           min(b.entered_date) AS entered_date, min(b.type) AS type, min(b.user_id) AS user_id,
+           sum(b.debit)::bigint AS debit, sum(b.credit)::bigint AS credit, count(*)::integer AS entries_count,
+           min(nullif(btrim(b.memo), '')) AS "transaction",
+           array_agg(DISTINCT b.account ORDER BY b.account) FILTER (WHERE b.account IS NOT NULL) AS accounts,
+           count(DISTINCT b.account) FILTER (WHERE b.amount > 0)::integer AS debit_accounts,
+           count(DISTINCT b.account) FILTER (WHERE b.amount < 0)::integer AS credit_accounts,
+           sum(hashtextextended(coalesce(b.account, '') || ':' || b.amount, 0)::numeric) AS signature,
+           sum(hashtextextended(coalesce(b.account, '') || ':' || (-b.amount), 0)::numeric) AS reverse_signature,
+           coalesce(sum(b.amount) FILTER (WHERE a.is_bs), 0)::bigint AS bs_delta,
+           coalesce(sum(b.amount) FILTER (WHERE a.is_is), 0)::bigint AS is_delta,
+           coalesce(bit_or(CASE WHEN sign(b.amount) * a.normal > 0 THEN a.tag_mask END), 0) AS increasing_mask,
+           coalesce(bit_or(CASE WHEN sign(b.amount) * a.normal < 0 THEN a.tag_mask END), 0) AS decreasing_mask,
+           bool_or(b.amount < 0 AND a.is_cash AND -b.amount >= ${cashMinimum}) AS cash_credit,
+           bool_or(b.amount > 0 AND NOT coalesce(a.is_cash, FALSE)) AS non_cash_debit,
+           min(b.fund_id) AS first_fund, max(b.fund_id) AS last_fund${own.map((o) => `,\n           ${o}`).join("")}
+      FROM ${table(plan.tables.base)} b ${ctx.accountJoin("b")}
+     GROUP BY b.tx`;
+}
+
+interface TransactionPoint {
+  name: string;
+  /** SELECT tx, score (only flagged transactions) over `t` = the aggregate table. */
+  sql(ctx: GlContext, aggregate: string): string;
+}
+
+const TRANSACTION_POINTS: TransactionPoint[] = [
+  {
+    name: "journal_entry_unbalanced_transaction",
+    sql: (ctx, t) => `SELECT tx, 10000 AS score FROM ${t} WHERE abs(debit - credit) > ${int(ctx.setting("journal_entry_unbalanced_transaction", "tolerance") ?? 0)}`,
+  },
+  {
+    name: "journal_entry_complex_structure_v2",
+    sql: (ctx, t) =>
+      `SELECT tx, 10000 AS score FROM ${t} WHERE debit_accounts >= 2 AND credit_accounts >= 2 AND cardinality(accounts) >= ${int(ctx.setting("journal_entry_complex_structure_v2", "minimumAccounts"))}`,
+  },
+  { name: "journal_entry_cash_out_the_door", sql: (_ctx, t) => `SELECT tx, 10000 AS score FROM ${t} WHERE cash_credit AND non_cash_debit` },
+  { name: "journal_entry_nfp_interfund_transfer", sql: (_ctx, t) => `SELECT tx, 10000 AS score FROM ${t} WHERE first_fund IS DISTINCT FROM last_fund` },
+  {
+    // Same signature (accounts and amounts) and entry count within the window of effective dates.
+    name: "journal_entry_duplicate_v2",
+    sql: (ctx, t) => {
+      const window = int(ctx.setting("journal_entry_duplicate_v2", "windowDays"));
+      return `SELECT tx, 10000 AS score FROM (
+          SELECT tx, effective_date,
+                 lag(effective_date) OVER w AS previous_date, lead(effective_date) OVER w AS next_date
+            FROM ${t} WHERE debit + credit > 0
+          WINDOW w AS (PARTITION BY signature, entries_count ORDER BY effective_date, tx)) d
+        WHERE effective_date - previous_date <= ${window} OR next_date - effective_date <= ${window}`;
+    },
+  },
+  {
+    name: "journal_entry_is_reversal_of",
+    sql: (ctx, t) => `SELECT DISTINCT later AS tx, 10000 AS score FROM (${reversalPairs(ctx, t, "journal_entry_is_reversal_of")}) p`,
+  },
+  {
+    name: "journal_entry_is_reversed_by",
+    sql: (ctx, t) => `SELECT DISTINCT earlier AS tx, 10000 AS score FROM (${reversalPairs(ctx, t, "journal_entry_is_reversed_by")}) p`,
+  },
+  {
+    // Transaction ids ending in a number, per prefix: a run of missing numbers (up to the maximum
+    // gap) flags the transactions on both of its edges.
+    name: "journal_entry_gap_edge",
+    sql: (ctx, t) => `WITH n AS (
+          SELECT tx, substring(txid FROM '^(.*?)[0-9]+$') AS prefix, substring(txid FROM '([0-9]{1,18})$')::numeric AS number FROM ${t} WHERE txid ~ '[0-9]$'),
+        g AS (SELECT tx, number - lag(number) OVER w AS before, lead(number) OVER w - number AS after FROM n WINDOW w AS (PARTITION BY prefix ORDER BY number))
+        SELECT tx, 10000 AS score FROM g
+         WHERE (before > 1 AND before - 1 <= ${int(ctx.setting("journal_entry_gap_edge", "maximumGap"))}) OR (after > 1 AND after - 1 <= ${int(ctx.setting("journal_entry_gap_edge", "maximumGap"))})`,
+  },
+  {
+    name: "journal_entry_nfp_split_expense_single",
+    sql: (ctx) => `SELECT DISTINCT b.tx, 10000 AS score FROM ${table(ctx.plan.tables.base)} b ${ctx.accountJoin("b")}
+        WHERE a.is_expense AND b.amount > 0 GROUP BY b.tx, b.account, b.amount HAVING count(*) >= 2`,
+  },
+];
+
+/**
+ * Pairs (earlier, later) where the later transaction reverses the earlier: its signature is the
+ * earlier one's reverse signature (same accounts, opposite amounts), same entry count, within the
+ * window, ordered by entered date when there is one, else by effective date.
+ */
+function reversalPairs(ctx: GlContext, t: string, point: string): string {
+  const window = int(ctx.setting(point, "windowDays"));
+  const order = (alias: string) => `coalesce(${alias}.entered_date, ${alias}.effective_date)`;
+  return `SELECT e.tx AS earlier, l.tx AS later FROM ${t} e JOIN ${t} l ON l.signature = e.reverse_signature AND l.entries_count = e.entries_count
+           WHERE l.tx <> e.tx AND e.signature <> e.reverse_signature AND e.debit + e.credit > 0
+             AND (${order("l")}, l.tx) > (${order("e")}, e.tx) AND ${order("l")} - ${order("e")} <= ${window}`;
+}
+
+const ACCOUNT_PERIOD_POINTS = new Set(["prior_period_overall_score_change", "group_by_trendshock", "prior_period_frequency", "prior_period_dollar_change"]);
+
+/** Prior Period Score Change: the share of an account's entries failing other points, period over prior period. */
+function scoreChangeSql(ctx: GlContext): string | null {
+  const plan = ctx.plan;
+  // Points about the entry itself: the account-period ones (trend, prior period) would make the
+  // share jump for every entry of a period they flag.
+  const others = entryPointColumns(plan).filter((p) => !ACCOUNT_PERIOD_POINTS.has(p.name));
+  if (others.length === 0) return null;
+  const failed = others.map(({ column, name }) => (plan.point(name).graded ? `b.${ident(column)} >= ${plan.flagThreshold}` : `b.${ident(column)} > 0`)).join(" OR ");
+  const p = "prior_period_overall_score_change";
+  const increase = Math.max(Number(ctx.setting(p, "increase")), 0.01);
+  const minimum = int(ctx.setting(p, "minimumEntries"));
+  return `WITH m AS (SELECT b.account, b.rp, count(*) AS n, count(*) FILTER (WHERE ${failed}) AS failing FROM ${table(plan.tables.base)} b GROUP BY 1, 2),
+      r AS (SELECT m.account, m.rp, least(10000, greatest(0, round(((m.failing::float8 / m.n) - (p.failing::float8 / p.n)) * 100 * 5000 / ${increase})))::integer AS score
+              FROM m JOIN m p ON p.account = m.account AND p.rp = ${ctx.periods.previousReportingStart("m.rp")}
+             WHERE m.n >= ${minimum} AND p.n >= 1)
+    SELECT b.tx, max(r.score) AS score FROM ${table(plan.tables.base)} b JOIN r ON r.account = b.account AND r.rp = b.rp WHERE r.score > 0 GROUP BY b.tx`;
+}
+
+export const glTransactionsStep: EngineStep = {
+  name: "transactions",
+  points: [...TRANSACTION_POINTS.map((p) => p.name), "prior_period_overall_score_change"],
+  cost: 5,
+  async run({ pool, plan, signal, pointsDone }) {
+    const ctx = await glContext(pool, plan);
+    const aggregate = plan.tables.work("txagg");
+    await engineTransaction(pool, (client) => createTableAs(client, aggregate, aggregateSql(ctx)));
+    for (const point of TRANSACTION_POINTS) {
+      signal.throwIfAborted();
+      if (!plan.planned(point.name)) continue;
+      const name = pointTable(plan, point.name);
+      await engineTransaction(pool, async (client) => {
+        if (ctx.runs(point.name)) await createTableAs(client, name, point.sql(ctx, table(aggregate)), { analyze: false });
+        else await client.query(`DROP TABLE IF EXISTS ${table(name)}`);
+      });
+      pointsDone([point.name]);
+    }
+    // Duplicates and reversals keep their signatures, so explain can name the other transaction.
+    await engineTransaction(pool, async (client) => {
+      const flagged = ["journal_entry_duplicate_v2", "journal_entry_is_reversal_of", "journal_entry_is_reversed_by"]
+        .filter((n) => ctx.runs(n))
+        .map((n) => `SELECT tx FROM ${table(pointTable(plan, n))}`);
+      const where = flagged.length === 0 ? "FALSE" : `tx IN (${flagged.join(" UNION ")})`;
+      await createTableAs(
+        client,
+        plan.tables.work("signatures"),
+        `SELECT tx, txid, effective_date, entered_date, entries_count, signature, reverse_signature FROM ${table(aggregate)} t
+          WHERE ${where} OR signature IN (SELECT signature FROM ${table(aggregate)} WHERE ${where}) OR signature IN (SELECT reverse_signature FROM ${table(aggregate)} WHERE ${where})`,
+      );
+    });
+    const change = "prior_period_overall_score_change";
+    const sql = ctx.runs(change) ? scoreChangeSql(ctx) : null;
+    await engineTransaction(pool, async (client) => {
+      if (sql) await createTableAs(client, pointTable(plan, change), sql, { analyze: false });
+      else await client.query(`DROP TABLE IF EXISTS ${table(pointTable(plan, change))}`);
+    });
+    pointsDone([change]);
+  },
+};
+
+/** The work table of a transaction- or flow-level point's findings (`w_p<index>`: names stay within 63 characters). */
+export function pointTable(plan: RunPlan, name: string): string {
+  return plan.tables.work(`p${plan.point(name).index}`);
+}
+
+/** Transaction-level points whose `w_p<index>` table the scores step joins. */
+export function transactionPointNames(): string[] {
+  return [...TRANSACTION_POINTS.map((p) => p.name), "prior_period_overall_score_change"];
+}

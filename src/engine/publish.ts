@@ -1,0 +1,128 @@
+import type pg from "pg";
+import { col, type ResultColumn } from "./columns.js";
+import type { RunPlan } from "./run-plan.js";
+import { readFacts, type RunFacts } from "./steps.js";
+import { ident, table } from "./sql.js";
+
+/** A table a result publishes as a data table. */
+export interface PublishedTable {
+  /** Stable key within the result (`lines`, `transactions`, `flows`, `typeahead_account`, ...). */
+  key: string;
+  logicalName: string;
+  /** The data table `type` (kind of rows): entries, transactions, flows_compact, typeahead. */
+  type: string;
+  apiStability: "STABLE" | "UNSTABLE";
+  table: string;
+  columns: ResultColumn[];
+  rowCount: number;
+  /** Typeahead tables: the (table key, field) pairs whose `typeaheadDataTableId` is this table. */
+  typeaheadFor?: Array<{ table: string; field: string }>;
+}
+
+export const RISK_LEVELS = ["HIGH", "MEDIUM", "LOW", "UNSCORED"] as const;
+
+export interface ControlPointSummary {
+  name: string;
+  displayName: string;
+  kind: string;
+  level: string;
+  /** Whether the run computed it (else `skipped` says why). */
+  available: boolean;
+  skipped: string | null;
+  /** Entries whose control point column says failed (entries inherit their transaction's). */
+  failedEntries: number;
+  failedTransactions: number;
+  /** Entries that failed it on their own (before inheriting), entry-level points only. */
+  failedOwnEntries: number | null;
+}
+
+export interface ResultSummary {
+  entries: { total: number; byRiskLevel: Record<string, number> };
+  transactions: { total: number; byRiskLevel: Record<string, number> } | null;
+  flows: { total: number; simple: number; complex: number; unknown: number } | null;
+  controlPoints: ControlPointSummary[];
+  /** Values the run derived or used (materiality, thresholds), for explain and the auditor. */
+  facts: RunFacts;
+}
+
+/** The typeahead table of one column: its distinct values with how many rows carry each. */
+export const TYPEAHEAD_COLUMNS: ResultColumn[] = [
+  col.rowid(),
+  col.key("lookup_id"),
+  col.text("display_name"),
+  { ...col.count("entries"), indexed: false },
+];
+
+export async function createTypeaheadTable(client: pg.PoolClient, name: string, select: string): Promise<number> {
+  await client.query(`DROP TABLE IF EXISTS ${table(name)}`);
+  const result = await client.query(`CREATE TABLE ${table(name)} WITH (autovacuum_enabled = false) AS SELECT row_number() OVER (ORDER BY lookup_id) AS row_no, lookup_id, display_name, entries FROM (${select}) t`);
+  return result.rowCount ?? 0;
+}
+
+/** Counts per risk level and per control point, from the published tables (one pass over each). */
+export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries: string; transactions: string | null; flows: string | null; ownMask: boolean }): Promise<ResultSummary> {
+  const points = plan.points;
+  const levelCounts = async (name: string) => {
+    const { rows } = await pool.query<{ level: string; n: string }>(`SELECT risk_level AS level, count(*) AS n FROM ${table(name)} GROUP BY 1`);
+    const out: Record<string, number> = Object.fromEntries(RISK_LEVELS.map((l) => [l, 0]));
+    let total = 0;
+    for (const r of rows) {
+      out[r.level ?? "UNSCORED"] = (out[r.level ?? "UNSCORED"] ?? 0) + Number(r.n);
+      total += Number(r.n);
+    }
+    return { total, byRiskLevel: out };
+  };
+  const entries = await levelCounts(options.entries);
+  const transactions = options.transactions ? await levelCounts(options.transactions) : null;
+  const failed = (prefix: string) => points.map((p) => `count(*) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}) AS ${ident(`${prefix}${p.index}`)}`);
+  const counts: Record<string, string> = {};
+  if (options.transactions) {
+    const inherited = points.map((p) => `coalesce(sum(entries_count) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}), 0) AS ${ident(`e${p.index}`)}`);
+    const { rows } = await pool.query(`SELECT ${[...failed("t"), ...inherited].join(", ")} FROM ${table(options.transactions)}`);
+    Object.assign(counts, rows[0]);
+  } else {
+    const { rows } = await pool.query(`SELECT ${failed("e").join(", ")} FROM ${table(options.entries)}`);
+    Object.assign(counts, rows[0]);
+  }
+  if (options.ownMask) {
+    const own = points.filter((p) => p.available).map((p) => `count(*) FILTER (WHERE (own_mask & ${2 ** p.index}::bigint) <> 0) AS ${ident(`o${p.index}`)}`);
+    if (own.length > 0) Object.assign(counts, (await pool.query(`SELECT ${own.join(", ")} FROM ${table(options.entries)}`)).rows[0]);
+  }
+  let flows: ResultSummary["flows"] = null;
+  if (options.flows) {
+    const { rows } = await pool.query<{ total: string; simple: string; complex: string; unknown: string }>(
+      `SELECT count(*) AS total, count(*) FILTER (WHERE flow_type = 'SIMPLE') AS simple, count(*) FILTER (WHERE flow_type = 'COMPLEX') AS complex,
+              count(*) FILTER (WHERE unknown_flow) AS unknown FROM ${table(options.flows)}`,
+    );
+    flows = { total: Number(rows[0].total), simple: Number(rows[0].simple), complex: Number(rows[0].complex), unknown: Number(rows[0].unknown) };
+  }
+  return {
+    entries,
+    transactions,
+    flows,
+    controlPoints: points.map((p) => ({
+      name: p.definition.name,
+      displayName: p.definition.displayName,
+      kind: p.definition.kind,
+      level: p.definition.level,
+      available: p.available,
+      skipped: p.skipped,
+      failedEntries: Number(counts[`e${p.index}`] ?? 0),
+      failedTransactions: options.transactions ? Number(counts[`t${p.index}`] ?? 0) : Number(counts[`e${p.index}`] ?? 0),
+      failedOwnEntries: counts[`o${p.index}`] !== undefined ? Number(counts[`o${p.index}`]) : null,
+    })),
+    facts: await readFacts(pool, plan),
+  };
+}
+
+/**
+ * Flags set on few rows get a partial index on (row_no), so a first page of "entries failing X"
+ * walks only those rows; common ones are found quickly walking the rowid order anyway.
+ */
+export function markRareFlags(columns: ResultColumn[], summary: ResultSummary, rows: number, level: "entries" | "transactions"): ResultColumn[] {
+  const failed = new Map(summary.controlPoints.map((c) => [`cp_failed_${c.name}`, level === "entries" ? c.failedEntries : c.failedTransactions]));
+  return columns.map((c) => {
+    const n = failed.get(c.field);
+    return n !== undefined && n > 0 && n <= rows * 0.05 ? { ...c, partialIndex: true } : c;
+  });
+}

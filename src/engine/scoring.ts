@@ -1,0 +1,50 @@
+import type { PlannedPoint, RunPlan } from "./run-plan.js";
+import type { EngineRiskGroup } from "./spec.js";
+import { int, text } from "./sql.js";
+
+/**
+ * Scores as the platform documents them (control-points.md, "Scoring rules"): a risk group's score
+ * of an entry or transaction is sum(control point score x weight) / sum(weights), over the
+ * control points of the group that this run computed (a point that could not run, e.g. for want of
+ * a mapped memo, is left out of both sums); 0..10000. A group whose weights sum to 0 scores
+ * nothing (risk NULL, level UNSCORED).
+ */
+export function weightedScore(plan: RunPlan, group: EngineRiskGroup, scoreOf: (point: PlannedPoint) => string): string {
+  const terms = plan.points.filter((p) => p.available && (group.weights[p.definition.name] ?? 0) > 0).map((p) => ({ p, w: group.weights[p.definition.name] }));
+  const total = terms.reduce((sum, t) => sum + t.w, 0);
+  if (total === 0) return "NULL::integer";
+  return `round((${terms.map((t) => `${scoreOf(t.p)}::integer * ${int(t.w)}`).join(" + ")})::numeric / ${int(total)})::integer`;
+}
+
+/**
+ * HIGH / MEDIUM / LOW from the group's selected risk range: the highest band whose low threshold
+ * the score reaches (bands are half-open and touch; a score below the low band, or in a gap
+ * between bands, takes the band below it). UNSCORED when there is no score or no selected range.
+ */
+export function riskLevel(group: EngineRiskGroup, score: string): string {
+  const range = group.riskRange;
+  if (!range) return "'UNSCORED'";
+  return `CASE WHEN ${score} IS NULL THEN 'UNSCORED' WHEN ${score} >= ${int(range.high.lowThreshold)} THEN 'HIGH' WHEN ${score} >= ${int(range.medium.lowThreshold)} THEN 'MEDIUM' ELSE 'LOW' END`;
+}
+
+/** Failed: rules-based and expert points whenever they score; graded ones from the flag threshold. */
+export function failedExpression(plan: RunPlan, point: PlannedPoint, score: string): string {
+  if (!point.available) return "FALSE";
+  return point.graded ? `(${score} >= ${int(plan.flagThreshold)})` : `(${score} > 0)`;
+}
+
+/** The enabled groups a run scores, with their position in the configuration. */
+export function enabledGroups(plan: RunPlan): Array<{ group: EngineRiskGroup; index: number }> {
+  return plan.spec.riskGroups.map((group, index) => ({ group, index })).filter(({ group }) => !group.disabled);
+}
+
+/** `CASE <groupColumn> WHEN i THEN <per group i> ... END`. */
+export function byGroup(plan: RunPlan, groupColumn: string, per: (index: number, group: EngineRiskGroup) => string, otherwise = "NULL"): string {
+  const groups = enabledGroups(plan);
+  if (groups.length === 0) return otherwise;
+  return `CASE ${groupColumn} ${groups.map(({ group, index }) => `WHEN ${index} THEN ${per(index, group)}`).join(" ")} ELSE ${otherwise} END`;
+}
+
+export function categoryLiteral(group: EngineRiskGroup): string {
+  return text(group.category);
+}

@@ -1,0 +1,30 @@
+/** Schema of the tables analysis results own (migration `..._analysis_results`). */
+export const RESULTS_SCHEMA = "results";
+
+/**
+ * The tables of one analysis result, named from its id: the published ones (`lines`, `tx`, `flows`,
+ * typeahead tables) and the working tables of the run (dropped when it ends). Every table of a
+ * result starts with `r_<id>_`, so the orphan cleanup and a failed run can find them all.
+ */
+export function resultTables(resultId: string) {
+  const id = resultId.toLowerCase();
+  if (!/^[a-f0-9]{24}$/.test(id)) throw new Error(`Invalid analysis result id ${JSON.stringify(resultId)}`);
+  const t = (suffix: string) => `${RESULTS_SCHEMA}.r_${id}_${suffix}`;
+  return {
+    prefix: `r_${id}_`,
+    /** Accounts of the analysis with their classification (kept: explain reads it). */
+    accounts: t("acct"),
+    /** Entries with their own (entry-level) control point scores. */
+    base: t("base"),
+    lines: t("lines"),
+    tx: t("tx"),
+    flows: t("flows"),
+    /** Per-control-point statistics (kept: explain reads them). */
+    stat: (name: string) => t(`s_${name}`),
+    /** Transaction-level and flow-level findings before they join the transactions. */
+    work: (name: string) => t(`w_${name}`),
+    typeahead: (name: string) => t(`ta_${name}`),
+  };
+}
+
+export type ResultTables = ReturnType<typeof resultTables>;

@@ -1,0 +1,106 @@
+import type { App } from "../../app-types.js";
+import { touchAudit } from "../../entity/index.js";
+import { dropResultTables, dropWorkTables, engineSteps, planRun, publication, type EngineSpec } from "../../engine/index.js";
+import { inTransaction, type Emit } from "../../events/outbox.js";
+import type { Prisma } from "../../generated/prisma/client.js";
+import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
+import { publishResultTables } from "../data-tables/data-table.service.js";
+import type { DataTableColumn } from "../data-tables/data-table-definition.js";
+import { publishRunProgress, runProgress } from "./analysis-result.progress.js";
+import { accountsOf } from "./analysis-result.spec.js";
+
+export interface RunPayload {
+  analysisResultId: string;
+}
+
+const json = (value: unknown) => value as Prisma.InputJsonValue;
+
+/** Webhook data keys of the wire reference (section 7): analysisId, analysisResultId, engagementId. */
+export function emitRunEvent(emit: Emit, type: "analysis.complete" | "analysis.failed", result: { id: string; analysisId: string; engagementId: string }, userId: string | null) {
+  emit({ type, entityType: "ANALYSIS", entityId: result.analysisId, userId, payload: { analysisId: result.analysisId, analysisResultId: result.id, engagementId: result.engagementId } });
+}
+
+const actorOf = (startedBy: JobStarter) => ({ userId: startedBy.userId, userName: startedBy.userName });
+
+/**
+ * ANALYSIS_RUN: the engine's steps one after another (each idempotent; the ones an interrupted
+ * attempt finished are recorded in `steps_done` and skipped), then, in the transaction that
+ * completes the job, the result's data tables, its summary, the analysis's latest result and the
+ * `analysis.complete` event. A run that fails leaves the analysis's previous result as it was: the
+ * new result is marked FAILED, its tables dropped, `analysis.failed` emitted.
+ */
+export const analysisRunJob = defineJob<RunPayload>({
+  name: "analysis-results.run",
+  type: "ANALYSIS_RUN",
+  retry: { attempts: 2, backoffSeconds: 5 },
+  async run(ctx, { analysisResultId }) {
+    const app = ctx.app;
+    const result = await app.prisma.analysisResult.findUnique({ where: { id: analysisResultId } });
+    if (!result) throw new JobError(`Analysis result ${analysisResultId} was deleted before its run finished`);
+    if (!result.spec) throw new JobError(`Analysis result ${analysisResultId} has no engine specification`);
+    const stored = result.spec as unknown as EngineSpec;
+    // The accounts are not stored with the result (its accounts table keeps them once prepared).
+    const spec = result.stepsDone.includes("prepare") ? stored : { ...stored, accounts: await accountsOf(app, result.engagementId, [...stored.sources, ...stored.partyLists, ...stored.openingBalances].map((s) => s.id)) };
+    const plan = planRun(spec);
+    if (plan.spec.sources.length === 0) throw new JobError("The analysis has no completed source of the entries its analysis type scores");
+    const steps = engineSteps(plan);
+    // The steps up to the base entries read the sources' tables: a source deleted meanwhile fails the run at once.
+    if (!result.stepsDone.includes("entries")) {
+      for (const source of [...spec.sources, ...spec.partyLists, ...spec.openingBalances]) {
+        const { rows } = await app.pool.query<{ ok: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ok", [source.entries]);
+        if (!rows[0].ok) throw new JobError(`The entries of analysis source ${source.id} are gone (the source was deleted or is being parsed again); run the analysis again`);
+      }
+    }
+    const ids = { analysisResultId, analysisId: result.analysisId };
+    const progress = runProgress(app, plan, steps, ids, result.stepsDone, (percent, message) => ctx.progress(percent, message));
+    for (const step of steps) {
+      if (result.stepsDone.includes(step.name)) continue;
+      ctx.signal.throwIfAborted();
+      progress.started(step);
+      const started = performance.now();
+      await step.run({ pool: app.pool, plan, signal: ctx.signal, pointsDone: (names) => progress.points(names) });
+      await app.pool.query("UPDATE analysis_result SET steps_done = array_append(steps_done, $2) WHERE id = $1", [analysisResultId, step.name]);
+      app.logger.debug("analysis run step", { analysisResultId, step: step.name, ms: Math.round(performance.now() - started) });
+      progress.finished(step);
+    }
+    ctx.signal.throwIfAborted();
+    progress.publishing();
+    const { tables, summary } = await publication(app.pool, plan);
+    const actor = actorOf(ctx.startedBy);
+    await ctx.finish(async (tx, emit) => {
+      const current = await tx.analysisResult.findUnique({ where: { id: analysisResultId } });
+      if (!current) throw new JobError(`Analysis result ${analysisResultId} was deleted before its run finished`);
+      await publishResultTables(tx, emit, actor, {
+        engagementId: current.engagementId,
+        analysisId: current.analysisId,
+        analysisResultId,
+        tables: tables.map((t) => ({ ...t, columns: t.columns as DataTableColumn[] })),
+      });
+      await tx.analysisResult.update({
+        where: { id: analysisResultId },
+        data: { status: "COMPLETED", summary: json(summary), completedDate: new Date(), ...touchAudit(actor), version: { increment: 1 } },
+      });
+      await tx.analysis.update({ where: { id: current.analysisId }, data: { latestAnalysisResultId: analysisResultId } });
+      emit({ type: "analysis-result.updated", entityType: "ANALYSIS_RESULT", entityId: analysisResultId, userId: actor.userId, payload: { analysisResultId, analysisId: current.analysisId } });
+      emitRunEvent(emit, "analysis.complete", current, actor.userId);
+    });
+    await dropWorkTables(app.pool, plan, tables).catch((error) => app.logger.warn("could not drop an analysis run's working tables", { error, analysisResultId }));
+    publishRunProgress(app, { ...ids, status: "COMPLETED", percent: 100, step: null, controlPoint: null, controlPointsDone: plan.points.filter((p) => p.available).length, controlPointsTotal: plan.points.filter((p) => p.available).length, message: null });
+  },
+  async onFailure(ctx, { analysisResultId }, error) {
+    await failRun(ctx.app, analysisResultId, error, actorOf(ctx.startedBy));
+  },
+});
+
+/** Marks a run's result FAILED (keeping the analysis's previous result), drops its tables, emits analysis.failed. */
+export async function failRun(app: App, analysisResultId: string, error: string, actor: { userId: string; userName: string }): Promise<void> {
+  await dropResultTables(app.pool, analysisResultId).catch((e) => app.logger.warn("could not drop a failed run's tables", { error: e, analysisResultId }));
+  const result = await inTransaction(app, async (tx, emit) => {
+    const current = await tx.analysisResult.findUnique({ where: { id: analysisResultId } });
+    if (!current || current.status !== "RUNNING") return current;
+    await tx.analysisResult.update({ where: { id: analysisResultId }, data: { status: "FAILED", error, completedDate: new Date(), ...touchAudit(actor), version: { increment: 1 } } });
+    emitRunEvent(emit, "analysis.failed", current, actor.userId);
+    return current;
+  });
+  if (result) publishRunProgress(app, { analysisResultId, analysisId: result.analysisId, status: "FAILED", percent: 100, step: null, controlPoint: null, controlPointsDone: 0, controlPointsTotal: 0, message: error });
+}

@@ -1,0 +1,89 @@
+import type { App } from "../../app-types.js";
+import type { EngineStep, RunPlan } from "../../engine/index.js";
+
+/** Transient event type of analysis run progress (subscribers see it live; not stored). */
+export const RUN_PROGRESS_EVENT = "analysis-result.progress";
+
+export type RunState = "RUNNING" | "COMPLETED" | "FAILED";
+
+export interface RunProgress {
+  analysisResultId: string;
+  analysisId: string;
+  status: RunState;
+  /** Overall percentage of the run (0..100). */
+  percent: number;
+  /** The step running (prepare, statistics, entries, transactions, flows, scores, typeahead, publish). */
+  step: string | null;
+  /** The control point just computed, when the event is about one. */
+  controlPoint: string | null;
+  controlPointsDone: number;
+  controlPointsTotal: number;
+  message: string | null;
+}
+
+export function publishRunProgress(app: App, progress: RunProgress): void {
+  app.pubsub.publish("transient-event", {
+    type: RUN_PROGRESS_EVENT,
+    entityType: "ANALYSIS_RESULT",
+    entityId: progress.analysisResultId,
+    payload: { ...progress },
+    occurredAt: new Date().toISOString(),
+  });
+}
+
+/** Share of the run that publishing (summary and data tables) takes after the steps. */
+const PUBLISH_SHARE = 5;
+
+/**
+ * Percentages of one run: each step owns a share proportional to its cost; within a step, the
+ * control points it has finished move the percentage through the share (so a step of 8 control
+ * points reports each). Steps already done by an earlier attempt count as done.
+ */
+export function runProgress(app: App, plan: RunPlan, steps: readonly EngineStep[], ids: { analysisResultId: string; analysisId: string }, done: readonly string[], jobProgress: (percent: number, message: string) => void) {
+  const total = steps.reduce((sum, s) => sum + s.cost, 0);
+  const available = new Set(plan.points.filter((p) => p.available).map((p) => p.definition.name));
+  const finished = new Set<string>();
+  for (const step of steps) if (done.includes(step.name)) for (const p of step.points) if (available.has(p)) finished.add(p);
+  let before = steps.filter((s) => done.includes(s.name)).reduce((sum, s) => sum + s.cost, 0);
+  let current: EngineStep | null = null;
+  let inStep = 0;
+  const publish = (controlPoint: string | null, message: string | null) => {
+    const fraction = current && current.points.length > 0 ? Math.min(1, inStep / current.points.length) : 0;
+    const percent = Math.round(((before + (current ? current.cost * fraction : 0)) / Math.max(total, 1)) * (100 - PUBLISH_SHARE));
+    jobProgress(percent, message ?? current?.name ?? "");
+    publishRunProgress(app, {
+      ...ids,
+      status: "RUNNING",
+      percent,
+      step: current?.name ?? null,
+      controlPoint,
+      controlPointsDone: finished.size,
+      controlPointsTotal: available.size,
+      message,
+    });
+  };
+  return {
+    started(step: EngineStep) {
+      current = step;
+      inStep = 0;
+      publish(null, `step ${step.name}`);
+    },
+    points(names: readonly string[]) {
+      for (const name of names) {
+        inStep++;
+        if (!available.has(name) || finished.has(name)) continue;
+        finished.add(name);
+        publish(name, `computed ${name} (${finished.size} of ${available.size} control points)`);
+      }
+    },
+    finished(step: EngineStep) {
+      for (const p of step.points) if (available.has(p)) finished.add(p);
+      before += step.cost;
+      current = null;
+      publish(null, `step ${step.name} done`);
+    },
+    publishing() {
+      publish(null, "publishing the result's data tables");
+    },
+  };
+}
