@@ -207,14 +207,22 @@ export class JobRuntime {
       },
     };
 
+    const started = performance.now();
+    const observe = (outcome: "complete" | "error" | "retry" | "lost") => {
+      const labels = { job: row.job_name, type: row.internal ? "INTERNAL" : row.type, outcome };
+      this.app.metrics.jobs.inc(labels);
+      this.app.metrics.jobDuration.observe(labels, (performance.now() - started) / 1000);
+    };
     try {
       if (row.attempts > 1) this.app.logger.info("resuming job", { asyncResultId: row.id, job: row.job_name, attempt: row.attempts });
       await definition.run(context, row.payload);
       if (!finished) await this.complete(row, async () => undefined);
+      observe("complete");
     } catch (error) {
       const reason = controller.signal.reason;
       if (error instanceof LeaseLost || reason instanceof LeaseLost) {
         this.app.logger.warn("job lost its lease; another process may run it", { asyncResultId: row.id, job: row.job_name });
+        observe("lost");
         return undefined;
       }
       if (this.stopping) return undefined; // released in close(); another process (or the next start) resumes it
@@ -230,6 +238,7 @@ export class JobRuntime {
       const message = permanent ? textWithoutNul((error as Error).message) : `Unexpected error while running the job (reference ${row.id}); the server log has the details`;
       const final = permanent || row.attempts >= row.max_attempts;
       if (!permanent) this.app.logger[final ? "error" : "warn"](final ? "job failed" : "job attempt failed; it will be retried", { error, asyncResultId: row.id, job: row.job_name, attempt: row.attempts });
+      observe(final ? "error" : "retry");
       if (final) {
         const code = error instanceof JobError ? error.code : isAppError(error) ? String(error.extensions.code) : "UNEXPECTED_ERROR";
         await this.fail(row, definition, message, code);

@@ -168,6 +168,8 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
     // staging speed, so the later steps estimate their progress by rows instead.
     const ms = staged.adopted ? undefined : Math.round(performance.now() - started);
     const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ...(ms !== undefined ? { ms } : {}) };
+    env.app.metrics.ingestionRows.inc({ stage: "staged" }, staged.rowCount);
+    if (ms !== undefined) env.app.metrics.ingestionRowsPerSecond.set({ stage: "staged" }, staged.rowCount / Math.max(0.001, ms / 1000));
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {
     stagingDone = true;

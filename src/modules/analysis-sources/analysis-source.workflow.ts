@@ -216,7 +216,10 @@ export const ingestionJob = defineJob<IngestionPayload>({
           break;
         }
         case "PARSE": {
+          const parseStarted = performance.now();
           const { result, transactions, accounts } = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
+          app.metrics.ingestionRows.inc({ stage: "parsed" }, result.rowCount);
+          app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
           const before = source;
           // Inferred before the transaction that records the parse: it holds that transaction no longer.
           const inferred = accounts.length > 0 ? await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts) : undefined;
