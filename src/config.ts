@@ -61,7 +61,10 @@ export interface Config {
   /** Data table exports of more rows than this are written unsorted (spec: 2 million). */
   dataTableExportSortLimit: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
-  /** 32-byte key (64 hex digits or base64) encrypting stored secrets; unset: generated into DATA_DIR/secrets-key. */
+  /**
+   * Secret (16+ characters) from which the keys encrypting secrets at rest are derived (webhook
+   * signing keys, warehouse credentials). Unset: generated into `DATA_DIR/secrets-key` on the first start.
+   */
   secretsKey?: string;
   /** Bound on each request to a warehouse (connect, statement, chunk), in seconds. */
   warehouseTimeoutSeconds: number;
@@ -71,11 +74,6 @@ export interface Config {
   metricsToken?: string;
   /** Serve /metrics on this port of `host` instead of the API port (no token needed there unless `metricsToken` is set). */
   metricsPort?: number;
-  /**
-   * Secret from which the key that encrypts webhook signing keys at rest is derived. Unset: a
-   * random one is generated into `DATA_DIR/webhook-key` on the first start and read from there.
-   */
-  webhookKeyEncryptionKey?: string;
   /** Seconds to wait before each retry of a failed webhook delivery (jittered; Retry-After may lengthen a wait). */
   webhookRetrySchedule: number[];
   /** A delivery attempt not answered within this many seconds failed. */
@@ -129,12 +127,11 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "MAX_UPLOAD_BYTES", default: "8589934592", meaning: "single-file upload limit (8 GiB; 413 above)" },
   { name: "DATA_TABLE_EXPORT_SORT_LIMIT", default: "2000000", meaning: "data table exports above this many rows are unsorted" },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
-  { name: "SECRETS_KEY", default: "(generated into DATA_DIR/secrets-key)", meaning: "AES-256-GCM key (64 hex digits or base64 of 32 bytes) encrypting warehouse credentials at rest" },
+  { name: "SECRETS_KEY", default: "(generated into DATA_DIR/secrets-key)", meaning: "secret (at least 16 characters) from which the keys encrypting secrets at rest (webhook signing keys, warehouse credentials) are derived; every process of a deployment needs the same" },
   { name: "WAREHOUSE_CA_FILE", default: "(system CAs only)", meaning: "PEM file of extra certificate authorities trusted for warehouse HTTPS" },
   { name: "WAREHOUSE_TIMEOUT_SECONDS", default: "30", meaning: "bound on each warehouse request (token, statement, result chunk)" },
   { name: "METRICS_TOKEN", default: "(unset)", meaning: "bearer token for GET /metrics (Prometheus); unset and without METRICS_PORT, /metrics is off (404)" },
   { name: "METRICS_PORT", default: "(unset)", meaning: "serve /metrics on this separate port instead of the API port (token only if METRICS_TOKEN is set)" },
-  { name: "WEBHOOK_KEY_ENCRYPTION_KEY", default: "(generated into DATA_DIR/webhook-key)", meaning: "secret (at least 16 characters) from which the key encrypting webhook signing keys at rest is derived; every process of a deployment needs the same" },
   { name: "WEBHOOK_RETRY_SCHEDULE", default: DEFAULT_WEBHOOK_RETRY_SCHEDULE, meaning: "waits before each retry of a failed webhook delivery (s, m, h units; ±10 % jitter; a longer Retry-After wins)" },
   { name: "WEBHOOK_TIMEOUT_SECONDS", default: "15", meaning: "a delivery attempt not answered in time failed" },
   { name: "WEBHOOK_ALLOWED_HOSTS", default: "(none)", meaning: "receivers admitted on loopback, private, link-local or metadata addresses: host names (*.suffix allowed), IP addresses, CIDR ranges" },
@@ -232,12 +229,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxUploadBytes: int(env, "MAX_UPLOAD_BYTES", 8 * 1024 * 1024 * 1024),
     dataTableExportSortLimit: int(env, "DATA_TABLE_EXPORT_SORT_LIMIT", DATA_TABLE_EXPORT_SORT_LIMIT),
     logLevel,
-    secretsKey: optional(env, "SECRETS_KEY"),
+    secretsKey: secretsKey(optional(env, "SECRETS_KEY")),
     warehouseTimeoutSeconds: Math.max(1, int(env, "WAREHOUSE_TIMEOUT_SECONDS", 30)),
     warehouseCaFile: optional(env, "WAREHOUSE_CA_FILE"),
     metricsToken: optional(env, "METRICS_TOKEN"),
     metricsPort: optional(env, "METRICS_PORT") === undefined ? undefined : int(env, "METRICS_PORT", 0),
-    webhookKeyEncryptionKey: keyEncryptionKey(optional(env, "WEBHOOK_KEY_ENCRYPTION_KEY")),
     webhookRetrySchedule: retrySchedule(optional(env, "WEBHOOK_RETRY_SCHEDULE") ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutSeconds: Math.max(1, int(env, "WEBHOOK_TIMEOUT_SECONDS", 15)),
     webhookAllowedHosts: allowedHosts(optional(env, "WEBHOOK_ALLOWED_HOSTS")),
@@ -247,7 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-function keyEncryptionKey(raw: string | undefined): string | undefined {
-  if (raw !== undefined && raw.length < 16) throw new Error("WEBHOOK_KEY_ENCRYPTION_KEY must be at least 16 characters (e.g. openssl rand -base64 32)");
+function secretsKey(raw: string | undefined): string | undefined {
+  if (raw !== undefined && raw.length < 16) throw new Error("SECRETS_KEY must be at least 16 characters (e.g. openssl rand -base64 32)");
   return raw;
 }

@@ -101,7 +101,7 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
   });
   started.push(() => app.close());
   const bootstrap = await bootstrapAdminToken(app);
-  // Like the admin token: without WEBHOOK_KEY_ENCRYPTION_KEY the first start writes DATA_DIR/webhook-key.
+  // Like the admin token: without SECRETS_KEY the first start writes DATA_DIR/secrets-key.
   keyEncryptionKey(config);
   const graphql = createGraphqlPipeline(app, schema);
   const { yoga } = graphql;

@@ -36,7 +36,7 @@ beforeAll(async () => {
     BOOTSTRAP_TOKEN: token,
     TENANT_ID: `hooks${randomBytes(3).toString("hex")}`,
     // Set explicitly (as a deployment whose processes do not share DATA_DIR must).
-    WEBHOOK_KEY_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    SECRETS_KEY: randomBytes(32).toString("base64"),
     JOB_SWEEP_SECONDS: "1",
     JOB_LEASE_SECONDS: "3",
     ...receiverEnv({ WEBHOOK_RETRY_SCHEDULE: "2", WEBHOOK_TIMEOUT_SECONDS: "30" }),

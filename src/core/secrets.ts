@@ -1,41 +1,70 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { closeSync, fchmodSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.js";
 
 /**
- * Secrets at rest (warehouse tokens and client secrets): AES-256-GCM under a key from SECRETS_KEY,
- * or, when unset, a random key written once to DATA_DIR/secrets-key (mode 0600), like the admin
- * token. Stored form: `v1:<iv>:<tag>:<ciphertext>`, base64 parts.
+ * Secrets at rest (webhook signing keys, warehouse credentials) are encrypted under keys derived
+ * (HKDF-SHA256, one key per purpose) from one deployment secret: SECRETS_KEY, or, when unset, a
+ * random secret generated into DATA_DIR/secrets-key (mode 0600) on the first start, like the admin
+ * token. Processes sharing a database must share it: the variable, or the same DATA_DIR.
  */
-const keys = new Map<string, Buffer>();
+export const SECRET_FILE_NAME = "secrets-key";
 
-function parseKey(text: string): Buffer {
-  const trimmed = text.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, "hex") : Buffer.from(trimmed, "base64");
-  if (key.length !== 32) throw new Error("SECRETS_KEY must be 32 bytes: 64 hex digits or base64");
-  return key;
-}
+const derived = new Map<string, Buffer>();
 
-export function secretsKey(config: Pick<Config, "secretsKey" | "dataDir">): Buffer {
-  const cacheKey = config.secretsKey ?? `file:${config.dataDir}`;
-  const cached = keys.get(cacheKey);
-  if (cached) return cached;
-  let key: Buffer;
-  if (config.secretsKey) key = parseKey(config.secretsKey);
-  else {
-    const file = join(config.dataDir, "secrets-key");
-    if (!existsSync(file)) {
-      mkdirSync(config.dataDir, { recursive: true });
-      writeFileSync(file, randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
-      chmodSync(file, 0o600);
-    }
-    key = parseKey(readFileSync(file, "utf8"));
+export type SecretsConfig = Pick<Config, "secretsKey" | "dataDir">;
+
+/** The AES-256 key for one purpose (for example "warehouse credentials"). */
+export function derivedKey(config: SecretsConfig, purpose: string): Buffer {
+  const source = `${config.secretsKey !== undefined ? `env:${config.secretsKey}` : `file:${config.dataDir}`}\u0000${purpose}`;
+  let key = derived.get(source);
+  if (!key) {
+    const secret = config.secretsKey ?? readOrCreateSecret(config.dataDir);
+    key = Buffer.from(hkdfSync("sha256", secret, "", purpose, 32));
+    derived.set(source, key);
   }
-  keys.set(cacheKey, key);
   return key;
 }
 
+/**
+ * Reads `DATA_DIR/secrets-key`, creating it first if absent. Written to a private temporary file
+ * and hard-linked into place (link fails when the name exists), so processes starting together on
+ * one DATA_DIR agree on one secret and none reads a half-written file.
+ */
+function readOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, SECRET_FILE_NAME);
+  try {
+    return readSecret(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  const fd = openSync(temporary, "wx", 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    writeSync(fd, randomBytes(32).toString("base64") + "\n");
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
+  return readSecret(file);
+}
+
+function readSecret(file: string): string {
+  const secret = readFileSync(file, "utf8").trim();
+  if (secret.length < 16) throw new Error(`${file} does not hold a secrets key; delete it only if no secret has been stored yet`);
+  return secret;
+}
+
+/** AES-256-GCM; stored form `v1:<iv>:<tag>:<ciphertext>`, base64 parts. */
 export function encryptSecret(key: Buffer, plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", key, iv);

@@ -1,5 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { decryptSecret, encryptSecret, secretsKey } from "../../core/secrets.js";
+import { decryptSecret, derivedKey, encryptSecret, type SecretsConfig } from "../../core/secrets.js";
+
+const credentialsKey = (config: SecretsConfig) => derivedKey(config, "warehouse credentials");
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -110,7 +112,7 @@ export async function createWarehouseAuthorization(ctx: RequestContext, input: W
   const connection = await ctx.prisma.connection.findUnique({ where: { id: input.connectionId }, select: { id: true } });
   if (!connection) throw new ValidationError(`connectionId ${input.connectionId} refers to no connection`, { identifier: "connectionId", values: [input.connectionId] });
   const actor = actorOf(ctx);
-  const key = secretsKey(ctx.app.config);
+  const key = credentialsKey(ctx.app.config);
   return inTransaction(ctx.app, async (tx) => {
     // The unique connection_id index decides a race; the lookup gives the usual case a clear message.
     const existing = await tx.warehouseAuthorization.findUnique({ where: { connectionId: input.connectionId }, select: { id: true } });
@@ -149,7 +151,7 @@ export async function updateWarehouseAuthorization(ctx: RequestContext, input: U
   if (input.connectionId != null && input.connectionId !== current.connectionId) {
     throw new ValidationError("connectionId cannot change; create an authorization for the other connection", { identifier: "connectionId", values: [input.connectionId] });
   }
-  const key = secretsKey(ctx.app.config);
+  const key = credentialsKey(ctx.app.config);
   const stored = JSON.parse(decryptSecret(key, current.secretCiphertext)) as { accessToken?: string; clientSecret?: string };
   const authType = input.authType ?? current.authType;
   const sameType = authType === current.authType;
@@ -194,7 +196,7 @@ export async function deleteWarehouseAuthorization(ctx: RequestContext, id: stri
 export async function warehouseClientFor(app: App, connectionId: string): Promise<WarehouseClient> {
   const auth = await app.prisma.warehouseAuthorization.findUnique({ where: { connectionId } });
   if (!auth) throw new ConflictError(`Connection ${connectionId} has no warehouse authorization; POST /warehouse-auth first`, { identifier: "connectionId", values: [connectionId] });
-  const secret = JSON.parse(decryptSecret(secretsKey(app.config), auth.secretCiphertext)) as { accessToken?: string; clientSecret?: string };
+  const secret = JSON.parse(decryptSecret(credentialsKey(app.config), auth.secretCiphertext)) as { accessToken?: string; clientSecret?: string };
   const credentials: WarehouseCredentials = { authType: auth.authType, host: auth.host, httpPath: auth.httpPath, port: auth.port, clientId: auth.clientId, ...secret };
   return new WarehouseClient(credentials, { timeoutMs: app.config.warehouseTimeoutSeconds * 1000, caFile: app.config.warehouseCaFile });
 }

@@ -10,7 +10,7 @@ describe("webhook configuration", () => {
     expect(config.webhookAllowedHosts).toEqual(["hooks.corp.example", "*.corp.example", "10.20.0.0/16", "fd00::1"]);
     expect(config.webhookResolve).toEqual({ "a.test": "127.0.0.1", "b.test": "::1" });
     expect(loadConfig({}).webhookRetrySchedule).toEqual([5, 300, 1800, 7200, 18000, 36000, 36000]);
-    expect(loadConfig({}).webhookKeyEncryptionKey).toBeUndefined();
+    expect(loadConfig({}).secretsKey).toBeUndefined();
   });
 
   it("refuses values it cannot use, naming the variable", () => {
@@ -18,7 +18,7 @@ describe("webhook configuration", () => {
     expect(() => loadConfig({ WEBHOOK_ALLOWED_HOSTS: "10.0.0.0/40" })).toThrow(/WEBHOOK_ALLOWED_HOSTS/);
     expect(() => loadConfig({ WEBHOOK_ALLOWED_HOSTS: "bad host" })).toThrow(/WEBHOOK_ALLOWED_HOSTS/);
     expect(() => loadConfig({ WEBHOOK_RESOLVE: "a.test=nowhere" })).toThrow(/WEBHOOK_RESOLVE/);
-    expect(() => loadConfig({ WEBHOOK_KEY_ENCRYPTION_KEY: "short" })).toThrow(/at least 16/);
+    expect(() => loadConfig({ SECRETS_KEY: "short" })).toThrow(/at least 16/);
   });
 });
 

@@ -1,66 +1,11 @@
-import { createCipheriv, createDecipheriv, createPrivateKey, generateKeyPairSync, hkdfSync, randomBytes, sign, type KeyObject } from "node:crypto";
-import { closeSync, fchmodSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
-import { join } from "node:path";
-import type { Config } from "../../config.js";
-
-/** File holding the generated secret when WEBHOOK_KEY_ENCRYPTION_KEY is unset. */
-export const KEY_FILE_NAME = "webhook-key";
+import { createCipheriv, createDecipheriv, createPrivateKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
+import { derivedKey, type SecretsConfig } from "../../core/secrets.js";
 
 const FORMAT = "v1";
-const derived = new Map<string, Buffer>();
 
-/**
- * The AES-256 key that encrypts webhook private keys at rest, derived (HKDF-SHA256) from
- * WEBHOOK_KEY_ENCRYPTION_KEY or, when that is unset, from a random secret generated into
- * `DATA_DIR/webhook-key` (mode 0600) on the first start, like the admin token. Processes sharing a
- * database must share the secret: the variable, or the same DATA_DIR.
- */
-export function keyEncryptionKey(config: Pick<Config, "webhookKeyEncryptionKey" | "dataDir">): Buffer {
-  const source = config.webhookKeyEncryptionKey !== undefined ? `env:${config.webhookKeyEncryptionKey}` : `file:${config.dataDir}`;
-  let key = derived.get(source);
-  if (!key) {
-    const secret = config.webhookKeyEncryptionKey ?? readOrCreateSecret(config.dataDir);
-    key = Buffer.from(hkdfSync("sha256", secret, "", "webhook signing keys", 32));
-    derived.set(source, key);
-  }
-  return key;
-}
-
-/**
- * Reads `DATA_DIR/webhook-key`, creating it first if absent. Written to a private temporary file
- * and hard-linked into place (link fails when the name exists), so processes starting together on
- * one DATA_DIR agree on one secret and none reads a half-written file.
- */
-function readOrCreateSecret(dataDir: string): string {
-  const file = join(dataDir, KEY_FILE_NAME);
-  try {
-    return readSecret(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  mkdirSync(dataDir, { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  const fd = openSync(temporary, "wx", 0o600);
-  try {
-    fchmodSync(fd, 0o600);
-    writeSync(fd, randomBytes(32).toString("base64") + "\n");
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(temporary, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  } finally {
-    unlinkSync(temporary);
-  }
-  return readSecret(file);
-}
-
-function readSecret(file: string): string {
-  const secret = readFileSync(file, "utf8").trim();
-  if (secret.length < 16) throw new Error(`${file} does not hold a webhook key encryption secret; delete it only if no webhook exists yet`);
-  return secret;
+/** The AES-256 key that encrypts webhook private keys at rest (derived from the deployment's secrets key). */
+export function keyEncryptionKey(config: SecretsConfig): Buffer {
+  return derivedKey(config, "webhook signing keys");
 }
 
 /** A new Ed25519 key pair: the public key as PEM (SPKI), the private key encrypted for `webhookId`. */
@@ -102,7 +47,7 @@ export function signingKey(key: Buffer, webhookId: string, encrypted: string): K
     return privateKey;
   } catch {
     throw new SigningKeyUnavailable(
-      "the webhook's signing key cannot be decrypted: WEBHOOK_KEY_ENCRYPTION_KEY (or DATA_DIR/webhook-key) differs from the one in use when the webhook was registered",
+      "the webhook's signing key cannot be decrypted: SECRETS_KEY (or DATA_DIR/secrets-key) differs from the one in use when the webhook was registered",
     );
   }
 }

@@ -160,13 +160,13 @@ describe("webhooks REST", () => {
     expect(refused.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
   });
 
-  it("stores the private key encrypted under DATA_DIR/webhook-key (mode 0600), never the key itself", async () => {
+  it("stores the private key encrypted under DATA_DIR/secrets-key (mode 0600), never the key itself", async () => {
     const { webhook } = await webhookFor(["user.invited"], "at-rest");
     const { rows } = await db.query("SELECT public_key, private_key_encrypted FROM webhook WHERE id = $1", [webhook.id]);
     expect(rows[0].public_key).toBe(webhook.publicKey);
     expect(rows[0].private_key_encrypted).toMatch(/^v1\.[A-Za-z0-9+/=]+$/);
     expect(rows[0].private_key_encrypted).not.toMatch(/PRIVATE KEY/);
-    expect(statSync(join(server.dataDir, "webhook-key")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(server.dataDir, "secrets-key")).mode & 0o777).toBe(0o600);
   });
 });
 
