@@ -14,7 +14,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { subscribe } from "../test/helpers/ws-client.js";
-import { writeGeneralLedgerCsv } from "./gl-generator.js";
+import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { benchDatabase, machine, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
@@ -199,7 +199,7 @@ try {
     "analysis",
     `## Analysis runs (issue 14)
 
-${today()}, ${machine()}. \`npm run bench analysis\`. ${LINES.toLocaleString("en-US")}-line general ledger CSV (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, 400 accounts, bench/gl-generator.ts) ingested once, its accounts mapped to MAC codes and verified; server a separate process (\`npm start\` with DATABASE_URL) on an embedded PostgreSQL on the same machine; median of ${ROUNDS} rounds, bare COPY and run alternating, each after a quiet machine (no job, no autovacuum, a checkpoint). Load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after.
+${today()}, ${machine()}. \`npm run bench analysis\`. ${LINES.toLocaleString("en-US")}-line general ledger CSV (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, 400 accounts, test/helpers/gl-generator.ts) ingested once, its accounts mapped to MAC codes and verified; server a separate process (\`npm start\` with DATABASE_URL) on an embedded PostgreSQL on the same machine; median of ${ROUNDS} rounds, bare COPY and run alternating, each after a quiet machine (no job, no autovacuum, a checkpoint). Load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after.
 
 "Run" is \`POST /analyses/{id}/run\` until its ANALYSIS_RUN async result is COMPLETE, as \`jobProgress\` tells it: the 35 for-profit control points, per-transaction and per-entry scores in 4 risk groups, ${steps.flows.total.toLocaleString("en-US")} monetary flows, the result tables (entries, transactions, flows, typeahead) and their data table definitions. The result tables' indexes are built by a job afterwards (${Math.round(indexMs)} ms after the last round); pages are timed after it. "Bare COPY" is \`COPY ... FROM STDIN (FORMAT csv, HEADER)\` of the same file into 13 text columns.
 

@@ -13,7 +13,7 @@ import { ANALYSIS_SOURCE_TYPE_IDS, ANALYSIS_TYPE_IDS } from "../src/modules/cata
 import { startServer } from "../src/server.js";
 import { dataPageQuery } from "../src/modules/data-tables/data-table-rows.js";
 import type { DataTableColumn } from "../src/modules/data-tables/data-table-definition.js";
-import { writeGeneralLedgerCsv } from "./gl-generator.js";
+import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { benchDatabase, machine, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
@@ -133,7 +133,7 @@ try {
     "data-tables",
     `## Data table queries and export (issue 5)
 
-${today()}, ${machine()}. ${LINES.toLocaleString("en-US")}-line general ledger (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, bench/gl-generator.ts) uploaded and ingested through the REST API (an analysis source with \`targetWorkflowState: COMPLETED\`), queried as its \`gl_journal_lines\` data table (bench/data-tables.bench.ts). Server in the benchmark's process, embedded PostgreSQL on the same machine, one request at a time through \`POST /api/v1/data-tables/{id}/data\` (full REST + GraphQL path, JSON of the page), ${ROUNDS} timed calls per shape after 3 warm-ups. Load average ${loadBefore.toFixed(1)} before the queries, ${loadAfter.toFixed(1)} after.
+${today()}, ${machine()}. ${LINES.toLocaleString("en-US")}-line general ledger (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, test/helpers/gl-generator.ts) uploaded and ingested through the REST API (an analysis source with \`targetWorkflowState: COMPLETED\`), queried as its \`gl_journal_lines\` data table (bench/data-tables.bench.ts). Server in the benchmark's process, embedded PostgreSQL on the same machine, one request at a time through \`POST /api/v1/data-tables/{id}/data\` (full REST + GraphQL path, JSON of the page), ${ROUNDS} timed calls per shape after 3 warm-ups. Load average ${loadBefore.toFixed(1)} before the queries, ${loadAfter.toFixed(1)} after.
 
 The ${indexCount[0].n} indexes its search flags ask for were built by the \`data-tables.index\` job, which starts when the source is COMPLETED, ${(indexMs / 1000).toFixed(1)} s after that.
 

@@ -16,7 +16,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { subscribe } from "../test/helpers/ws-client.js";
-import { writeGeneralLedgerCsv } from "./gl-generator.js";
+import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { benchDatabase, machine, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
@@ -292,7 +292,7 @@ try {
     "ingestion-api",
     `## Ingestion through the REST API, as the user waits for it (issues 5 and 15)
 
-${today()}, ${machine()}. \`npm run bench ingestion-api\`. ${LINES.toLocaleString("en-US")}-line general ledger CSV (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, bench/gl-generator.ts); server a separate process (\`npm start\` with DATABASE_URL) on an embedded PostgreSQL on the same machine, client in the benchmark's process; median of ${ROUNDS} rounds. Load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (1-minute averages of the whole machine).
+${today()}, ${machine()}. \`npm run bench ingestion-api\`. ${LINES.toLocaleString("en-US")}-line general ledger CSV (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, test/helpers/gl-generator.ts); server a separate process (\`npm start\` with DATABASE_URL) on an embedded PostgreSQL on the same machine, client in the benchmark's process; median of ${ROUNDS} rounds. Load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (1-minute averages of the whole machine).
 
 "From the upload" is what a script waits for: the clock starts with \`POST /file-manager/import\` (multipart, streamed from disk) and stops when the async result of \`POST /analysis-sources\` (\`targetWorkflowState: COMPLETED\`, no proposed choices), sent as soon as the upload answered, is COMPLETE as the \`jobProgress\` subscription pushes it: every byte received and stored, the file info, every workflow step, the source's writes, account mappings and the data table definitions. The upload answers once the file is stored *and* read: its bytes are profiled and loaded into a staging table while they arrive, so the file info is complete in the answer and the source takes that table over. Each timed run starts with no job and no autovacuum in progress, after a checkpoint and a sync. "Bare COPY" is \`COPY ... FROM STDIN (FORMAT csv, HEADER)\` of the same file into a new table of 13 text columns (in its creating transaction, so without WAL, as the engine's loads), rounds alternating which goes first.
 

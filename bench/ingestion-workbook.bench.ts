@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../src/db/migrate.js";
-import { writeGeneralLedgerCsv } from "./gl-generator.js";
+import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { benchDatabase, machine, ROOT, today, writeSection } from "./lib.js";
 import { writeLedgerWorkbook } from "./xlsx-writer.js";
 
@@ -56,7 +56,7 @@ try {
     "ingestion-workbook",
     `## Workbook ingestion (issue 15 point 7)
 
-${today()}, ${machine()}. The ${LINES.toLocaleString("en-US")}-line general ledger of bench/gl-generator.ts as one .xlsx sheet (${megabytes.toFixed(0)} MiB; text as shared strings, dates as serials with a date style, amounts as numbers; bench/xlsx-writer.ts), through the same engine pipeline as the CSV (bench/ingestion-worker.ts: detection, staging with the profile in the same pass, mapping, effective dates, transaction ids, parse). The cells are streamed from the sheet XML (src/ingestion/workbook/xlsx.ts): memory holds the shared strings and one chunk of the sheet. Median of ${ROUNDS} round(s); load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (the 2 cores are shared with other work).
+${today()}, ${machine()}. The ${LINES.toLocaleString("en-US")}-line general ledger of test/helpers/gl-generator.ts as one .xlsx sheet (${megabytes.toFixed(0)} MiB; text as shared strings, dates as serials with a date style, amounts as numbers; bench/xlsx-writer.ts), through the same engine pipeline as the CSV (bench/ingestion-worker.ts: detection, staging with the profile in the same pass, mapping, effective dates, transaction ids, parse). The cells are streamed from the sheet XML (src/ingestion/workbook/xlsx.ts): memory holds the shared strings and one chunk of the sheet. Median of ${ROUNDS} round(s); load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (the 2 cores are shared with other work).
 
 | Run | ms |
 |---|---|

@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../src/db/migrate.js";
-import { writeGeneralLedgerCsv } from "./gl-generator.js";
+import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { benchDatabase, machine, ROOT, today, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
@@ -64,7 +64,7 @@ try {
     "ingestion",
     `## Ingestion engine (issue 5)
 
-${today()}, ${machine()}. ${LINES.toLocaleString("en-US")}-line general ledger CSV (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, 13 columns, bench/gl-generator.ts), embedded PostgreSQL 18 on the same machine; median of ${ROUNDS} rounds, each run in its own process. Load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (the 2 cores are shared with other work, which slows the two-process pipeline more than a bare COPY).
+${today()}, ${machine()}. ${LINES.toLocaleString("en-US")}-line general ledger CSV (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, 13 columns, test/helpers/gl-generator.ts), embedded PostgreSQL 18 on the same machine; median of ${ROUNDS} rounds, each run in its own process. Load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after (the 2 cores are shared with other work, which slows the two-process pipeline more than a bare COPY).
 
 "Bare COPY" is \`COPY ... FROM STDIN (FORMAT csv, HEADER)\` of the same file into a table of 13 text columns (PostgreSQL parses the CSV itself). This measures the engine's steps one after another from a file never seen before (profiling included, no transactions table, nothing side by side); the issue's target (at most 3x) is for ingestion through the API, next section, where staging reuses the file's file info and the parse is built beside the date pass. "Pipeline" is the engine from file to typed entries with every choice made automatically, as in full automation (bench/ingestion-worker.ts): format detection; staging into an unlogged table with profiling in the same pass (file info with its metrics, typed shadows of amounts and dates); recommended mapping; one pass for the effective-date summary and the accounts, with the first transaction id candidate (the mapped txid column) rated beside it on a second connection (it rated GOOD, so no other candidate was generated: "transaction ids" 0 ms); typed parse into a logged entries table with ANALYZE. Not included: the integrator's job bookkeeping and the indexes a data table adds.
 

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { rmSync } from "node:fs";
 import { benchDatabase, machine, startServer, today, writeSection, type Proc } from "./lib.js";
-import { prepareLoadMix, routeTable, runLoadMix, type LoadMixResult } from "./load-mix.js";
+import { prepareLoadMix, routeTable, runLoadMix, type LoadMixResult } from "../test/helpers/load-mix.js";
 import { startRedis } from "../test/helpers/redis.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);

@@ -17,7 +17,7 @@ import { startServer } from "../src/server.js";
 import { CHARTS, chartFile, measureChart, modesOf, percent, type ChartResult } from "../test/helpers/chart-inference.js";
 import { RestClient } from "../test/helpers/client.js";
 import { awaitJob } from "../test/helpers/entities.js";
-import { writeGeneralLedgerCsv } from "./gl-generator.js";
+import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { benchDatabase, machine, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
@@ -106,7 +106,7 @@ try {
       return [performance.now() - t];
     });
     const [inferMs, writeMs] = await median(() => record(accounts));
-    ledger = `| ${LINES.toLocaleString("en")}-line general ledger (bench/gl-generator.ts), ${accounts.length} accounts: the accounts with their debit/credit totals, one aggregation over the entries table | ${Math.round(aggregateMs)} |
+    ledger = `| ${LINES.toLocaleString("en")}-line general ledger (test/helpers/gl-generator.ts), ${accounts.length} accounts: the accounts with their debit/credit totals, one aggregation over the entries table | ${Math.round(aggregateMs)} |
 | the same accounts into a new engagement: inference before the transaction (existing mappings, context in 3 statements, inference) | ${Math.round(inferMs)} |
 | the same accounts: in the transaction (existing mappings again, one INSERT) | ${Math.round(writeMs)} |`;
   }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import pg from "pg";
-import { writeGeneralLedgerCsv } from "../../bench/gl-generator.js";
+import { writeGeneralLedgerCsv } from "../../test/helpers/gl-generator.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../../test/helpers/database.js";
 import { FUND_GENERAL_LEDGER_COLUMNS, GENERAL_LEDGER_COLUMNS } from "../../test/ingestion/definitions.js";

@@ -8,7 +8,7 @@ import { startChildServer, type ChildServer } from "../helpers/child-server.js";
 import { createEngagement } from "../helpers/entities.js";
 import { RestClient } from "../helpers/client.js";
 import { describeWithRedis, testRedisUrl } from "../helpers/redis-tests.js";
-import { prepareLoadMix, routeTable, runLoadMix } from "../../bench/load-mix.js";
+import { prepareLoadMix, routeTable, runLoadMix } from "../helpers/load-mix.js";
 
 // The short version of `npm run bench`'s load run (bench/load.bench.ts): 20 clients for a few
 // seconds against two server processes sharing one PostgreSQL and one Redis. Figures are the

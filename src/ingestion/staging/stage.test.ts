@@ -3,7 +3,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeGeneralLedgerCsv } from "../../../bench/gl-generator.js";
+import { writeGeneralLedgerCsv } from "../../../test/helpers/gl-generator.js";
 import { createTestDatabase } from "../../../test/helpers/database.js";
 import { ERP_GENERAL_LEDGER, FixtureDir, frenchFec, germanLedger, QUICKBOOKS_ONLINE_JOURNAL, UTF8_BOM } from "../../../test/ingestion/fixtures.js";
 import { ArrivingBytes } from "../byte-source.js";

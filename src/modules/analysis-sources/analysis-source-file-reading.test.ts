@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeGeneralLedgerCsv } from "../../../bench/gl-generator.js";
+import { writeGeneralLedgerCsv } from "../../../test/helpers/gl-generator.js";
 import { analysisFixture, createSource, settle, uploadFile, type SourceFixture } from "../../../test/helpers/analysis-sources.js";
 import { awaitJob, waitFor } from "../../../test/helpers/entities.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
