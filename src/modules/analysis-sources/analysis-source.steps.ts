@@ -163,7 +163,7 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
   try {
     const staged = await stageOnce(env, source, detection, degroup, file?.name).catch(userFacing);
     // Known here, before any later step would rate or parse nothing.
-    if (staged.rowCount === 0) throw new JobError(NOTHING_TO_INGEST.noRows(staged.detection.headerRowIndex, staged.degrouped));
+    if (staged.rowCount === 0) throw new JobError(NOTHING_TO_INGEST.noRows(staged.detection.headerRowIndex, staged.degrouped), "NO_DATA_ROWS");
     // A table taken over was loaded at the pace its bytes arrived: no measure of this machine's
     // staging speed, so the later steps estimate their progress by rows instead.
     const ms = staged.adopted ? undefined : Math.round(performance.now() - started);
