@@ -26,6 +26,7 @@ import { analysisSourcesFamily } from "./analysis-sources/index.js";
 import { dataTablesFamily } from "./data-tables/index.js";
 import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
+import { tasksFamily } from "./tasks/index.js";
 
 export type { Family } from "./family.js";
 
@@ -60,5 +61,6 @@ export const families: readonly Family[] = [
   analysisSourcesFamily,
   dataTablesFamily,
   analysisResultsFamily,
+  tasksFamily,
   webhooksFamily,
 ];
