@@ -166,6 +166,17 @@ describe("working a task", () => {
     expect(entries[1].userId).toBe(me);
   });
 
+  it("accepts a read body back as an update body (read-only keys ignored); GraphQL createTask reports bad input in extensions", async () => {
+    const current = (await server.api.get(`/tasks/${taskId}`)).body;
+    const back = await server.api.put(`/tasks/${taskId}`, { ...current, auditAreas: ["Revenue"] });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.body).toMatchObject({ auditAreas: ["Revenue"], version: current.version + 1, amounts: current.amounts, rowId: current.rowId });
+    const entries = await history(taskId);
+    expect(entries.at(-1)!.changes.map((c) => c.fieldName)).toEqual(["auditAreas"]);
+    const bad = await server.gql(`mutation($i: CreateTaskInput!) { createTask(input: $i) { id } }`, { i: { analysisResultId: resultId, rowId: 999_999 } });
+    expect(bad.body.errors[0].extensions).toMatchObject({ status: 400, problems: [{ identifier: "rowId" }] });
+  });
+
   it("approval: an approver opens a PENDING approval; only the approver approves or rejects; a new approver opens a new approval", async () => {
     let current = (await server.api.get(`/tasks/${taskId}`)).body;
     const early = await server.api.put(`/tasks/${taskId}`, { taskApprovalStatus: "APPROVED", version: current.version });
@@ -202,7 +213,7 @@ describe("working a task", () => {
       { user: otherId, from: "PENDING", to: "REJECTED" },
     ]);
     current = (await server.api.get(`/tasks/${taskId}`)).body;
-    expect(current.version).toBe(5);
+    expect(current.version).toBe(6);
   });
 
   it("comments: add-comment appends {authorId, captured, commentText}; a blank comment is 400; each comment is in the history", async () => {
