@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { PayloadTooLargeError, ValidationError } from "../src/core/errors.js";
 import { parseJsonBody } from "../src/core/json-body.js";
-import type { StagedUpload } from "../src/app-types.js";
+import type { StagedUpload, UploadObserver } from "../src/app-types.js";
 import type { FileStorage } from "../src/storage/storage.js";
-import type { BodyFileSpec, UploadLimit, UploadSpec } from "./route-helpers.js";
+import type { BodyFileSpec, ObservedFile, UploadLimit, UploadSpec } from "./route-helpers.js";
 
 const JSON_PART_LIMIT = 1024 * 1024;
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -34,6 +34,8 @@ export async function receiveMultipart(
   storage: FileStorage,
   maxBytes: number,
   limitFor?: (json: Record<string, unknown>) => UploadLimit,
+  /** Reads the file part as it is stored (the route's `upload.observe`). */
+  observe?: (file: ObservedFile) => UploadObserver | null,
 ): Promise<ReceivedMultipart> {
   const contentType = req.headers["content-type"] ?? "";
   if (!/^multipart\/form-data/i.test(contentType)) {
@@ -53,8 +55,9 @@ export async function receiveMultipart(
   const json: Record<string, unknown> = {};
   const files = new Map<string, StagedUpload>();
   const staged: string[] = [];
+  const observers: UploadObserver[] = [];
   const discard = async () => {
-    await Promise.all(staged.map((key) => storage.delete(key).catch(() => undefined)));
+    await Promise.all([...staged.map((key) => storage.delete(key).catch(() => undefined)), ...observers.map((o) => o.discard().catch(() => undefined))]);
   };
 
   let parser: busboy.Busboy;
@@ -72,7 +75,12 @@ export async function receiveMultipart(
   };
 
   const finished = new Promise<void>((resolve, reject) => {
+    const unnamed = () => new ValidationError("A part has no name: each part needs Content-Disposition: form-data; name=\"...\"", { identifier: "body", suggestedValues: [...spec.jsonParts, spec.filePart] });
     parser.on("field", (name, value, info) => {
+      if (!name) {
+        fail(unnamed());
+        return;
+      }
       if (!spec.jsonParts.includes(name)) {
         fail(name === spec.filePart
           ? new ValidationError(`Part ${name} must be a file part (with a filename)`, { identifier: name })
@@ -90,6 +98,14 @@ export async function receiveMultipart(
       }
     });
     parser.on("file", (name, stream, info) => {
+      // A part cut off by the end of the body errors its stream ("Unexpected end of form"); the
+      // parser reports the same, so a stream nobody reads must not throw it at the process.
+      stream.on("error", () => undefined);
+      if (!name) {
+        stream.resume();
+        fail(unnamed());
+        return;
+      }
       if (name !== spec.filePart || files.has(name)) {
         stream.resume();
         fail(new ValidationError(name === spec.filePart ? `Part ${name} was sent twice` : `Unknown part ${name}; expected ${[...spec.jsonParts, spec.filePart].join(", ")}`, { identifier: name, values: [name] }));
@@ -101,10 +117,13 @@ export async function receiveMultipart(
       // JSON parts sent before the file part may tighten the entity's bound (a chunk's offset).
       const entityLimit = limitFor?.(json);
       const limit = entityLimit && entityLimit.maxBytes < maxBytes ? { maxBytes: entityLimit.maxBytes, tooLarge: entityLimit.tooLarge } : { maxBytes, tooLarge };
+      const observer = observe?.({ fileName: info.filename ?? "", contentType: info.mimeType, declaredBytes: declared > 0 ? declared : null }) ?? null;
+      if (observer) observers.push(observer);
       writes.push(
-        storage.write(key, stream, limit).then(
-          ({ size }) => {
-            files.set(name, { id, key, fileName: info.filename ?? "", contentType: info.mimeType, size, taken: false });
+        storage.write(key, observer ? observer.through(stream) : stream, limit).then(
+          async ({ size }) => {
+            const observed = observer ? await observer.result() : undefined;
+            files.set(name, { id, key, fileName: info.filename ?? "", contentType: info.mimeType, size, taken: false, ...(observer ? { observer, observed } : {}) });
           },
           (error: Error) => {
             stream.resume();

@@ -70,6 +70,19 @@ export interface RequestContext {
   claims?: Set<string>;
 }
 
+/**
+ * Reads a new file's bytes while they are stored (the file manager's inspection on arrival):
+ * `through` passes the bytes on to storage at the reader's pace; `result` is what the reading
+ * found, once they have ended. What it made is the file's once `keep` is called; `discard` removes
+ * it otherwise (the file was not created).
+ */
+export interface UploadObserver<R = unknown> {
+  through(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array>;
+  result(): Promise<R>;
+  keep(): void;
+  discard(): Promise<void>;
+}
+
 /** Bytes of one multipart file part, already in storage; a mutation takes it over by id. */
 export interface StagedUpload {
   id: string;
@@ -78,4 +91,7 @@ export interface StagedUpload {
   contentType: string;
   size: number;
   taken: boolean;
+  /** What read the bytes as they arrived (an upload route's `observe`), with its result. */
+  observer?: UploadObserver;
+  observed?: unknown;
 }

@@ -1,5 +1,7 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
 import * as service from "./chunked-file.service.js";
 import "./chunked-file.cleanup.js";
 
@@ -41,13 +43,28 @@ const ChunkedFilePartInput = builder.inputType("ChunkedFilePartInput", {
 builder.queryFields((t) => ({
   chunkedFile: t.prismaField({
     type: "ChunkedFile",
+    description: "Only the token that declared a chunked file sees it",
     authScopes: { permission: ["api.file-manager.read", "api.chunked-files.read"] },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, { id }, ctx) => service.getChunkedFile(ctx, id),
   }),
+  chunkedFiles: t.field({
+    type: pageOf(ChunkedFile, "ChunkedFilePage"),
+    description: "The calling token's chunked files (within their 7 days)",
+    authScopes: { permission: ["api.file-manager.read", "api.chunked-files.read"] },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryChunkedFiles(ctx, args),
+  }),
 }));
 
 builder.mutationFields((t) => ({
+  deleteChunkedFile: t.field({
+    type: DeleteResult,
+    description: "Gives up a chunked upload: the parts received are deleted with it",
+    authScopes: { permission: ["api.file-manager.delete", "api.chunked-files.delete"] },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteChunkedFile(ctx, id),
+  }),
   createChunkedFile: t.prismaField({
     type: "ChunkedFile",
     authScopes: { permission: ["api.file-manager.write", "api.chunked-files.write"] },

@@ -348,6 +348,29 @@ describe("CSV export", () => {
     expect(quoted).toBe('memo\r\n"Paper \\"A4\\", toner"\r\n');
   });
 
+  it("neutralises spreadsheet formulas in text cells (=, +, -, @, tab, CR get a leading apostrophe), never in numbers", async () => {
+    const hostile = [
+      "Journal ID,Effective Date,Account,Account Description,Debit,Credit,Memo,Reference",
+      'JE9,01/15/2023,10100,=HYPERLINK("http://evil.example";"x"),10.00,,@SUM(A1:A9),+1+2',
+      'JE9,01/15/2023,40100,"-2+3+cmd|\' /C calc\'!A0",,10.00,"\tTab",-R-9',
+    ].join("\r\n") + "\r\n";
+    const parsed = await parseIntoEntriesTable(server, hostile, { proposedColumnMappings: MAPPINGS });
+    const [table] = await findDataTable(parsed.analysisId);
+    const csv = await exportCsv({ fields: ["txid", "account_description", "memo", "x_reference", "amount"] }, server.api, table.id);
+    expect(csv).toBe(
+      [
+        "txid,account_description,memo,x_reference,amount",
+        `JE9,"'=HYPERLINK(""http://evil.example"";""x"")",'@SUM(A1:A9),'+1+2,1000`,
+        `JE9,'-2+3+cmd|' /C calc'!A0,'\tTab,'-R-9,-1000`,
+        "",
+      ].join("\r\n"),
+    );
+    // The data itself is untouched: the rows still read as written.
+    const rows = (await data({ sort: { field: "rowid" } }, table.id)).body.content;
+    expect(rows.map((r: Record<string, string>) => r.account_description)).toEqual(['=HYPERLINK("http://evil.example";"x")', "-2+3+cmd|' /C calc'!A0"]);
+    await dropEntriesTable(server, parsed);
+  });
+
   it("refuses bad export requests with 400 naming the key, before starting a job", async () => {
     const refuse = async (body: unknown) => {
       const response = await server.api.post(`/data-tables/${dataTableId}/export`, body);

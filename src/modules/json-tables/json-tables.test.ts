@@ -288,7 +288,9 @@ describe("JSON tables", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.problems[0].values).toEqual(["api.file-manager.write", "api.json-tables.write"]);
     expect((await neither.get(`/json-tables/${created.body.id}`)).status).toBe(403);
-    expect((await server.api.get(`/json-tables/${created.body.id}`)).body.version).toBe(1);
+    expect((await fileManager.get(`/json-tables/${created.body.id}`)).body.version).toBe(1);
+    // A JSON table belongs to the token that created it: even the admin token does not see it.
+    expect((await server.api.get(`/json-tables/${created.body.id}`)).status).toBe(404);
   });
 
   it("refuses to import an unknown or empty table", async () => {
