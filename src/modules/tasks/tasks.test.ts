@@ -129,6 +129,10 @@ describe("creating a task", () => {
     expect400(await server.api.post("/tasks", { ...base, assignedId: "5cc9076887f13cb8a7a1aaaa" }), "assignedId");
     expect400(await server.api.post("/tasks", { ...base, engagementId: "5cc9076887f13cb8a7a1aaaa" }), "engagementId");
     expect400(await server.api.post("/tasks", { ...base, colour: "red" }), "colour");
+    const nul = await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "T\u0000X", type: "TRANSACTION" });
+    expect(nul.status, JSON.stringify(nul.body)).toBe(400);
+    const nulComment = await server.api.post(`/tasks/5cc9076887f13cb8a7a1aaaa/add-comment`, { commentText: "a\u0000b" });
+    expect(nulComment.status).toBeLessThan(500);
     const none = await server.api.post("/tasks/query", {});
     expect(none.body.content.filter((t: { rowId: number }) => t.rowId === entry.rowid)).toEqual([]);
   });
