@@ -141,6 +141,8 @@ export function createRestHandler(options: {
         throw new NotFoundError("Endpoint", `${req.method} ${path}`);
       }
 
+      // The route template labels the request's metrics (server.ts), bounded unlike the path.
+      res.locals.routeTemplate = route.path;
       const { execute, contextFactory, schema } = yoga.getEnveloped({ rest: identity } as never);
       // Who is asking, and whether the route is theirs, is settled before a single byte of the body
       // is read: an anonymous caller must not make the server read and parse up to JSON_BODY_LIMIT

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { createMetrics } from "./core/metrics.js";
 import pg from "pg";
 import type { Redis } from "ioredis";
 import type { App } from "./app-types.js";
@@ -108,6 +109,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
     jobs: undefined as unknown as JobRuntime,
     scheduler: undefined as unknown as Scheduler,
     storage: new LocalFileStorage(join(config.dataDir, "files")),
+    metrics: createMetrics(),
     async close() {
       await app.scheduler.close();
       await app.jobs.close();

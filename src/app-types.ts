@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import type { WindowCounter } from "./core/rate-limit.js";
+import type { Metrics } from "./core/metrics.js";
 import type { AuthInfo, TokenAuthenticator } from "./auth/authenticate.js";
 import type { AppPubSub } from "./events/pubsub.js";
 import type { OutboxRelay } from "./events/outbox.js";
@@ -51,6 +52,8 @@ export interface App {
   scheduler: SchedulerService;
   /** File bytes (uploads, chunks, results): `$DATA_DIR/files` behind the FileStorage interface. */
   storage: FileStorage;
+  /** Prometheus metrics of this process (`GET /metrics`). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 

@@ -67,6 +67,10 @@ export interface Config {
   warehouseTimeoutSeconds: number;
   /** PEM file of extra certificate authorities trusted for warehouse HTTPS (a private CA). */
   warehouseCaFile?: string;
+  /** Bearer token Prometheus sends to `GET /metrics`; without it (and without `metricsPort`) /metrics is off. */
+  metricsToken?: string;
+  /** Serve /metrics on this port of `host` instead of the API port (no token needed there unless `metricsToken` is set). */
+  metricsPort?: number;
   /**
    * Secret from which the key that encrypts webhook signing keys at rest is derived. Unset: a
    * random one is generated into `DATA_DIR/webhook-key` on the first start and read from there.
@@ -128,6 +132,8 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "SECRETS_KEY", default: "(generated into DATA_DIR/secrets-key)", meaning: "AES-256-GCM key (64 hex digits or base64 of 32 bytes) encrypting warehouse credentials at rest" },
   { name: "WAREHOUSE_CA_FILE", default: "(system CAs only)", meaning: "PEM file of extra certificate authorities trusted for warehouse HTTPS" },
   { name: "WAREHOUSE_TIMEOUT_SECONDS", default: "30", meaning: "bound on each warehouse request (token, statement, result chunk)" },
+  { name: "METRICS_TOKEN", default: "(unset)", meaning: "bearer token for GET /metrics (Prometheus); unset and without METRICS_PORT, /metrics is off (404)" },
+  { name: "METRICS_PORT", default: "(unset)", meaning: "serve /metrics on this separate port instead of the API port (token only if METRICS_TOKEN is set)" },
   { name: "WEBHOOK_KEY_ENCRYPTION_KEY", default: "(generated into DATA_DIR/webhook-key)", meaning: "secret (at least 16 characters) from which the key encrypting webhook signing keys at rest is derived; every process of a deployment needs the same" },
   { name: "WEBHOOK_RETRY_SCHEDULE", default: DEFAULT_WEBHOOK_RETRY_SCHEDULE, meaning: "waits before each retry of a failed webhook delivery (s, m, h units; ±10 % jitter; a longer Retry-After wins)" },
   { name: "WEBHOOK_TIMEOUT_SECONDS", default: "15", meaning: "a delivery attempt not answered in time failed" },
@@ -229,6 +235,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: optional(env, "SECRETS_KEY"),
     warehouseTimeoutSeconds: Math.max(1, int(env, "WAREHOUSE_TIMEOUT_SECONDS", 30)),
     warehouseCaFile: optional(env, "WAREHOUSE_CA_FILE"),
+    metricsToken: optional(env, "METRICS_TOKEN"),
+    metricsPort: optional(env, "METRICS_PORT") === undefined ? undefined : int(env, "METRICS_PORT", 0),
     webhookKeyEncryptionKey: keyEncryptionKey(optional(env, "WEBHOOK_KEY_ENCRYPTION_KEY")),
     webhookRetrySchedule: retrySchedule(optional(env, "WEBHOOK_RETRY_SCHEDULE") ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutSeconds: Math.max(1, int(env, "WEBHOOK_TIMEOUT_SECONDS", 15)),

@@ -24,6 +24,8 @@ import { buildOpenApi } from "../rest/openapi.js";
 import { renderDocsPage } from "../rest/docs-page.js";
 import { attachSubscriptions } from "../subscriptions/ws-server.js";
 import { ACTIVATION_PATH, activationRouter } from "./modules/users/activation.js";
+import { CONSOLE_PATH, consoleRouter } from "../web/console.js";
+import { metricsHandler, registerScrapeGauges, requestMetrics, startMetricsServer } from "../web/metrics.js";
 
 export const REST_BASE = "/api/v1";
 
@@ -32,6 +34,8 @@ export interface RunningServer {
   port: number;
   app: App;
   server: Server;
+  /** The METRICS_PORT listener's port, when configured. */
+  metricsPort?: number;
   /** GraphQL documents parsed, validated and compiled since start-up (the caches' misses). */
   graphqlDocuments: DocumentStats;
   /** Set when this start created the first admin token. */
@@ -128,6 +132,13 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
     if (req.path.startsWith("/api")) res.setHeader("Cache-Control", "no-store");
     next();
   });
+  web.use(requestMetrics(app, REST_BASE));
+  registerScrapeGauges(app);
+  // Off unless configured: METRICS_TOKEN guards it on the API port; METRICS_PORT moves it to a port of its own.
+  if (config.metricsToken !== undefined && config.metricsPort === undefined) {
+    const scrape = metricsHandler(app, config.metricsToken);
+    web.get("/metrics", (req, res) => void scrape(req, res));
+  }
   web.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -168,6 +179,7 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
     res.type("html").send(docsHtml);
   });
   web.use(ACTIVATION_PATH, activationRouter(app));
+  web.use(CONSOLE_PATH, consoleRouter());
   web.use(GRAPHQL_PATH, createGraphqlHandler({ yoga, identify, bodyLimit: config.jsonBodyLimit, maskError: graphql.maskError }));
   web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify, storage: app.storage, maxUploadBytes: config.maxUploadBytes }));
   web.use((req: Request, res: Response) => {
@@ -210,6 +222,7 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
     const hosts = config.publicHosts.length > 0 ? `, or the requested host when it is one of PUBLIC_HOSTS (${config.publicHosts.join(", ")})` : "";
     logger.info(`PUBLIC_URL is unset: activation links point at the address the server listens on${hosts}; set PUBLIC_URL to the address users reach`);
   }
+  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(app, config.host, config.metricsPort, config.metricsToken);
   app.relay.start();
   app.jobs.start();
   app.scheduler.start();
@@ -223,6 +236,7 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
     port,
     app,
     server,
+    metricsPort: metricsServer ? (metricsServer.address() as { port: number }).port : undefined,
     graphqlDocuments: graphql.documents,
     bootstrap,
     close() {
@@ -230,6 +244,8 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
         await subscriptions.close().catch(() => undefined);
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        metricsServer?.closeAllConnections();
+        await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
         await app.close();
         await embedded?.stop();
       })();

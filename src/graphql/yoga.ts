@@ -9,6 +9,7 @@ import { buildRequestContext, type RequestIdentity } from "./context-factory.js"
 import { useQueryLimits } from "./query-limits.js";
 import { useIdArguments } from "./id-arguments.js";
 import { useMutationSelectionCheck } from "./mutation-selection.js";
+import { useOperationMetrics } from "./metrics-plugin.js";
 import { useDocuments, type DocumentStats } from "./documents.js";
 import { withProblemExtensions } from "./error-format.js";
 import { isJsonContentType, paramsFromJson, paramsFromMultipart, paramsFromSearch, requestError } from "./params.js";
@@ -89,7 +90,7 @@ export function createGraphqlPipeline(app: App, schema: GraphQLSchema): GraphqlP
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     // The document cache comes after useQueryLimits: the rules it keys validation results by include the limits.
-    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useQueryLimits(), useIdArguments(), useMutationSelectionCheck(), documents],
+    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useQueryLimits(), useIdArguments(), useMutationSelectionCheck(), useOperationMetrics(app.metrics), documents],
     parserAndValidationCache: false,
     maxRequestBodySize: app.config.jsonBodyLimit,
     landingPage: false,

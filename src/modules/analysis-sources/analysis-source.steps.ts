@@ -88,7 +88,7 @@ export type Patch = Prisma.AnalysisSourceUpdateInput;
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
 function fileInfoOf(source: SourceRow): TabularFileInfo {
-  if (!source.fileInfo) throw new JobError("The file has not been analysed yet (no file info)");
+  if (!source.fileInfo) throw new JobError("The file has not been analysed yet (no file info)", "FILE_NOT_ANALYZED");
   return source.fileInfo as unknown as TabularFileInfo;
 }
 
@@ -108,7 +108,7 @@ export function planOf(source: SourceRow, definitions: ColumnDefinition[]): Pars
 
 async function withFile<T>(app: App, source: SourceRow, work: (path: string) => Promise<T>): Promise<T> {
   const key = fileObjectKey(source.fileManagerFileId);
-  if ((await app.storage.size(key)) === undefined) throw new JobError(`The file ${source.fileManagerFileId} of this analysis source no longer exists`);
+  if ((await app.storage.size(key)) === undefined) throw new JobError(`The file ${source.fileManagerFileId} of this analysis source no longer exists`, "FILE_MISSING");
   return app.storage.withLocalPath(key, work);
 }
 
@@ -125,9 +125,9 @@ const NOTHING_TO_INGEST = {
 
 /** Engine failures the user can act on become the job's (and the source's) error. */
 function userFacing(error: unknown): never {
-  if (error instanceof EmptyFileError) throw new JobError(NOTHING_TO_INGEST.empty);
-  if (error instanceof NotTabularFileError) throw new JobError(error.message.startsWith("The file cannot be read") ? error.message : `The file cannot be read as delimited text: ${error.message}`);
-  if (error instanceof MappingError) throw new JobError(`The column mapping cannot be applied: ${error.problems.join("; ")}`);
+  if (error instanceof EmptyFileError) throw new JobError(NOTHING_TO_INGEST.empty, "EMPTY_FILE");
+  if (error instanceof NotTabularFileError) throw new JobError(error.message.startsWith("The file cannot be read") ? error.message : `The file cannot be read as delimited text: ${error.message}`, "NOT_TABULAR");
+  if (error instanceof MappingError) throw new JobError(`The column mapping cannot be applied: ${error.problems.join("; ")}`, "COLUMN_MAPPING_FAILED");
   throw error;
 }
 
@@ -168,6 +168,8 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
     // staging speed, so the later steps estimate their progress by rows instead.
     const ms = staged.adopted ? undefined : Math.round(performance.now() - started);
     const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ...(ms !== undefined ? { ms } : {}) };
+    env.app.metrics.ingestionRows.inc({ stage: "staged" }, staged.rowCount);
+    if (ms !== undefined) env.app.metrics.ingestionRowsPerSecond.set({ stage: "staged" }, staged.rowCount / Math.max(0.001, ms / 1000));
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {
     stagingDone = true;
@@ -373,7 +375,7 @@ export async function integrityStep(
   const stage = source.stage as unknown as StoredStage;
   const candidates = transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount);
   // Defensive only: the engine always offers RUNNING_TOTAL last, so there is at least one candidate.
-  if (candidates.length === 0) throw new JobError("No column or combination of columns can serve as transaction id; propose a transactionIdSelection");
+  if (candidates.length === 0) throw new JobError("No column or combination of columns can serve as transaction id; propose a transactionIdSelection", "NO_TRANSACTION_ID_CANDIDATE");
   const chosen = await chooseTransactionId(env.app.pool, staging, plan, candidates, known);
   const selection = candidates[chosen.selected];
   return { patch: { transactionIdSelection: json(selection) }, previews: chosen.previews, selection };
@@ -382,7 +384,7 @@ export async function integrityStep(
 /** A given selection: validated, then its stored preview reused or one generated. */
 export async function selectAndPreview(env: StepEnv, source: SourceRow, plan: ParsePlan, selection: TransactionIdSelection, known: TransactionIdPreview[]) {
   const problems = selectionProblems(selection, fileInfoOf(source).columnData.length, appliedOf(source));
-  if (problems.length > 0) throw new JobError(`The transaction id selection cannot be used: ${problems.join("; ")}`);
+  if (problems.length > 0) throw new JobError(`The transaction id selection cannot be used: ${problems.join("; ")}`, "INVALID_TRANSACTION_ID_SELECTION");
   const existing = known.find((p) => sameSelection(p, selection));
   if (existing) return { selection, previews: [existing], reused: true };
   const { staging } = ingestionTables(source.id);

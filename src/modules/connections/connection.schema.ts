@@ -118,8 +118,8 @@ const UpdateWarehouseAuthorizationInput = builder.inputType("UpdateWarehouseAuth
 });
 
 const READ = { permission: "api.connections.read" } as const;
-const WRITE = { permission: "api.connections.write" } as const;
-const DELETE = { permission: "api.connections.delete" } as const;
+const WRITE = { permission: "api.data-catalog-entries.write" } as const;
+const DELETE = { permission: "api.data-catalog-entries.write" } as const;
 
 builder.queryFields((t) => ({
   connection: t.field({ type: Connection, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnection(ctx, id) }),

@@ -64,7 +64,7 @@ export const DataCatalogEntry = builder.prismaObject("DataCatalogEntry", {
     schema: t.field({ type: TabularSchema, resolve: (e) => e.schema as unknown as TabularSchemaShape }),
     importTasks: t.prismaField({
       type: ["DataSourceImportTask"],
-      authScopes: { permission: "api.data-catalog-entries.read" },
+      authScopes: { permission: "api.connections.read" },
       resolve: (query, entry, _a, ctx) => ctx.prisma.dataSourceImportTask.findMany({ ...query, where: { dataCatalogEntryId: entry.id }, orderBy: { creationDate: "asc" } }),
     }),
   }),
@@ -83,7 +83,7 @@ export const DataFlow = builder.prismaObject("DataFlow", {
 builder.prismaObjectField("ConnectionTable", "dataCatalogEntries", (t) =>
   t.prismaField({
     type: ["DataCatalogEntry"],
-    authScopes: { permission: "api.data-catalog-entries.read" },
+    authScopes: { permission: "api.connections.read" },
     resolve: (query, table, _a, ctx) => ctx.prisma.dataCatalogEntry.findMany({ ...query, where: { connectionId: table.connectionId, tableId: table.tableId }, orderBy: { creationDate: "asc" } }),
   }),
 );
@@ -167,9 +167,9 @@ const ConnectionGetDataInput = builder.inputType("ConnectionGetDataInput", {
   }),
 });
 
-const READ = { permission: "api.data-catalog-entries.read" } as const;
+const READ = { permission: "api.connections.read" } as const;
 const WRITE = { permission: "api.data-catalog-entries.write" } as const;
-const DELETE = { permission: "api.data-catalog-entries.delete" } as const;
+const DELETE = { permission: "api.data-catalog-entries.write" } as const;
 const GET_DATA_NOTE = "Starts a DATA_SOURCE_IMPORT_TASK (async result; target the import task) importing into a data table; also needs api.data-tables.write";
 
 builder.queryFields((t) => ({

@@ -313,6 +313,26 @@ describe("the data endpoint", () => {
     expect(Object.keys(pages[0].content[0])).toContain("account");
   });
 
+  it("returns only the columns `fields` names, in that order, less any in excludeFields (wire reference 5)", async () => {
+    const problem = async (body: unknown) => {
+      const response = await data(body);
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      return response.body.problems[0];
+    };
+    const chosen = await data({ fields: ["debit", "account", "rowid"], sort: { field: "rowid" }, pageSize: 2 });
+    expect(chosen.status, JSON.stringify(chosen.body)).toBe(200);
+    expect(chosen.body.content.map((row: Record<string, unknown>) => Object.keys(row))).toEqual([
+      ["debit", "account", "rowid"],
+      ["debit", "account", "rowid"],
+    ]);
+    const narrowed = await data({ fields: ["debit", "account", "rowid"], excludeFields: ["debit"], pageSize: 1 });
+    expect(Object.keys(narrowed.body.content[0])).toEqual(["account", "rowid"]);
+    expect(await problem({ fields: ["account", "nope"] })).toMatchObject({ identifier: "fields[1]", values: ["nope"] });
+    expect(await problem({ fields: ["account"], excludeFields: ["account"] })).toMatchObject({ identifier: "excludeFields" });
+    const gql = await server.gql(`query($id: ID!, $input: DataTableDataInput) { dataTableData(id: $id, input: $input) { content } }`, { id: dataTableId, input: { fields: ["account"], pageSize: 1 } });
+    expect(Object.keys(gql.body.data.dataTableData.content[0])).toEqual(["account"]);
+  });
+
   it("serves the same rows through GraphQL", async () => {
     const result = await server.gql(`query($id: ID!, $input: DataTableDataInput) { dataTableData(id: $id, input: $input) { content numberOfElements last } }`, {
       id: dataTableId,

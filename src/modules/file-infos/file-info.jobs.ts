@@ -5,11 +5,8 @@ import type { Tx } from "../../events/outbox.js";
 import { defineJob, startJob, type JobStarter } from "../../jobs/index.js";
 import { inspectFile, type FileInspection } from "./file-inspector.js";
 
-/** A failure is a change clients polling the file info must see, like completion: a new version. */
-const failed = (): Prisma.FileInfoUpdateManyMutationInput => ({ state: "FAILED", lastModifiedDate: new Date(), version: { increment: 1 } });
-
-/** The columns of a computed file info. */
-function inspectedColumns(found: FileInspection) {
+/** What an inspection found, as the file info's columns. */
+export function inspectionColumns(found: FileInspection) {
   return {
     type: found.type,
     format: found.format ?? null,
@@ -22,8 +19,18 @@ function inspectedColumns(found: FileInspection) {
     rowContentSnippets: (found.rowContentSnippets ?? []) as Prisma.InputJsonValue,
     columnData: (found.columnData ?? []) as Prisma.InputJsonValue,
     tableMetadata: (found.tableMetadata ?? {}) as Prisma.InputJsonValue,
+  };
+}
+
+/** A failure is a change clients polling the file info must see, like completion: a new version. */
+const failed = (): Prisma.FileInfoUpdateManyMutationInput => ({ state: "FAILED", lastModifiedDate: new Date(), version: { increment: 1 } });
+
+/** The columns of a computed file info. */
+function inspectedColumns(found: FileInspection) {
+  return {
+    ...inspectionColumns(found),
     tabularReading: (found.tabularReading ?? undefined) as Prisma.InputJsonValue | undefined,
-    state: "COMPLETE",
+    state: "COMPLETE" as const,
   };
 }
 

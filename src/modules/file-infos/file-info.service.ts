@@ -1,9 +1,12 @@
 import type { App } from "../../app-types.js";
-import { findEntity, queryEntities, type PageArgs } from "../../entity/index.js";
+import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type PageArgs } from "../../entity/index.js";
+import type { Tx } from "../../events/outbox.js";
 import type { StagedColumn, TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
+import { inspectionColumns } from "./file-info.jobs.js";
 import type { TabularReading } from "./file-inspection.js";
+import { tabularInspection } from "./tabular-inspector.js";
 
 export function getFileInfo(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "fileInfo", "FileInfo", id);
@@ -29,7 +32,7 @@ export interface FileReading {
  * no file info. Ingestion stages such a file without profiling it again.
  */
 export async function fileReadingOf(app: Pick<App, "prisma">, fileManagerFileId: string): Promise<FileReading | null> {
-  const info = await app.prisma.fileInfo.findFirst({ where: { fileManagerFileId }, orderBy: { creationDate: "desc" } });
+  const info = await app.prisma.fileInfo.findFirst({ where: { fileManagerFileId, analysisSourceId: null }, orderBy: { creationDate: "desc" } });
   if (!info) return null;
   const reading = info.tabularReading as TabularReading | null;
   const tabular = info.state === "COMPLETE" && info.type === "TABULAR_FILE_INFO" && reading;
@@ -67,6 +70,22 @@ export async function fileReadingOf(app: Pick<App, "prisma">, fileManagerFileId:
  */
 export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFileId: string): Promise<TabularFileInfo | null> {
   return (await fileReadingOf(app, fileManagerFileId))?.info ?? null;
+}
+
+/**
+ * An analysis source's own file info (the reading its column positions refer to: its header row,
+ * its degrouped rows) as a file info entity, created or brought up to date whenever the source
+ * stores a new reading. Returns its id. Removed with the source (ON DELETE CASCADE).
+ */
+export async function saveSourceFileInfo(tx: Tx, source: { id: string; fileManagerFileId: string }, info: TabularFileInfo, actor: Actor): Promise<string> {
+  const columns = { ...inspectionColumns(tabularInspection(info)), name: info.name ?? "", fileManagerFileId: source.fileManagerFileId, state: "COMPLETE" };
+  const existing = await tx.fileInfo.findUnique({ where: { analysisSourceId: source.id }, select: { id: true } });
+  if (existing) {
+    await tx.fileInfo.update({ where: { id: existing.id }, data: { ...columns, ...touchAudit(actor), version: { increment: 1 } } });
+    return existing.id;
+  }
+  const created = await tx.fileInfo.create({ data: { ...createAudit(actor), ...columns, analysisSourceId: source.id } });
+  return created.id;
 }
 
 /** Snippets as rows of cells; file infos stored before they were split keep each line as one cell. */

@@ -7,18 +7,7 @@ export const NOT_TABULAR = new Set(["pdf", "zip", "gz", "png", "jpg", "jpeg", "g
 /** A file info of the engine as the file manager stores it. */
 export function inspectionOf(info: TabularFileInfo, staged?: TabularReading["staged"]): FileInspection {
   return {
-    type: "TABULAR_FILE_INFO",
-    format: info.format,
-    formatDetected: info.formatDetected,
-    // A workbook has neither: its cells are read as they are typed.
-    encoding: info.workbook ? null : info.encoding,
-    delimiter: info.workbook ? null : info.delimiter,
-    firstLine: info.firstLine,
-    headerRowIndex: info.headerRowIndex,
-    lastNonBlankRowIndex: info.lastNonBlankRowIndex,
-    rowContentSnippets: info.rowContentSnippets,
-    columnData: info.columnData,
-    tableMetadata: info.tableMetadata,
+    ...tabularInspection(info),
     tabularReading: {
       bom: info.bom,
       quote: info.quote,
@@ -43,4 +32,22 @@ export async function inspectTabularFile(file: InspectableFile): Promise<FileIns
     if (error instanceof NotTabularFileError) return { type: "FILE_INFO" };
     throw error;
   }
+}
+
+/** The engine's TABULAR_FILE_INFO as a file info's fields (also an analysis source's own reading). */
+export function tabularInspection(info: TabularFileInfo): FileInspection {
+  return {
+    type: "TABULAR_FILE_INFO",
+    format: info.format,
+    formatDetected: info.formatDetected,
+    // A workbook has neither: its cells are read as they are typed.
+    encoding: info.workbook ? null : info.encoding,
+    delimiter: info.workbook ? null : info.delimiter,
+    firstLine: info.firstLine,
+    headerRowIndex: info.headerRowIndex,
+    lastNonBlankRowIndex: info.lastNonBlankRowIndex,
+    rowContentSnippets: info.rowContentSnippets,
+    columnData: info.columnData,
+    tableMetadata: info.tableMetadata,
+  };
 }
