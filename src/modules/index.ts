@@ -28,6 +28,7 @@ import { connectionsFamily } from "./connections/index.js";
 import { dataCatalogFamily } from "./data-catalog/index.js";
 import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
+import { tasksFamily } from "./tasks/index.js";
 
 export type { Family } from "./family.js";
 
@@ -64,5 +65,6 @@ export const families: readonly Family[] = [
   connectionsFamily,
   dataCatalogFamily,
   analysisResultsFamily,
+  tasksFamily,
   webhooksFamily,
 ];

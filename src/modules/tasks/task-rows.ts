@@ -1,0 +1,115 @@
+import type { App } from "../../app-types.js";
+import { ValidationError } from "../../core/errors.js";
+import { readDataPage, type RowsTable } from "../data-tables/data-table-rows.js";
+import type { DataTableColumn } from "../data-tables/data-table-definition.js";
+import type { TaskType } from "./task.columns.js";
+
+/** The result table a task type's rows live in (types the engine does not publish yet have none). */
+const TABLE_OF_TYPE: Partial<Record<TaskType, string>> = {
+  ENTRY: "gl_journal_lines",
+  TRANSACTION: "gl_journal_tx",
+  AP_ENTRY: "ap_detail_entries",
+  AR_ENTRY: "ar_detail_entries",
+};
+
+export interface ResultTable extends RowsTable {
+  taskType: TaskType;
+}
+
+/** The data tables of a result that tasks can be made from, by task type. */
+export async function taskTablesOf(app: App, analysisResultId: string): Promise<Map<TaskType, ResultTable>> {
+  const rows = await app.prisma.dataTable.findMany({ where: { analysisResultId, logicalName: { in: Object.values(TABLE_OF_TYPE) } } });
+  const out = new Map<TaskType, ResultTable>();
+  for (const [type, logicalName] of Object.entries(TABLE_OF_TYPE) as Array<[TaskType, string]>) {
+    const row = rows.find((r) => r.logicalName === logicalName);
+    if (row) out.set(type, { id: row.id, logicalName: row.logicalName, type: row.type, tableName: row.tableName, columns: row.columns as unknown as DataTableColumn[], rowCount: Number(row.rowCount), taskType: type });
+  }
+  return out;
+}
+
+/** The table of `type`, or 400 naming `identifier` with the types this result offers. */
+export function tableForType(tables: Map<TaskType, ResultTable>, type: TaskType, identifier = "type"): ResultTable {
+  const table = tables.get(type);
+  if (!table) {
+    throw new ValidationError(`The analysis result has no table of ${type} rows; tasks of this result can be of type ${[...tables.keys()].join(", ") || "(none)"}`, {
+      identifier,
+      values: [type],
+      suggestedValues: [...tables.keys()],
+    });
+  }
+  return table;
+}
+
+/** The default type of a task of this result: its entries (ledger, payables or receivables). */
+export function defaultType(tables: Map<TaskType, ResultTable>, byTransaction: boolean): TaskType {
+  if (byTransaction && tables.has("TRANSACTION")) return "TRANSACTION";
+  for (const type of ["ENTRY", "AP_ENTRY", "AR_ENTRY"] as const) if (tables.has(type)) return type;
+  return byTransaction ? "TRANSACTION" : "ENTRY";
+}
+
+export type ResultRow = Record<string, unknown>;
+
+/** One row by rowid, or by txid for transactions; null when there is none. */
+export async function readResultRow(app: App, table: ResultTable, key: { rowId?: number | null; transactionId?: string | null }): Promise<ResultRow | null> {
+  const query = key.rowId != null ? { rowid: key.rowId } : { txid: key.transactionId };
+  const page = await readDataPage(app.pool, table, { query, pageSize: 1 });
+  return page.content[0] ?? null;
+}
+
+/** Pages of rows matching a filter, highest risk first, up to `limit` rows. */
+export async function* matchingRows(app: App, table: ResultTable, query: unknown, limit: number): AsyncGenerator<ResultRow[]> {
+  const pageSize = 2000;
+  const sortable = table.columns.some((c) => c.field === "risk" && c.sortable);
+  let left = limit;
+  for (let page = 0; left > 0; page++) {
+    const result = await readDataPage(app.pool, table, { query, page, pageSize, sort: sortable ? [{ field: "risk", direction: "DESC" }, { field: "rowid", direction: "ASC" }] : undefined });
+    const rows = result.content.slice(0, left);
+    if (rows.length > 0) yield rows;
+    left -= rows.length;
+    if (result.last) return;
+  }
+}
+
+const num = (v: unknown): number | null => (typeof v === "number" ? v : typeof v === "string" && v !== "" && !Number.isNaN(Number(v)) ? Number(v) : null);
+const str = (v: unknown): string | null => (v === null || v === undefined || v === "" ? null : String(v));
+
+/**
+ * What a task carries of its row (wire reference 8): amounts (MONEY_100 integers, as the data
+ * endpoint gives them) with the currency, the risk score and every control point score above 0,
+ * and the description fields.
+ */
+export function taskFieldsOfRow(type: TaskType, row: ResultRow, currencyCode: string | null) {
+  const currency = str(row.currency) ?? currencyCode ?? null;
+  const amounts: Record<string, { amount: number; currency: string | null }> = {};
+  for (const key of ["amount", "debit", "credit", "monetary_value"]) {
+    const value = num(row[key]);
+    if (value !== null) amounts[key === "monetary_value" ? "monetaryValue" : key] = { amount: value, currency };
+  }
+  const riskScores: Record<string, number> = {};
+  const risk = num(row.risk);
+  if (risk !== null) riskScores.risk = risk;
+  for (const [key, value] of Object.entries(row)) {
+    const score = num(value);
+    if (key.startsWith("cp_score_") && score !== null && score > 0) riskScores[key.slice("cp_score_".length)] = score;
+  }
+  const rowId = num(row.rowid)!;
+  const txid = str(row.txid);
+  const invoice = str(row.invoice_id);
+  const name =
+    type === "TRANSACTION" ? `Transaction ${txid ?? rowId}` : type === "ENTRY" ? `Entry ${rowId}${txid ? ` of transaction ${txid}` : ""}` : `${type === "AP_ENTRY" ? "Payables" : "Receivables"} entry ${rowId}${invoice ? ` (invoice ${invoice})` : ""}`;
+  return {
+    name,
+    rowId,
+    transactionId: txid,
+    transaction: str(row.transaction) ?? txid,
+    entryType: str(row.type) ?? str(row.entry_type),
+    rowDescription: str(row.memo) ?? str(row.account_description) ?? str(row.transaction),
+    amounts,
+    riskScores,
+    debitValue: num(row.debit),
+    creditValue: num(row.credit),
+    vendorName: str(row.vendor_name),
+    customerName: str(row.customer_name),
+    invoiceRef: invoice,
+  };
+}

@@ -1,0 +1,88 @@
+import { ValidationError } from "../../core/errors.js";
+import { assertContent } from "../../entity/index.js";
+import { inTransaction } from "../../events/outbox.js";
+import type { RequestContext } from "../../graphql/context.js";
+import { defineJob, JobError, jobStarter, startJob } from "../../jobs/index.js";
+import { checkFilter } from "../../query-language/index.js";
+import { columnSet } from "../data-tables/data-table-rows.js";
+import { assertUsersExist } from "../users/user.service.js";
+import type { TaskType } from "./task.columns.js";
+import { checkApproval, emitTask, insertTasks, readyResult, type TaskOptions, type TaskSpec } from "./task.service.js";
+import { defaultType, matchingRows, tableForType, taskFieldsOfRow, taskTablesOf } from "./task-rows.js";
+
+/** Most tasks one bulk request creates; the default when `limit` is not given. */
+export const MAX_BULK_TASKS = 10_000;
+export const DEFAULT_BULK_TASKS = 1_000;
+
+export interface CreateTasksFromFilterInput extends TaskOptions {
+  analysisResultId: string;
+  engagementId?: string | null;
+  type?: TaskType | null;
+  query?: unknown;
+  limit?: number | null;
+}
+
+interface BulkPayload {
+  analysisResultId: string;
+  type: TaskType;
+  query: unknown;
+  limit: number;
+  options: TaskOptions;
+}
+
+/**
+ * POST /tasks/create-from-filter: checks everything at once (400 naming the key, 423 while the
+ * result is being built), then one job makes a task of every row the filter selects, highest risk
+ * first, up to `limit`, skipping rows that already have one. All tasks, their CREATE history
+ * entries and `task.created` events commit with the job's completion, so a retried job starts over.
+ */
+export async function createTasksFromFilter(ctx: RequestContext, input: CreateTasksFromFilterInput) {
+  assertContent(input);
+  const limit = input.limit ?? DEFAULT_BULK_TASKS;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_BULK_TASKS) {
+    throw new ValidationError(`limit must be a whole number from 1 to ${MAX_BULK_TASKS}`, { identifier: "limit", values: [String(limit)], problemType: limit > MAX_BULK_TASKS ? "LESS_VALUE_REQUIRED" : "GREATER_VALUE_REQUIRED" });
+  }
+  const result = await readyResult(ctx, input.analysisResultId, input.engagementId);
+  const tables = await taskTablesOf(ctx.app, result.id);
+  const type = input.type ?? defaultType(tables, false);
+  const table = tableForType(tables, type);
+  const query = input.query ?? {};
+  checkFilter(query, columnSet(table));
+  await assertUsersExist(ctx, input.assignedId ? [input.assignedId] : [], "assignedId");
+  await assertUsersExist(ctx, input.approverId ? [input.approverId] : [], "approverId");
+  checkApproval(ctx, input.approverId ?? null, input.taskApprovalStatus);
+  const { analysisResultId: _r, engagementId: _e, type: _t, query: _q, limit: _l, ...options } = input;
+  const payload: BulkPayload = { analysisResultId: result.id, type, query, limit, options: JSON.parse(JSON.stringify(options)) as TaskOptions };
+  return inTransaction(ctx.app, (tx) => startJob(tx, { job: createTasksJob, payload, entityType: "ANALYSIS_RESULT", entityId: result.id, startedBy: jobStarter(ctx) }));
+}
+
+export const createTasksJob = defineJob<BulkPayload>({
+  name: "tasks.create-from-filter",
+  // The wire's async result types have no task kind; this is a data transformation of the result.
+  type: "DATA_TRANSFORMATION_JOB",
+  retry: { attempts: 3, backoffSeconds: 5 },
+  async run(ctx, payload) {
+    const app = ctx.app;
+    const result = await app.prisma.analysisResult.findUnique({ where: { id: payload.analysisResultId } });
+    if (!result || result.status !== "COMPLETED") throw new JobError(`Analysis result ${payload.analysisResultId} is gone or no longer completed`);
+    const analysis = await app.prisma.analysis.findUnique({ where: { id: result.analysisId }, select: { currencyCode: true } });
+    const tables = await taskTablesOf(app, result.id);
+    const table = tables.get(payload.type);
+    if (!table) throw new JobError(`Analysis result ${result.id} has no table of ${payload.type} rows`);
+    const filterStatement = JSON.stringify(payload.query);
+    const specs: TaskSpec[] = [];
+    ctx.progress(5, "selecting rows");
+    for await (const rows of matchingRows(app, table, payload.query, payload.limit)) {
+      ctx.signal.throwIfAborted();
+      for (const row of rows) specs.push({ result, dataTableId: table.id, type: payload.type, fields: taskFieldsOfRow(payload.type, row, analysis?.currencyCode ?? null), options: payload.options, filterStatement });
+    }
+    ctx.progress(50, `creating up to ${specs.length} tasks`);
+    const actor = { userId: ctx.startedBy.userId, userName: ctx.startedBy.userName };
+    await ctx.finish(async (tx, emit) => {
+      for (let i = 0; i < specs.length; i += 1000) {
+        const tasks = await insertTasks(tx, actor, specs.slice(i, i + 1000));
+        for (const task of tasks) emitTask(emit, "task.created", task, actor);
+      }
+    });
+  },
+});

@@ -1,0 +1,280 @@
+import { filter, pipe } from "graphql-yoga";
+import { builder } from "../../graphql/builder.js";
+import type { DomainEvent } from "../../events/domain-event.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import { canSeeEvent } from "../events/event-permissions.js";
+import "../analysis-results/analysis-result.schema.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
+import { TASK_APPROVAL_STATUSES, TASK_STATUSES, TASK_TYPES } from "./task.columns.js";
+import type { FieldChange } from "./task.history.js";
+import * as service from "./task.service.js";
+import * as bulk from "./task.bulk.js";
+
+const TaskType = builder.enumType("TaskType", { values: TASK_TYPES });
+const TaskStatus = builder.enumType("TaskStatus", { values: TASK_STATUSES });
+const TaskApprovalStatus = builder.enumType("TaskApprovalStatus", { values: TASK_APPROVAL_STATUSES });
+
+type Comment = { authorId: string; captured: string; commentText: string };
+type Amount = { amount: number; currency: string | null };
+
+const TaskComment = builder.objectRef<Comment>("TaskComment").implement({
+  fields: (t) => ({
+    authorId: t.exposeID("authorId"),
+    captured: t.field({ type: "DateTime", resolve: (c) => new Date(c.captured) }),
+    commentText: t.exposeString("commentText"),
+  }),
+});
+
+const TaskHistoryChange = builder.objectRef<FieldChange>("TaskHistoryChange").implement({
+  fields: (t) => ({
+    fieldName: t.exposeString("fieldName"),
+    fieldType: t.exposeString("fieldType"),
+    previousValue: t.field({ type: "JSON", nullable: true, resolve: (c) => c.previousValue }),
+    newValue: t.field({ type: "JSON", nullable: true, resolve: (c) => c.newValue }),
+    previousValueString: t.exposeString("previousValueString", { nullable: true }),
+    newValueString: t.exposeString("newValueString", { nullable: true }),
+  }),
+});
+
+export const TaskHistory = builder.prismaObject("TaskHistory", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    taskId: t.exposeID("taskId"),
+    userId: t.exposeID("userId", { nullable: true }),
+    userName: t.exposeString("userName", { nullable: true }),
+    dateTime: t.expose("dateTime", { type: "DateTime" }),
+    operation: t.exposeString("operation", { description: "CREATE, UPDATE, COMMENT or DELETE" }),
+    changes: t.field({ type: [TaskHistoryChange], resolve: (h) => h.changes as unknown as FieldChange[] }),
+  }),
+});
+
+const date = (value: unknown) => (value == null ? null : value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10));
+const long = (value: unknown) => (value == null ? null : Number(value));
+
+export const Task = builder.prismaObject("Task", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    engagementId: t.exposeID("engagementId"),
+    analysisId: t.exposeID("analysisId"),
+    analysisResultId: t.exposeID("analysisResultId"),
+    analysisTypeId: t.exposeID("analysisTypeId"),
+    name: t.exposeString("name"),
+    type: t.field({ type: TaskType, resolve: (r) => r.type as (typeof TASK_TYPES)[number] }),
+    status: t.field({ type: TaskStatus, resolve: (r) => r.status as (typeof TASK_STATUSES)[number] }),
+    rowId: t.field({ type: "Long", description: "rowid of the row in the result's data table (gl_journal_lines, gl_journal_tx, ap/ar_detail_entries)", resolve: (r) => long(r.rowId)! }),
+    transactionId: t.exposeString("transactionId", { nullable: true }),
+    transaction: t.exposeString("transaction", { nullable: true }),
+    entryType: t.exposeString("entryType", { nullable: true }),
+    assignedId: t.exposeID("assignedId", { nullable: true }),
+    approverId: t.exposeID("approverId", { nullable: true }),
+    approvalId: t.exposeID("approvalId", { nullable: true, description: "Id of the current approval: a new one each time an approver is assigned" }),
+    taskApprovalStatus: t.field({ type: TaskApprovalStatus, nullable: true, resolve: (r) => r.taskApprovalStatus as (typeof TASK_APPROVAL_STATUSES)[number] | null }),
+    description: t.exposeString("description", { nullable: true }),
+    dueDate: t.field({ type: "Date", nullable: true, resolve: (r) => date(r.dueDate) }),
+    sample: t.exposeBoolean("sample"),
+    sampleType: t.exposeString("sampleType", { nullable: true }),
+    tags: t.exposeStringList("tags"),
+    assertions: t.exposeStringList("assertions"),
+    auditAreas: t.exposeStringList("auditAreas"),
+    comments: t.field({ type: [TaskComment], resolve: (r) => r.comments as unknown as Comment[] }),
+    amounts: t.field({ type: "JSON", description: "{key: {amount (MONEY_100, as the data endpoint), currency}}: amount, debit, credit, monetaryValue as the row has them", resolve: (r) => r.amounts as Record<string, Amount> }),
+    riskScores: t.field({ type: "JSON", description: "{risk: 0..10000, <control point>: score} for every control point scoring above 0", resolve: (r) => r.riskScores }),
+    creditValue: t.field({ type: "Long", nullable: true, resolve: (r) => long(r.creditValue) }),
+    debitValue: t.field({ type: "Long", nullable: true, resolve: (r) => long(r.debitValue) }),
+    customerName: t.exposeString("customerName", { nullable: true }),
+    vendorName: t.exposeString("vendorName", { nullable: true }),
+    invoiceRef: t.exposeString("invoiceRef", { nullable: true }),
+    filterStatement: t.exposeString("filterStatement", { nullable: true, description: "The filter (query language JSON) of the bulk request that created it" }),
+    history: t.prismaField({
+      type: ["TaskHistory"],
+      description: "Every change to the task, oldest first",
+      args: relatedListArgs(t),
+      resolve: (_query, task, args, ctx) => service.taskHistory(ctx, task.id, args),
+    }),
+  }),
+});
+
+const TaskCounts = builder.objectRef<{ total: number; open: number; byStatus: Record<string, number> }>("TaskCounts").implement({
+  description: "Tasks of a result: open ones are OPEN or NORMAL (completed, dismissed and resolved tasks leave the open count)",
+  fields: (t) => ({
+    total: t.exposeInt("total"),
+    open: t.exposeInt("open"),
+    byStatus: t.field({ type: "JSON", description: "{status: count}", resolve: (c) => c.byStatus }),
+  }),
+});
+
+builder.prismaObjectFields("AnalysisResult", (t) => ({
+  tasks: t.prismaField({
+    type: ["Task"],
+    description: "The result's tasks (filter and sort as in tasks(filter:))",
+    authScopes: { permission: "api.tasks.read" },
+    args: relatedListArgs(t),
+    resolve: (_query, result, args, ctx) => service.resultTasks(ctx, result.id, args),
+  }),
+  taskCounts: t.field({
+    type: TaskCounts,
+    authScopes: { permission: "api.tasks.read" },
+    resolve: (result, _args, ctx) => service.taskCounts(ctx, result.id),
+  }),
+}));
+
+const TaskOptionFields = {
+  status: TaskStatus,
+};
+
+const CreateTaskInput = builder.inputType("CreateTaskInput", {
+  description: "A task for one row of a completed result: rowId (any type) or transactionId (TRANSACTION, ENTRY: the txid)",
+  fields: (t) => ({
+    analysisResultId: t.id({ required: true }),
+    engagementId: t.id(),
+    rowId: t.field({ type: "Long" }),
+    transactionId: t.string(),
+    type: t.field({ type: TaskType, description: "Default: ENTRY (AP_ENTRY / AR_ENTRY for payables / receivables results); TRANSACTION when only transactionId is given" }),
+    status: t.field({ type: TaskOptionFields.status }),
+    assignedId: t.id(),
+    approverId: t.id(),
+    description: t.string({ description: "Default: the row's memo or description" }),
+    dueDate: t.field({ type: "Date" }),
+    sample: t.boolean(),
+    tags: t.stringList(),
+    assertions: t.stringList(),
+    auditAreas: t.stringList(),
+    taskApprovalStatus: t.field({ type: TaskApprovalStatus, description: "APPROVED / REJECTED only by the approver" }),
+  }),
+});
+
+const UpdateTaskInput = builder.inputType("UpdateTaskInput", {
+  fields: (t) => ({
+    status: t.field({ type: TaskStatus }),
+    assignedId: t.id(),
+    approverId: t.id({ description: "A new approver opens a new approval (new approvalId, PENDING)" }),
+    description: t.string(),
+    dueDate: t.field({ type: "Date" }),
+    sample: t.boolean(),
+    tags: t.stringList(),
+    assertions: t.stringList(),
+    auditAreas: t.stringList(),
+    taskApprovalStatus: t.field({ type: TaskApprovalStatus, description: "APPROVED / REJECTED only by the task's approver" }),
+    version: t.int({ required: true }),
+  }),
+});
+
+const CreateTasksFromFilterInput = builder.inputType("CreateTasksFromFilterInput", {
+  description: `Tasks for every row of a result table the query selects (highest risk first), up to limit (default ${bulk.DEFAULT_BULK_TASKS}, at most ${bulk.MAX_BULK_TASKS}); rows with a task already are skipped`,
+  fields: (t) => ({
+    analysisResultId: t.id({ required: true }),
+    engagementId: t.id(),
+    type: t.field({ type: TaskType, description: "Which table: ENTRY gl_journal_lines, TRANSACTION gl_journal_tx, AP_ENTRY / AR_ENTRY the detail entries" }),
+    query: t.field({ type: "JSON", description: "Query language filter over that data table's columns, as POST /data-tables/{id}/data takes it" }),
+    limit: t.int(),
+    status: t.field({ type: TaskStatus }),
+    assignedId: t.id(),
+    approverId: t.id(),
+    description: t.string(),
+    dueDate: t.field({ type: "Date" }),
+    sample: t.boolean(),
+    tags: t.stringList(),
+    assertions: t.stringList(),
+    auditAreas: t.stringList(),
+    taskApprovalStatus: t.field({ type: TaskApprovalStatus }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  task: t.field({
+    type: Task,
+    authScopes: { permission: "api.tasks.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getTask(ctx, id),
+  }),
+  tasks: t.field({
+    type: pageOf(Task, "TaskPage"),
+    authScopes: { permission: "api.tasks.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryTasks(ctx, args),
+  }),
+  taskHistory: t.field({
+    type: TaskHistory,
+    authScopes: { permission: "api.tasks.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getTaskHistory(ctx, id),
+  }),
+  taskHistories: t.field({
+    type: pageOf(TaskHistory, "TaskHistoryPage"),
+    authScopes: { permission: "api.tasks.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryTaskHistories(ctx, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createTask: t.field({
+    type: Task,
+    description: "423 while the analysis result is still being built (retry)",
+    authScopes: { permission: "api.tasks.write" },
+    args: { input: t.arg({ type: CreateTaskInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createTask(ctx, input as service.CreateTaskInput),
+  }),
+  updateTask: t.field({
+    type: Task,
+    authScopes: { permission: "api.tasks.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateTaskInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateTask(ctx, id, input as service.UpdateTaskInput),
+  }),
+  deleteTask: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.tasks.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteTask(ctx, id),
+  }),
+  addTaskComment: t.field({
+    type: Task,
+    authScopes: { permission: "api.tasks.write" },
+    args: { id: t.arg.id({ required: true }), commentText: t.arg.string({ required: true }) },
+    resolve: (_root, { id, commentText }, ctx) => service.addTaskComment(ctx, id, commentText),
+  }),
+  createTasksFromFilter: t.field({
+    type: AsyncResult,
+    description: "One async job (DATA_TRANSFORMATION_JOB on the ANALYSIS_RESULT) creating a task per selected row",
+    authScopes: { permission: "api.tasks.write" },
+    args: { input: t.arg({ type: CreateTasksFromFilterInput, required: true }) },
+    resolve: (_root, { input }, ctx) => bulk.createTasksFromFilter(ctx, input as bulk.CreateTasksFromFilterInput),
+  }),
+}));
+
+const TaskChange = builder.objectRef<DomainEvent>("TaskChange").implement({
+  description: "A task was created, updated (fields, approval, comment) or deleted",
+  fields: (t) => ({
+    type: t.exposeString("type", { description: "task.created, task.updated or task.deleted" }),
+    taskId: t.id({ resolve: (e) => e.entityId! }),
+    analysisResultId: t.id({ resolve: (e) => String(e.payload.analysisResultId) }),
+    status: t.string({ nullable: true, resolve: (e) => (e.payload.status as string | undefined) ?? null }),
+    userId: t.id({ nullable: true, resolve: (e) => e.userId }),
+    task: t.field({ type: Task, nullable: true, description: "The task as it is now (null once deleted)", resolve: (e, _a, ctx) => (e.type === "task.deleted" ? null : ctx.prisma.task.findUnique({ where: { id: e.entityId! } })) }),
+  }),
+});
+
+builder.subscriptionField("taskChanged", (t) =>
+  t.field({
+    type: TaskChange,
+    description: "Task changes for a review dashboard, narrowed to a result, an analysis, an engagement or one task",
+    authScopes: { permission: "api.tasks.read" },
+    args: { analysisResultId: t.arg.id(), analysisId: t.arg.id(), engagementId: t.arg.id(), taskId: t.arg.id() },
+    subscribe: (_root, args, ctx) =>
+      pipe(
+        ctx.app.pubsub.subscribe("domain-event"),
+        filter(
+          (event: DomainEvent) =>
+            event.entityType === "TASK" &&
+            canSeeEvent(ctx.auth!, event) &&
+            (!args.taskId || event.entityId === args.taskId) &&
+            (!args.analysisResultId || event.payload.analysisResultId === args.analysisResultId) &&
+            (!args.analysisId || event.payload.analysisId === args.analysisId) &&
+            (!args.engagementId || event.payload.engagementId === args.engagementId),
+        ),
+      ),
+    resolve: (event) => event,
+  }),
+);

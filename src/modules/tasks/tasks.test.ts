@@ -1,0 +1,361 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
+import { subscribe } from "../../../test/helpers/ws-client.js";
+import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.js";
+import { allRows, ledgerAnalysis, resultTable, runAnalysis } from "../../../test/helpers/analysis-run.js";
+import { background, ledgerCsv, type Tx } from "../../../test/helpers/planted-ledger.js";
+import type { RestClient } from "../../../test/helpers/client.js";
+
+/**
+ * Tasks and their history through REST and GraphQL on one scored result (a small ledger, one
+ * run for the whole file): creation from an entry or a transaction with the row's amounts and
+ * scores, every bad input a 400 naming the field, updates and the approval rules, comments,
+ * open counts, permissions, deletion, the history of each change, the taskChanged subscription,
+ * bulk creation from a query as one job, and the 423 while a result is being built.
+ */
+let server: TestServer;
+let analysis: { engagementId: string; analysisId: string; sourceId: string };
+let resultId: string;
+let lines: { id: string };
+let txTable: { id: string };
+let me: string;
+let other: RestClient & { tokenId: string };
+let otherId: string;
+
+function smallLedger(): string {
+  const transactions: Tx[] = background(7, { sales: 3, collections: 2, purchases: 3, payroll: 1, supplies: 2 });
+  transactions.push({ date: "2023-03-18", type: "AP", user: "ap_clerk", memo: "Weekend bill", lines: [{ account: "5400", amount: 31_415, memo: "Weekend bill per CEO request" }, { account: "2000", amount: -31_415 }] });
+  transactions.sort((a, b) => a.date.localeCompare(b.date)).forEach((t, i) => (t.txid = `T${String(i + 1).padStart(5, "0")}`));
+  return ledgerCsv(transactions);
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  analysis = await ledgerAnalysis(server, "Tasks", smallLedger());
+  const run = await runAnalysis(server, analysis.analysisId);
+  resultId = run.result.id;
+  lines = await resultTable(server, resultId, "gl_journal_lines");
+  txTable = await resultTable(server, resultId, "gl_journal_tx");
+  me = (await server.api.get("/users/current")).body.id;
+  other = await clientWithPermissions(server.api, ["api.tasks.read", "api.tasks.write"], "reviewer");
+  otherId = (await other.get("/users/current")).body.id;
+}, 180_000);
+afterAll(async () => server?.close());
+
+async function history(taskId: string) {
+  const page = await server.api.post("/task-histories/query?size=100&sort=dateTime", { taskId });
+  expect(page.status, JSON.stringify(page.body)).toBe(200);
+  return page.body.content as Array<{ id: string; taskId: string; userId: string; userName: string; operation: string; dateTime: string; changes: Array<Record<string, any>> }>;
+}
+
+function expect400(response: { status: number; body: any }, identifier: string) {
+  expect(response.status, JSON.stringify(response.body)).toBe(400);
+  expect(response.body.status).toBe(400);
+  expect(response.body.problems.map((p: { identifier: string }) => p.identifier), JSON.stringify(response.body)).toContain(identifier);
+}
+
+describe("creating a task", () => {
+  it("from an entry (rowId): the row's amounts, risk scores, transaction and memo; a CREATE history entry by the acting user", async () => {
+    const [entry] = await allRows(server, lines.id, { account: "5400", memo: { $isubstr: "CEO" } });
+    expect(entry).toBeDefined();
+    const created = await server.api.post("/tasks", { analysisResultId: resultId, engagementId: analysis.engagementId, rowId: entry.rowid, type: "ENTRY", dueDate: "2024-02-29", tags: ["weekend"], assertions: ["OCCURRENCE"], auditAreas: ["Expenses"], sample: true });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const task = created.body;
+    expect(task).toMatchObject({
+      analysisResultId: resultId,
+      analysisId: analysis.analysisId,
+      engagementId: analysis.engagementId,
+      analysisTypeId: "4b8360d00000000000000000",
+      type: "ENTRY",
+      status: "OPEN",
+      rowId: entry.rowid,
+      transactionId: entry.txid,
+      description: "Weekend bill per CEO request",
+      dueDate: "2024-02-29",
+      sample: true,
+      tags: ["weekend"],
+      assertions: ["OCCURRENCE"],
+      auditAreas: ["Expenses"],
+      comments: [],
+      version: 0,
+    });
+    expect(task.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(task.amounts.debit.amount).toBe(entry.debit);
+    expect(task.amounts.credit.amount).toBe(entry.credit);
+    expect(task.debitValue).toBe(entry.debit);
+    expect(task.riskScores.risk).toBe(entry.risk);
+    expect(task.riskScores.journal_entry_weekend_post).toBe(10000);
+    expect(task.taskApprovalStatus).toBeUndefined();
+    const read = await server.api.get(`/tasks/${task.id}`);
+    expect(read.body).toEqual(task);
+
+    const entries = await history(task.id);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ taskId: task.id, userId: me, operation: "CREATE" });
+    expect(entries[0].userName).toMatch(/^\(API\) /);
+    expect(entries[0].changes).toContainEqual({ fieldName: "status", fieldType: "ENUM", newValue: "OPEN", newValueString: "OPEN" });
+    expect(entries[0].changes).toContainEqual({ fieldName: "dueDate", fieldType: "DATE", newValue: "2024-02-29", newValueString: "2024-02-29" });
+    expect(entries[0].changes).toContainEqual({ fieldName: "tags", fieldType: "STRING_LIST", newValue: ["weekend"], newValueString: "weekend" });
+    const single = await server.api.get(`/task-histories/${entries[0].id}`);
+    expect(single.body).toEqual(entries[0]);
+  });
+
+  it("from a transaction (transactionId); a second task for the same row is 409", async () => {
+    const [tx] = await allRows(server, txTable.id, { txid: "T00003" });
+    const created = await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "T00003" });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({ type: "TRANSACTION", rowId: tx.rowid, transactionId: "T00003", name: "Transaction T00003" });
+    expect(created.body.riskScores.risk).toBe(tx.risk);
+    expect(created.body.amounts.debit.amount).toBe(tx.debit);
+    const again = await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "T00003", type: "TRANSACTION" });
+    expect(again.status, JSON.stringify(again.body)).toBe(409);
+    expect(again.body.problems[0].problemType).toBe("NON_UNIQUE_VALUE");
+  });
+
+  it("answers bad input with 400 naming the field, never a 500", async () => {
+    const [entry] = await allRows(server, lines.id, { txid: "T00004" });
+    const base = { analysisResultId: resultId, rowId: entry.rowid };
+    expect400(await server.api.post("/tasks", { rowId: entry.rowid }), "analysisResultId");
+    expect400(await server.api.post("/tasks", { ...base, analysisResultId: "5cc9076887f13cb8a7a1aaaa" }), "analysisResultId");
+    expect400(await server.api.post("/tasks", { analysisResultId: resultId }), "rowId");
+    expect400(await server.api.post("/tasks", { ...base, rowId: 999_999 }), "rowId");
+    expect400(await server.api.post("/tasks", { ...base, rowId: "abc" }), "rowId");
+    expect400(await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "NO-SUCH-TX" }), "transactionId");
+    expect400(await server.api.post("/tasks", { ...base, type: "SOMETHING" }), "type");
+    expect400(await server.api.post("/tasks", { ...base, type: "AP_ENTRY" }), "type");
+    expect400(await server.api.post("/tasks", { ...base, status: "DONE" }), "status");
+    expect400(await server.api.post("/tasks", { ...base, dueDate: "2024-02-30" }), "dueDate");
+    expect400(await server.api.post("/tasks", { ...base, tags: ["ok", " "] }), "tags[1]");
+    expect400(await server.api.post("/tasks", { ...base, assignedId: "5cc9076887f13cb8a7a1aaaa" }), "assignedId");
+    expect400(await server.api.post("/tasks", { ...base, engagementId: "5cc9076887f13cb8a7a1aaaa" }), "engagementId");
+    expect400(await server.api.post("/tasks", { ...base, colour: "red" }), "colour");
+    const nul = await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "T\u0000X", type: "TRANSACTION" });
+    expect(nul.status, JSON.stringify(nul.body)).toBe(400);
+    const nulComment = await server.api.post(`/tasks/5cc9076887f13cb8a7a1aaaa/add-comment`, { commentText: "a\u0000b" });
+    expect(nulComment.status).toBeLessThan(500);
+    const none = await server.api.post("/tasks/query", {});
+    expect(none.body.content.filter((t: { rowId: number }) => t.rowId === entry.rowid)).toEqual([]);
+  });
+});
+
+describe("working a task", () => {
+  let taskId: string;
+
+  beforeAll(async () => {
+    const [entry] = await allRows(server, lines.id, { txid: "T00005" });
+    const created = await server.api.post("/tasks", { analysisResultId: resultId, rowId: entry.rowid });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    taskId = created.body.id;
+  });
+
+  it("updates status, assignee, due date and tags with the version; a stale version is 409; history lists each change with previous and new values", async () => {
+    const updated = await server.api.put(`/tasks/${taskId}`, { status: "NORMAL", assignedId: otherId, dueDate: "2024-03-31", tags: ["cut-off", "review"], description: "Check the invoice", version: 0 });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body).toMatchObject({ status: "NORMAL", assignedId: otherId, dueDate: "2024-03-31", tags: ["cut-off", "review"], description: "Check the invoice", version: 1 });
+    const stale = await server.api.put(`/tasks/${taskId}`, { status: "COMPLETED", version: 0 });
+    expect(stale.status).toBe(409);
+    expect((await server.api.get(`/tasks/${taskId}`)).body.status).toBe("NORMAL");
+    expect400(await server.api.put(`/tasks/${taskId}`, { status: "FINISHED", version: 1 }), "status");
+    expect400(await server.api.put(`/tasks/${taskId}`, { assignedId: "5cc9076887f13cb8a7a1aaaa", version: 1 }), "assignedId");
+    expect400(await server.api.put(`/tasks/${taskId}`, { status: "OPEN" }), "version");
+
+    const entries = await history(taskId);
+    expect(entries.map((e) => e.operation)).toEqual(["CREATE", "UPDATE"]);
+    const changes = entries[1].changes;
+    expect(changes).toContainEqual({ fieldName: "status", fieldType: "ENUM", previousValue: "OPEN", newValue: "NORMAL", previousValueString: "OPEN", newValueString: "NORMAL" });
+    expect(changes).toContainEqual({ fieldName: "assignedId", fieldType: "USER", newValue: otherId, newValueString: otherId });
+    expect(changes).toContainEqual({ fieldName: "dueDate", fieldType: "DATE", newValue: "2024-03-31", newValueString: "2024-03-31" });
+    expect(changes).toContainEqual({ fieldName: "tags", fieldType: "STRING_LIST", previousValue: [], newValue: ["cut-off", "review"], previousValueString: "", newValueString: "cut-off, review" });
+    expect(changes.map((c) => c.fieldName).sort()).toEqual(["assignedId", "description", "dueDate", "status", "tags"]);
+    expect(entries[1].userId).toBe(me);
+  });
+
+  it("accepts a read body back as an update body (read-only keys ignored); GraphQL createTask reports bad input in extensions", async () => {
+    const current = (await server.api.get(`/tasks/${taskId}`)).body;
+    const back = await server.api.put(`/tasks/${taskId}`, { ...current, auditAreas: ["Revenue"] });
+    expect(back.status, JSON.stringify(back.body)).toBe(200);
+    expect(back.body).toMatchObject({ auditAreas: ["Revenue"], version: current.version + 1, amounts: current.amounts, rowId: current.rowId });
+    const entries = await history(taskId);
+    expect(entries.at(-1)!.changes.map((c) => c.fieldName)).toEqual(["auditAreas"]);
+    const bad = await server.gql(`mutation($i: CreateTaskInput!) { createTask(input: $i) { id } }`, { i: { analysisResultId: resultId, rowId: 999_999 } });
+    expect(bad.body.errors[0].extensions).toMatchObject({ status: 400, problems: [{ identifier: "rowId" }] });
+  });
+
+  it("approval: an approver opens a PENDING approval; only the approver approves or rejects; a new approver opens a new approval", async () => {
+    let current = (await server.api.get(`/tasks/${taskId}`)).body;
+    const early = await server.api.put(`/tasks/${taskId}`, { taskApprovalStatus: "APPROVED", version: current.version });
+    expect(early.status, JSON.stringify(early.body)).toBe(403);
+    expect(early.body.problems[0].identifier).toBe("taskApprovalStatus");
+
+    const assigned = await server.api.put(`/tasks/${taskId}`, { approverId: me, version: current.version });
+    expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
+    expect(assigned.body).toMatchObject({ approverId: me, taskApprovalStatus: "PENDING" });
+    const firstApproval = assigned.body.approvalId;
+    expect(firstApproval).toMatch(/^[0-9a-f]{24}$/);
+
+    const byAssignee = await other.put(`/tasks/${taskId}`, { taskApprovalStatus: "APPROVED", version: assigned.body.version });
+    expect(byAssignee.status, JSON.stringify(byAssignee.body)).toBe(403);
+    expect(byAssignee.body.problems[0]).toMatchObject({ identifier: "taskApprovalStatus", problemType: "INSUFFICIENT_PERMISSION" });
+
+    const approved = await server.api.put(`/tasks/${taskId}`, { taskApprovalStatus: "APPROVED", version: assigned.body.version });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body).toMatchObject({ taskApprovalStatus: "APPROVED", approvalId: firstApproval });
+
+    const handedOver = await server.api.put(`/tasks/${taskId}`, { approverId: otherId, version: approved.body.version });
+    expect(handedOver.body).toMatchObject({ approverId: otherId, taskApprovalStatus: "PENDING" });
+    expect(handedOver.body.approvalId).not.toBe(firstApproval);
+    const rejected = await other.put(`/tasks/${taskId}`, { taskApprovalStatus: "REJECTED", version: handedOver.body.version });
+    expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
+    expect(rejected.body.taskApprovalStatus).toBe("REJECTED");
+
+    const entries = await history(taskId);
+    const approvals = entries.flatMap((e) => e.changes.filter((c) => c.fieldName === "taskApprovalStatus").map((c) => ({ user: e.userId, from: c.previousValue, to: c.newValue })));
+    expect(approvals).toEqual([
+      { user: me, from: undefined, to: "PENDING" },
+      { user: me, from: "PENDING", to: "APPROVED" },
+      { user: me, from: "APPROVED", to: "PENDING" },
+      { user: otherId, from: "PENDING", to: "REJECTED" },
+    ]);
+    current = (await server.api.get(`/tasks/${taskId}`)).body;
+    expect(current.version).toBe(6);
+  });
+
+  it("comments: add-comment appends {authorId, captured, commentText}; a blank comment is 400; each comment is in the history", async () => {
+    const added = await other.post(`/tasks/${taskId}/add-comment`, { commentText: "Invoice found, amount agrees" });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body.comments).toHaveLength(1);
+    expect(added.body.comments[0]).toMatchObject({ authorId: otherId, commentText: "Invoice found, amount agrees" });
+    expect(added.body.comments[0].captured).toMatch(/Z$/);
+    const second = await server.api.post(`/tasks/${taskId}/add-comment`, { commentText: "Thanks" });
+    expect(second.body.comments.map((c: { commentText: string }) => c.commentText)).toEqual(["Invoice found, amount agrees", "Thanks"]);
+    expect400(await server.api.post(`/tasks/${taskId}/add-comment`, { commentText: "  " }), "commentText");
+    expect400(await server.api.post(`/tasks/${taskId}/add-comment`, {}), "commentText");
+    expect((await server.api.post(`/tasks/5cc9076887f13cb8a7a1aaaa/add-comment`, { commentText: "x" })).status).toBe(404);
+    const entries = await history(taskId);
+    const comments = entries.filter((e) => e.operation === "COMMENT");
+    expect(comments.map((e) => [e.userId, e.changes[0].newValue.commentText])).toEqual([
+      [otherId, "Invoice found, amount agrees"],
+      [me, "Thanks"],
+    ]);
+  });
+
+  it("GraphQL: AnalysisResult.tasks and taskCounts (dismissed and resolved tasks leave the open count), Task.history and Task.comments", async () => {
+    const query = `query($id: ID!, $open: JSON) { analysisResult(id: $id) { taskCounts { total open byStatus } tasks(filter: $open) { id status } } }`;
+    const open = { status: { $in: ["OPEN", "NORMAL"] } };
+    const before = await server.gql(query, { id: resultId, open });
+    expect(before.body.errors).toBeUndefined();
+    const counts = before.body.data.analysisResult.taskCounts;
+    expect(counts.open).toBe(before.body.data.analysisResult.tasks.length);
+    const current = (await server.api.get(`/tasks/${taskId}`)).body;
+    const dismissed = await server.gql(`mutation($id: ID!, $v: Int!) { updateTask(id: $id, input: { status: DISMISSED, version: $v }) { status version } }`, { id: taskId, v: current.version });
+    expect(dismissed.body.errors).toBeUndefined();
+    const after = await server.gql(query, { id: resultId, open });
+    expect(after.body.data.analysisResult.taskCounts).toMatchObject({ total: counts.total, open: counts.open - 1 });
+    expect(after.body.data.analysisResult.taskCounts.byStatus.DISMISSED).toBe(1);
+
+    const task = await server.gql(`query($id: ID!) { task(id: $id) { status comments { authorId commentText captured } history { operation userId changes { fieldName previousValueString newValueString } } } }`, { id: taskId });
+    expect(task.body.errors).toBeUndefined();
+    expect(task.body.data.task.comments.map((c: { commentText: string }) => c.commentText)).toEqual(["Invoice found, amount agrees", "Thanks"]);
+    const ops = task.body.data.task.history.map((h: { operation: string }) => h.operation);
+    expect(ops[0]).toBe("CREATE");
+    expect(ops.at(-1)).toBe("UPDATE");
+    expect(task.body.data.task.history.at(-1).changes).toEqual([{ fieldName: "status", previousValueString: "NORMAL", newValueString: "DISMISSED" }]);
+  });
+
+  it("taskChanged pushes task changes to a review dashboard, narrowed to a result", async () => {
+    const events = subscribe<{ taskChanged: { type: string; taskId: string; status: string; userId: string; task: { status: string } | null } }>(
+      server.url,
+      server.token,
+      `subscription($r: ID!) { taskChanged(analysisResultId: $r) { type taskId status userId task { status } } }`,
+      { r: resultId },
+    );
+    await events.ready;
+    const current = (await server.api.get(`/tasks/${taskId}`)).body;
+    await server.api.put(`/tasks/${taskId}`, { status: "RESOLVED", version: current.version });
+    const event = await events.next((e) => e.taskChanged.taskId === taskId && e.taskChanged.status === "RESOLVED");
+    expect(event.taskChanged).toMatchObject({ type: "task.updated", userId: me, task: { status: "RESOLVED" } });
+    await events.close();
+  });
+});
+
+describe("permissions and deletion", () => {
+  it("reading needs api.tasks.read, writing api.tasks.write, deleting api.tasks.delete; a deleted task's history stays readable", async () => {
+    const [entry] = await allRows(server, lines.id, { txid: "T00006" });
+    const reader = await clientWithPermissions(server.api, ["api.tasks.read"], "task-reader");
+    const nobody = await clientWithPermissions(server.api, ["api.analyses.read"], "no-tasks");
+    expect((await reader.post("/tasks", { analysisResultId: resultId, rowId: entry.rowid })).status).toBe(403);
+    expect((await nobody.post("/tasks/query", {})).status).toBe(403);
+    expect((await nobody.post("/task-histories/query", {})).status).toBe(403);
+    const created = await server.api.post("/tasks", { analysisResultId: resultId, rowId: entry.rowid });
+    expect(created.status).toBe(200);
+    const id = created.body.id;
+    expect((await reader.get(`/tasks/${id}`)).status).toBe(200);
+    expect((await reader.put(`/tasks/${id}`, { status: "COMPLETED", version: 0 })).status).toBe(403);
+    expect((await other.delete(`/tasks/${id}`)).status).toBe(403);
+    const graph = await server.gql(`query($id: ID!) { analysisResult(id: $id) { id tasks { id } } }`, { id: resultId }, nobody.token);
+    expect(graph.body.errors?.[0]?.extensions?.code ?? graph.body.errors?.[0]?.message).toBeDefined();
+
+    const deleted = await server.api.delete(`/tasks/${id}`);
+    expect(deleted.status).toBe(204);
+    expect((await server.api.get(`/tasks/${id}`)).status).toBe(404);
+    expect((await server.api.delete(`/tasks/${id}`)).status).toBe(404);
+    const entries = await history(id);
+    expect(entries.map((e) => e.operation)).toEqual(["CREATE", "DELETE"]);
+  });
+});
+
+describe("bulk creation from a query", () => {
+  it("one job makes a task of every row the query selects, skipping rows with a task, up to the limit", async () => {
+    const weekend = { cp_failed: { $flags: { journal_entry_weekend_post: true } } };
+    const matching = await allRows(server, lines.id, weekend);
+    expect(matching.length).toBeGreaterThanOrEqual(2);
+    const existing = await server.api.post("/tasks/query?size=100", { analysisResultId: resultId, type: "ENTRY" });
+    const taken = new Set(existing.body.content.map((t: { rowId: number }) => t.rowId));
+    const started = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "ENTRY", query: weekend, tags: ["weekend-sweep"], assignedId: otherId, dueDate: "2024-04-30" });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toMatchObject({ type: "DATA_TRANSFORMATION_JOB", entityType: "ANALYSIS_RESULT", entityId: resultId, status: "IN_PROGRESS" });
+    expect((await awaitJob(server.api, started.body.id, 30_000)).status).toBe("COMPLETE");
+    const made = await server.api.post("/tasks/query?size=100", { analysisResultId: resultId, tags: { $contains: "weekend-sweep" } });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(made.body.content.map((t: { rowId: number }) => t.rowId).sort()).toEqual(matching.map((r) => r.rowid).filter((r) => !taken.has(r)).sort());
+    for (const task of made.body.content) {
+      expect(task).toMatchObject({ type: "ENTRY", status: "OPEN", assignedId: otherId, dueDate: "2024-04-30", filterStatement: JSON.stringify(weekend) });
+      expect(task.riskScores.journal_entry_weekend_post).toBe(10000);
+      expect((await history(task.id)).map((e) => e.operation)).toEqual(["CREATE"]);
+    }
+
+    const limited = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "TRANSACTION", query: { risk: { $gte: 0 } }, limit: 3, tags: ["top-three"] });
+    expect((await awaitJob(server.api, limited.body.id, 30_000)).status).toBe("COMPLETE");
+    const top = await server.api.post("/tasks/query?size=100", { analysisResultId: resultId, tags: { $contains: "top-three" } });
+    expect(top.body.totalElements).toBe(3);
+    const risks = (await allRows(server, txTable.id, {})).map((r) => r.risk as number).sort((a, b) => b - a);
+    expect(top.body.content.map((t: { riskScores: { risk: number } }) => t.riskScores.risk).sort((a: number, b: number) => b - a)).toEqual(risks.slice(0, 3));
+  });
+
+  it("checks the request at once: 400 naming the key for a bad query, type or limit", async () => {
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: { no_such_column: 1 } }), "no_such_column");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, limit: 0 }), "limit");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, limit: 100_001 }), "limit");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "AR_ENTRY" }), "type");
+    expect400(await server.api.post("/tasks/create-from-filter", { query: {} }), "analysisResultId");
+  });
+});
+
+describe("a result still being built", () => {
+  it("answers POST /tasks with 423 (status 423 in the body) until the run completes; the retry succeeds", async () => {
+    const started = await server.api.post(`/analyses/${analysis.analysisId}/run`, {});
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const building = started.body.entityId;
+    const locked = await server.api.post("/tasks", { analysisResultId: building, rowId: 1 });
+    const bulkLocked = await server.api.post("/tasks/create-from-filter", { analysisResultId: building });
+    const job = await awaitJob(server.api, started.body.id, 60_000);
+    expect(job.status).toBe("COMPLETE");
+    expect(locked.status, JSON.stringify(locked.body)).toBe(423);
+    expect(locked.body).toMatchObject({ status: 423 });
+    expect(locked.body.problems[0].problemType).toBe("INVALID_STATE");
+    expect(bulkLocked.status).toBe(423);
+    const retried = await server.api.post("/tasks", { analysisResultId: building, rowId: 1 });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.analysisResultId).toBe(building);
+  });
+});
