@@ -26,6 +26,7 @@ import { analysisSourcesFamily } from "./analysis-sources/index.js";
 import { dataTablesFamily } from "./data-tables/index.js";
 import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
+import { savedFiltersFamily } from "./saved-filters/index.js";
 
 export type { Family } from "./family.js";
 
@@ -61,4 +62,5 @@ export const families: readonly Family[] = [
   dataTablesFamily,
   analysisResultsFamily,
   webhooksFamily,
+  savedFiltersFamily,
 ];

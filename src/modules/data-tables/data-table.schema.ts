@@ -84,6 +84,7 @@ const DataTableDataInput = builder.inputType("DataTableDataInput", {
     query: t.field({ type: "JSON", description: "Query-language filter over the table's columns (spec 4.2)" }),
     sort: t.field({ type: [DataTableSortInput], description: "One {field, direction} or a list; rowid ends every order" }),
     excludeFields: t.stringList({ description: "Columns left out of the rows" }),
+    savedFilterId: t.id({ description: "A saved filter whose condition is applied (ANDed with query)" }),
   }),
 });
 
