@@ -27,6 +27,7 @@ import { dataTablesFamily } from "./data-tables/index.js";
 import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
 import { savedFiltersFamily } from "./saved-filters/index.js";
+import { adminReportsFamily } from "./admin-reports/index.js";
 
 export type { Family } from "./family.js";
 
@@ -63,4 +64,5 @@ export const families: readonly Family[] = [
   analysisResultsFamily,
   webhooksFamily,
   savedFiltersFamily,
+  adminReportsFamily,
 ];
