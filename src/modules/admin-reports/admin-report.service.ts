@@ -10,6 +10,8 @@ import { workbookOf } from "./admin-report.workbook.js";
 const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const DATE = "yyyy-mm-dd";
 const DATE_TIME = "yyyy-mm-dd hh:mm:ss";
+/** DATE columns come back from pg as YYYY-MM-DD text; the sheet gets real dates. */
+const day = (v: unknown) => (typeof v === "string" ? new Date(`${v}T00:00:00Z`) : v);
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 /** ADMIN_REPORT: one row per analysis with its latest run and entry counts per risk level. */
@@ -22,6 +24,8 @@ export const analysisOverviewJob = defineJob<Record<string, never>>({
     const rows = (await analysisOverviewRows(ctx.app.pool)).map((r) => ({
       ...r,
       archived: r.archived ? "yes" : "no",
+      period_start: day(r.period_start),
+      period_end: day(r.period_end),
       entries: n(r.entries),
       transactions: n(r.transactions),
       high: n(r.high),
