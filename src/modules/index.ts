@@ -28,6 +28,7 @@ import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
 import { savedFiltersFamily } from "./saved-filters/index.js";
 import { adminReportsFamily } from "./admin-reports/index.js";
+import { populationsFamily } from "./populations/index.js";
 
 export type { Family } from "./family.js";
 
@@ -65,4 +66,5 @@ export const families: readonly Family[] = [
   webhooksFamily,
   savedFiltersFamily,
   adminReportsFamily,
+  populationsFamily,
 ];

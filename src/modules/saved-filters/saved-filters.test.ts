@@ -13,6 +13,7 @@ import { ledgerCsv, type Tx } from "../../../test/helpers/planted-ledger.js";
  */
 let server: TestServer;
 let engagementId: string;
+let analysisId: string;
 let lines: { id: string; columns: Array<Record<string, unknown>> };
 let txTable: { id: string; columns: Array<Record<string, unknown>> };
 let controlPoint: string;
@@ -73,6 +74,7 @@ beforeAll(async () => {
   server = await startTestServer();
   const fixture = await ledgerAnalysis(server, "Filters", ledgerCsv(LEDGER));
   engagementId = fixture.engagementId;
+  analysisId = fixture.analysisId;
   const run = await runAnalysis(server, fixture.analysisId);
   lines = await resultTable(server, run.result.id, "gl_journal_lines");
   txTable = await resultTable(server, run.result.id, "gl_journal_tx");
@@ -334,6 +336,90 @@ describe("GraphQL", () => {
     const validated = await server.gql(`query($f: ID!, $t: ID!) { validateSavedFilter(filterId: $f, dataTableId: $t) { valid errors { identifier } warnings { identifier } query } }`, { f: filter.id, t: txTable.id });
     expect(validated.body.data.validateSavedFilter).toEqual({ valid: true, errors: [], warnings: [], query: { $and: [{ entries_count: { $eq: 3 } }] } });
     const bad = await server.gql(`mutation($input: CreateSavedFilterInput!) { createSavedFilter(input: $input) { id } }`, { input: filterBody({ type: "DATE" }) });
+    expect(bad.body.errors[0].extensions).toMatchObject({ status: 400 });
+  });
+});
+
+describe("populations", () => {
+  const big = { type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: 10_003 };
+
+  async function population(body: Record<string, unknown>) {
+    const response = await server.api.post("/populations", { name: "Population", ...body });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body;
+  }
+
+  it("are evaluated by $population / $not_population and POPULATIONS conditions on the result table", async () => {
+    const p = await population({ analysisId, condition: big });
+    expect(p).toMatchObject({ analysisId, engagementId, derivedFromEngagement: false, disabled: false, condition: { fullConditionDescription: "Debit is more than 100.03" } });
+    const members = await allRows(server, lines.id, { $population: p.id });
+    expect(ids(members)).toEqual(ids(await allRows(server, lines.id, { debit: { $gt: 10_003 } })));
+    expect(members.length).toBeGreaterThan(0);
+    const others = await allRows(server, lines.id, { $not_population: p.id });
+    expect(members.length + others.length).toBe(11);
+    await expectSameRows({ type: "POPULATIONS", field: "population", populationIds: [p.id] }, { debit: { $gt: 10_003 } });
+    // A population of another analysis matches nothing here.
+    const unknown = await allRows(server, lines.id, { $population: "5cc9076887f13cb8a7a19200" });
+    expect(unknown).toEqual([]);
+  });
+
+  it("are validated on write against the analysis's data table: POPULATION_CONVERSION_FAILED naming the condition", async () => {
+    const unfit = await server.api.post("/populations", { name: "Unfit", analysisId, condition: { type: "MONEY", field: "effective_date", monetaryValueType: "MORE_THAN", value: 1 } });
+    expect(unfit.status).toBe(400);
+    expect(unfit.body.problems[0]).toMatchObject({ problemType: "POPULATION_CONVERSION_FAILED", identifier: "condition.field" });
+    for (const field of ["status", "account_tags_increasing", "account_tags_decreasing"]) {
+      const forbidden = await server.api.post("/populations", { name: "Forbidden", analysisId, condition: { type: "TYPEAHEAD_ENTRY", field, values: [{ lookupId: "x" }] } });
+      expect(forbidden.status, field).toBe(400);
+      expect(forbidden.body.problems[0]).toMatchObject({ problemType: "POPULATION_CONVERSION_FAILED", identifier: "condition.field" });
+    }
+    const nested = await server.api.post("/populations", { name: "Nested", engagementId, condition: group(big, { type: "POPULATIONS", field: "population", populationIds: ["5cc9076887f13cb8a7a19200"] }) });
+    expect(nested.status).toBe(400);
+    expect(nested.body.problems[0]).toMatchObject({ problemType: "POPULATION_CONVERSION_FAILED", identifier: "condition.conditions[1].field" });
+    const twoScopes = await server.api.post("/populations", { name: "Two", analysisId, engagementId, condition: big });
+    expect(twoScopes.status).toBe(400);
+    const noCondition = await server.api.post("/populations", { name: "None", analysisId });
+    expect(noCondition.status).toBe(400);
+    expect(noCondition.body.problems[0].identifier).toBe("condition");
+  });
+
+  it("inherit down the levels: library -> engagement -> analysis, disabling per analysis, promotion", async () => {
+    const libraryId = (await server.api.get(`/engagements/${engagementId}`)).body.libraryId;
+    const lib = await population({ libraryId, condition: big });
+    expect(lib).toMatchObject({ libraryId, analysisTypeId: "4b8360d00000000000000000" });
+    const eng = await population({ engagementId, basePopulationId: lib.id });
+    expect(eng).toMatchObject({ engagementId, derivedFromLibrary: true, basePopulationId: lib.id, clonedFrom: lib.id, condition: { type: "MONEY", field: "debit" } });
+    const ana = await population({ analysisId, basePopulationId: eng.id });
+    expect(ana).toMatchObject({ analysisId, derivedFromEngagement: true, derivedFromLibrary: false });
+    expect((await allRows(server, lines.id, { $population: eng.id })).length).toBeGreaterThan(0);
+    const disabled = await server.api.put(`/populations/${ana.id}`, { disabled: true, reasonForChange: "Not relevant", version: ana.version });
+    expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
+    expect((await server.api.get(`/populations/${eng.id}`)).body.disabledForAnalysisIds).toEqual([analysisId]);
+    expect(await allRows(server, lines.id, { $population: eng.id })).toEqual([]);
+    const promoted = await population({ engagementId, basePopulationId: ana.id, name: "Promoted" });
+    expect(promoted).toMatchObject({ promotedFromAnalysisId: analysisId, derivedFromLibrary: false });
+    const wrongWay = await server.api.post("/populations", { name: "Up", libraryId, basePopulationId: ana.id });
+    expect(wrongWay.status).toBe(400);
+    expect(wrongWay.body.problems[0].identifier).toBe("basePopulationId");
+  });
+
+  it("inherit access from their parent level", async () => {
+    const ana = await population({ analysisId, condition: big, name: "Hidden" });
+    const eng = await population({ engagementId, condition: big, name: "Visible" });
+    const engagementsOnly = await clientWithPermissions(server.api, ["api.filters.read", "api.engagements.read"], "engagement reader");
+    expect((await engagementsOnly.get(`/populations/${ana.id}`)).status).toBe(404);
+    expect((await engagementsOnly.get(`/populations/${eng.id}`)).status).toBe(200);
+    const seen = (await engagementsOnly.post("/populations/query?size=100", { engagementId })).body.content.map((p: { id: string }) => p.id);
+    expect(seen).toContain(eng.id);
+    expect(seen).not.toContain(ana.id);
+  });
+
+  it("GraphQL creates and reads populations", async () => {
+    const created = await server.gql(`mutation($input: CreatePopulationInput!) { createPopulation(input: $input) { id analysisId condition derivedFromEngagement } }`, {
+      input: { name: "GraphQL", analysisId, condition: { type: "DATE", field: "effective_date", dateType: "AFTER", value: "2023-05-12" } },
+    });
+    expect(created.body.errors).toBeUndefined();
+    expect(created.body.data.createPopulation).toMatchObject({ analysisId, derivedFromEngagement: false, condition: { fullConditionDescription: "Effective date is after 2023-05-12" } });
+    const bad = await server.gql(`mutation($input: CreatePopulationInput!) { createPopulation(input: $input) { id } }`, { input: { name: "Bad", analysisId, condition: { type: "DATE", field: "status" } } });
     expect(bad.body.errors[0].extensions).toMatchObject({ status: 400 });
   });
 });
