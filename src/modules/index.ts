@@ -29,6 +29,7 @@ import { webhooksFamily } from "./webhooks/index.js";
 import { savedFiltersFamily } from "./saved-filters/index.js";
 import { adminReportsFamily } from "./admin-reports/index.js";
 import { populationsFamily } from "./populations/index.js";
+import { riskSegmentationFamily } from "./risk-segmentation/index.js";
 
 export type { Family } from "./family.js";
 
@@ -67,4 +68,5 @@ export const families: readonly Family[] = [
   savedFiltersFamily,
   adminReportsFamily,
   populationsFamily,
+  riskSegmentationFamily,
 ];

@@ -9,7 +9,8 @@ import { ledgerCsv, type Tx } from "../../../test/helpers/planted-ledger.js";
  * Saved filters over one small scored result: every condition type of spec 2.9 compiled by the one
  * compiler must select exactly the rows of the equivalent hand-written query-language filter on the
  * data endpoint, every invalid form is a 400 naming its path, and validate reports what does not
- * fit a table.
+ * fit a table. Populations and risk segmentation configs share the same scored result here (one
+ * analysis run per file keeps the suite lean).
  */
 let server: TestServer;
 let engagementId: string;
@@ -421,5 +422,49 @@ describe("populations", () => {
     expect(created.body.data.createPopulation).toMatchObject({ analysisId, derivedFromEngagement: false, condition: { fullConditionDescription: "Effective date is after 2023-05-12" } });
     const bad = await server.gql(`mutation($input: CreatePopulationInput!) { createPopulation(input: $input) { id } }`, { input: { name: "Bad", analysisId, condition: { type: "DATE", field: "status" } } });
     expect(bad.body.errors[0].extensions).toMatchObject({ status: 400 });
+  });
+});
+
+describe("risk segmentation configs", () => {
+  const segments = [
+    { name: "Low", rangeStart: 0, rangeEnd: 3299 },
+    { name: "High", rangeStart: 3300, rangeEnd: 10000 },
+  ];
+
+  it("are created against the analysis's latest result, read, queried and deleted, never updated", async () => {
+    const created = await server.api.post("/risk-segmentation-configs", { name: "View", analysisId, segments, summaryColumns: ["debit", "credit"], dashboardFilters: { account: "5400" } });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const analysis = (await server.api.get(`/analyses/${analysisId}`)).body;
+    expect(created.body).toMatchObject({ analysisId, analysisResultId: analysis.latestAnalysisResultId, dataTableLogicalName: "gl_journal_lines", riskScoreId: "risk", segments, summaryColumns: ["debit", "credit"], dashboardFilters: { account: "5400" } });
+    expect((await server.api.get(`/risk-segmentation-configs/${created.body.id}`)).status).toBe(200);
+    const page = await server.api.post("/risk-segmentation-configs/query", { analysisId });
+    expect(page.body.content.map((c: { id: string }) => c.id)).toContain(created.body.id);
+    expect((await server.api.put(`/risk-segmentation-configs/${created.body.id}`, { name: "x", version: 0 })).status).toBe(405);
+    expect((await server.api.delete(`/risk-segmentation-configs/${created.body.id}`)).status).toBe(204);
+    expect((await server.api.get(`/risk-segmentation-configs/${created.body.id}`)).status).toBe(404);
+  });
+
+  it("are validated against the result: 400 naming the field", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ segments: [{ name: "A", rangeStart: 0, rangeEnd: 5000 }, { name: "B", rangeStart: 4000, rangeEnd: 10000 }] }, "segments[1].rangeStart"],
+      [{ segments: [{ name: "A", rangeStart: 0, rangeEnd: 10001 }] }, "segments[0].rangeEnd"],
+      [{ segments: [] }, "segments"],
+      [{ riskScoreId: "memo" }, "riskScoreId"],
+      [{ summaryColumns: ["memo"] }, "summaryColumns[0]"],
+      [{ dashboardFilters: { nope: 1 } }, "dashboardFilters.nope"],
+      [{ dataTableLogicalName: "flows" }, "dataTableLogicalName"],
+      [{ analysisId: "5cc9076887f13cb8a7a19200" }, "analysisId"],
+    ];
+    for (const [change, identifier] of cases) {
+      const response = await server.api.post("/risk-segmentation-configs", { name: "Bad", analysisId, segments, ...change });
+      expect(response.status, identifier).toBe(400);
+      expect(response.body.problems.map((p: { identifier: string }) => p.identifier), identifier).toContain(identifier);
+    }
+  });
+
+  it("GraphQL parity", async () => {
+    const created = await server.gql(`mutation($input: CreateRiskSegmentationConfigInput!) { createRiskSegmentationConfig(input: $input) { id segments { name rangeStart rangeEnd } } }`, { input: { name: "G", analysisId, segments } });
+    expect(created.body.errors).toBeUndefined();
+    expect(created.body.data.createRiskSegmentationConfig.segments).toEqual(segments);
   });
 });
