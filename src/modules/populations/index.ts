@@ -6,7 +6,7 @@ import { registerEventPermission } from "../events/event-permissions.js";
 import { populationQueries } from "./population.service.js";
 import { populationRoutes } from "./population.routes.js";
 
-registerEventPermission("POPULATION", ["api.filters.read", "api.populations.read"]);
+registerEventPermission("POPULATION", "api.filters.read");
 registerPopulationResolver((ctx, table, ids) => populationQueries(ctx, columnSet(table), table, ids));
 
 export const populationsFamily = defineFamily({

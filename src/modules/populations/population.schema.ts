@@ -6,7 +6,7 @@ import { withDescriptions } from "../saved-filters/conditions/condition-describe
 import * as service from "./population.service.js";
 
 const CONDITION = "Condition tree of spec 2.9 without the population-only fields (populations, account tags, status, risk_range); reads add fullConditionDescription";
-const READ = ["api.filters.read", "api.populations.read"] as const;
+const READ = "api.filters.read" as const;
 
 export const Population = builder.prismaObject("Population", {
   interfaces: [Entity],
@@ -68,13 +68,13 @@ const UpdatePopulationInput = builder.inputType("UpdatePopulationInput", {
 builder.queryFields((t) => ({
   population: t.field({
     type: Population,
-    authScopes: { permission: [...READ] },
+    authScopes: { permission: READ },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.getPopulation(ctx, String(id)),
   }),
   populations: t.field({
     type: pageOf(Population, "PopulationPage"),
-    authScopes: { permission: [...READ] },
+    authScopes: { permission: READ },
     args: pageArgs(t),
     resolve: (_root, args, ctx) => service.queryPopulations(ctx, args),
   }),
@@ -83,19 +83,19 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPopulation: t.field({
     type: Population,
-    authScopes: { permission: ["api.filters.write", "api.populations.write"] },
+    authScopes: { permission: "api.filters.write" },
     args: { input: t.arg({ type: CreatePopulationInput, required: true }) },
     resolve: (_root, { input }, ctx) => service.createPopulation(ctx, input as service.CreatePopulationInput),
   }),
   updatePopulation: t.field({
     type: Population,
-    authScopes: { permission: ["api.filters.write", "api.populations.write"] },
+    authScopes: { permission: "api.filters.write" },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdatePopulationInput, required: true }) },
     resolve: (_root, { id, input }, ctx) => service.updatePopulation(ctx, String(id), input as service.UpdatePopulationInput),
   }),
   deletePopulation: t.field({
     type: DeleteResult,
-    authScopes: { permission: ["api.filters.delete", "api.populations.delete"] },
+    authScopes: { permission: "api.filters.delete" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.deletePopulation(ctx, String(id)),
   }),

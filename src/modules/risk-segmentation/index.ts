@@ -3,7 +3,7 @@ import { defineFamily } from "../family.js";
 import { crudRoutes } from "../../../rest/route-helpers.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 
-registerEventPermission("RISK_SEGMENTATION_CONFIG", ["api.analyses.read", "api.risk-segmentation-configs.read"]);
+registerEventPermission("RISK_SEGMENTATION_CONFIG", "api.analyses.read");
 
 export const riskSegmentationFamily = defineFamily({
   name: "risk-segmentation",

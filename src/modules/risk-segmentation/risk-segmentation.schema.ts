@@ -40,18 +40,18 @@ const CreateRiskSegmentationConfigInput = builder.inputType("CreateRiskSegmentat
   }),
 });
 
-const READ = ["api.analyses.read", "api.risk-segmentation-configs.read"] as const;
+const READ = "api.analyses.read" as const;
 
 builder.queryFields((t) => ({
   riskSegmentationConfig: t.field({
     type: RiskSegmentationConfig,
-    authScopes: { permission: [...READ] },
+    authScopes: { permission: READ },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.getRiskSegmentationConfig(ctx, String(id)),
   }),
   riskSegmentationConfigs: t.field({
     type: pageOf(RiskSegmentationConfig, "RiskSegmentationConfigPage"),
-    authScopes: { permission: [...READ] },
+    authScopes: { permission: READ },
     args: pageArgs(t),
     resolve: (_root, args, ctx) => service.queryRiskSegmentationConfigs(ctx, args),
   }),
@@ -60,13 +60,13 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createRiskSegmentationConfig: t.field({
     type: RiskSegmentationConfig,
-    authScopes: { permission: ["api.analyses.write", "api.risk-segmentation-configs.write"] },
+    authScopes: { permission: "api.analyses.write" },
     args: { input: t.arg({ type: CreateRiskSegmentationConfigInput, required: true }) },
     resolve: (_root, { input }, ctx) => service.createRiskSegmentationConfig(ctx, input as service.CreateRiskSegmentationConfigInput),
   }),
   deleteRiskSegmentationConfig: t.field({
     type: DeleteResult,
-    authScopes: { permission: ["api.analyses.delete", "api.risk-segmentation-configs.delete"] },
+    authScopes: { permission: "api.analyses.delete" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.deleteRiskSegmentationConfig(ctx, String(id)),
   }),

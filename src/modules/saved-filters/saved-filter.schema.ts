@@ -3,6 +3,7 @@ import type { Problem } from "../../core/errors.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
+import { Problem as ProblemRef } from "../common/problem.js";
 import { withDescriptions } from "./conditions/condition-describe.js";
 import { FILTER_DATA_TYPES, FILTER_TYPES } from "./saved-filter.columns.js";
 import * as service from "./saved-filter.service.js";
@@ -12,20 +13,6 @@ const CONDITION = "Condition tree of spec 2.9 (the top level a GROUP); reads add
 
 export const FilterType = builder.enumType("FilterType", { values: FILTER_TYPES });
 export const FilterDataType = builder.enumType("FilterDataType", { values: FILTER_DATA_TYPES });
-
-/** A problem in the error body's shape (wire reference 3), as the validate endpoints report them. */
-export const ProblemRef = builder.objectRef<Problem>("Problem").implement({
-  fields: (t) => ({
-    problemType: t.exposeString("problemType"),
-    severity: t.exposeString("severity"),
-    identifier: t.exposeString("identifier", { nullable: true }),
-    reason: t.exposeString("reason"),
-    values: t.exposeStringList("values", { nullable: true }),
-    suggestedValues: t.exposeStringList("suggestedValues", { nullable: true }),
-    entityId: t.exposeString("entityId", { nullable: true }),
-    entityType: t.exposeString("entityType", { nullable: true }),
-  }),
-});
 
 export const SavedFilter = builder.prismaObject("SavedFilter", {
   interfaces: [Entity],
