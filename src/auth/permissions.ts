@@ -14,7 +14,7 @@
  * - connections and their results and tables, warehouse authorizations, data catalog entries,
  *   data flows, data source import tasks: read api.connections.read, write and delete
  *   api.data-catalog-entries.write (get-data also api.data-tables.write, spec 4.4);
- * - risk segmentation configs: analysis-type-configuration.
+ * - risk segmentation configs: analyses (each belongs to one analysis).
  *
  * Tokens stored with names from before this list (api.account-mappings.*, api.chunked-files.*, ...)
  * were rewritten to the governing names by the migration `..._wire_permission_names`.

@@ -29,6 +29,10 @@ import { dataCatalogFamily } from "./data-catalog/index.js";
 import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
 import { tasksFamily } from "./tasks/index.js";
+import { savedFiltersFamily } from "./saved-filters/index.js";
+import { adminReportsFamily } from "./admin-reports/index.js";
+import { populationsFamily } from "./populations/index.js";
+import { riskSegmentationFamily } from "./risk-segmentation/index.js";
 
 export type { Family } from "./family.js";
 
@@ -67,4 +71,8 @@ export const families: readonly Family[] = [
   analysisResultsFamily,
   tasksFamily,
   webhooksFamily,
+  savedFiltersFamily,
+  adminReportsFamily,
+  populationsFamily,
+  riskSegmentationFamily,
 ];

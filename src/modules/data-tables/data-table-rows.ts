@@ -139,7 +139,9 @@ export interface DataPage {
  * the query language checked against the definition's columns and flags; `row_no` ends every
  * order so pages are stable. One row more than the page is read to tell whether it is the last.
  */
-export function dataPageQuery(table: RowsTable, input: DataPageInput) {
+export type PopulationSql = (populationId: string, params: SqlParams) => string;
+
+export function dataPageQuery(table: RowsTable, input: DataPageInput, populationSql?: PopulationSql) {
   const page = input.page ?? 0;
   const size = input.pageSize ?? DEFAULT_DATA_PAGE_SIZE;
   if (!Number.isInteger(page) || page < 0) throw new ValidationError("page must be an integer of at least 0", { identifier: "page", values: [String(page)] });
@@ -149,15 +151,15 @@ export function dataPageQuery(table: RowsTable, input: DataPageInput) {
   const set = columnSet(table);
   const orders = parseSortOrders(input.sort, set, "sort", table);
   const columns = selectedColumns(table, { fields: input.fields, excludeFields: input.excludeFields });
-  const { sql: where, params } = compileFilter(input.query ?? {}, set, new SqlParams());
+  const { sql: where, params } = compileFilter(input.query ?? {}, set, new SqlParams(), { populationSql });
   const sql =
     `SELECT ${columns.map(selectExpression).join(", ")} FROM ${quotedTable(table.tableName)} WHERE ${where} ` +
     `ORDER BY ${rowsOrderBy(orders, set)} LIMIT ${size + 1} OFFSET ${page * size}`;
   return { sql, values: params.values, columns, page, size };
 }
 
-export async function readDataPage(pool: pg.Pool, table: RowsTable, input: DataPageInput): Promise<DataPage> {
-  const { sql, values, columns, page, size } = dataPageQuery(table, input);
+export async function readDataPage(pool: pg.Pool, table: RowsTable, input: DataPageInput, populationSql?: PopulationSql): Promise<DataPage> {
+  const { sql, values, columns, page, size } = dataPageQuery(table, input, populationSql);
   const result = await pool.query({ text: sql, values, rowMode: "array" });
   const rows = result.rows as unknown[][];
   return { content: rows.slice(0, size).map((row) => wireRow(columns, row)), page, size, last: rows.length <= size };

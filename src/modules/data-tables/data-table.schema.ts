@@ -90,6 +90,7 @@ const DataTableDataInput = builder.inputType("DataTableDataInput", {
     sort: t.field({ type: [DataTableSortInput], description: "One {field, direction} or a list; rowid ends every order" }),
     fields: t.stringList({ description: "The columns to return, in this order (default all)" }),
     excludeFields: t.stringList({ description: "Columns left out of the rows" }),
+    savedFilterId: t.id({ description: "A saved filter whose condition is applied (ANDed with query)" }),
   }),
 });
 

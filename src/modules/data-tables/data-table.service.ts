@@ -11,7 +11,8 @@ import { startFileResultJob, writeFileResult } from "../file-results/file-result
 import { checkPlacement, createFileRow, fileObjectKey, markFileReady } from "../file-manager/file-manager.service.js";
 import { dataTableColumns } from "./data-table.columns.js";
 import { entriesTableColumns, logicalNameFor, transactionsTableColumns, type DataTableColumn } from "./data-table-definition.js";
-import { readDataPage, type DataPageInput, type RowsTable } from "./data-table-rows.js";
+import { columnSet, readDataPage, type DataPageInput, type RowsTable } from "./data-table-rows.js";
+import { populationSqlFor, savedFilterOn } from "./data-table-filters.js";
 import { checkExport, exportCsv, planExport, type ExportInput } from "./data-table-export.js";
 import { indexDataTableJob } from "./data-table.indexes.js";
 
@@ -34,9 +35,22 @@ export function queryDataTables(ctx: RequestContext, args: PageArgs & { includeU
 }
 
 /** The data endpoint: one page of rows, filtered with the query language on the table's own columns. */
-export async function dataTablePage(ctx: RequestContext, id: string, input: DataPageInput) {
-  const table = await getDataTable(ctx, id);
-  return readDataPage(ctx.app.pool, rowsTable(table), input);
+/**
+ * The data endpoint: one page of rows, filtered with the query language on the table's own columns;
+ * `savedFilterId` adds the saved filter's compiled condition (ANDed with `query`), and
+ * `$population` terms are evaluated with each population's condition on the same columns.
+ */
+export async function dataTablePage(ctx: RequestContext, id: string, input: DataPageInput & { savedFilterId?: string | null }) {
+  const row = await getDataTable(ctx, id);
+  const table = rowsTable(row);
+  const set = columnSet(table);
+  let query = input.query;
+  if (input.savedFilterId) {
+    const saved = await savedFilterOn(ctx, input.savedFilterId, set, table);
+    query = input.query === undefined || input.query === null ? saved : { $and: [input.query, saved] };
+  }
+  const populationSql = await populationSqlFor(ctx, query, set, { ...table, analysisId: row.analysisId, engagementId: row.engagementId });
+  return readDataPage(ctx.app.pool, table, { ...input, query }, populationSql);
 }
 
 /** Streams an export plan's CSV (shared by the file-result export and the file manager import). */

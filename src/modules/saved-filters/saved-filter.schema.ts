@@ -1,0 +1,122 @@
+import { builder } from "../../graphql/builder.js";
+import type { Problem } from "../../core/errors.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { Problem as ProblemRef } from "../common/problem.js";
+import { withDescriptions } from "./conditions/condition-describe.js";
+import { FILTER_DATA_TYPES, FILTER_TYPES } from "./saved-filter.columns.js";
+import * as service from "./saved-filter.service.js";
+
+const LANG = "Language code -> text";
+const CONDITION = "Condition tree of spec 2.9 (the top level a GROUP); reads add fullConditionDescription to every condition";
+
+export const FilterType = builder.enumType("FilterType", { values: FILTER_TYPES });
+export const FilterDataType = builder.enumType("FilterDataType", { values: FILTER_DATA_TYPES });
+
+export const SavedFilter = builder.prismaObject("SavedFilter", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    name: t.field({ type: "JSON", description: LANG, resolve: (f) => f.name }),
+    category: t.field({ type: "JSON", description: LANG, nullable: true, resolve: (f) => f.category }),
+    filterType: t.field({ type: FilterType, resolve: (f) => f.filterType as (typeof FILTER_TYPES)[number] }),
+    dataType: t.field({ type: FilterDataType, resolve: (f) => f.dataType as (typeof FILTER_DATA_TYPES)[number] }),
+    libraryId: t.exposeID("libraryId", { nullable: true }),
+    organizationId: t.exposeID("organizationId", { nullable: true }),
+    engagementId: t.exposeID("engagementId", { nullable: true }),
+    analysisTypeId: t.exposeID("analysisTypeId", { nullable: true }),
+    condition: t.field({
+      type: "JSON",
+      description: `${CONDITION}; null when legacyFilterFormat is true`,
+      nullable: true,
+      resolve: (f) => (f.legacyFilterFormat ? null : withDescriptions(f.condition, { displayCurrencyCode: f.displayCurrencyCode })),
+    }),
+    displayCurrencyCode: t.exposeString("displayCurrencyCode", { nullable: true }),
+    displayLocale: t.exposeString("displayLocale", { nullable: true }),
+    legacyFilterFormat: t.exposeBoolean("legacyFilterFormat", { description: "The filter is in a format the API does not support; its condition is null until a new one is saved" }),
+  }),
+});
+
+const CreateSavedFilterInput = builder.inputType("CreateSavedFilterInput", {
+  description: "LIBRARY filters need libraryId, ORGANIZATION organizationId, ENGAGEMENT engagementId; PRIVATE ones are seen only by their creator",
+  fields: (t) => ({
+    name: t.field({ type: "JSON", required: true, description: LANG }),
+    category: t.field({ type: "JSON", description: LANG }),
+    filterType: t.field({ type: FilterType, required: true }),
+    dataType: t.field({ type: FilterDataType, required: true }),
+    libraryId: t.id(),
+    organizationId: t.id(),
+    engagementId: t.id(),
+    analysisTypeId: t.id(),
+    condition: t.field({ type: "JSON", required: true, description: CONDITION }),
+    displayCurrencyCode: t.string(),
+    displayLocale: t.string(),
+  }),
+});
+
+const UpdateSavedFilterInput = builder.inputType("UpdateSavedFilterInput", {
+  fields: (t) => ({
+    name: t.field({ type: "JSON", description: LANG }),
+    category: t.field({ type: "JSON", description: LANG }),
+    filterType: t.field({ type: FilterType }),
+    condition: t.field({ type: "JSON", description: CONDITION }),
+    displayCurrencyCode: t.string(),
+    displayLocale: t.string(),
+    version: t.int({ required: true }),
+  }),
+});
+
+const SavedFilterValidation = builder
+  .objectRef<{ filterId: string; dataTableId: string; valid: boolean; errors: Problem[]; warnings: Problem[]; query: unknown }>("SavedFilterValidation")
+  .implement({
+    fields: (t) => ({
+      filterId: t.exposeID("filterId"),
+      dataTableId: t.exposeID("dataTableId"),
+      valid: t.exposeBoolean("valid"),
+      errors: t.field({ type: [ProblemRef], resolve: (v) => v.errors }),
+      warnings: t.field({ type: [ProblemRef], resolve: (v) => v.warnings }),
+      query: t.field({ type: "JSON", nullable: true, description: "The query-language filter the condition compiles to on this table", resolve: (v) => v.query }),
+    }),
+  });
+
+builder.queryFields((t) => ({
+  savedFilter: t.field({
+    type: SavedFilter,
+    authScopes: { permission: "api.filters.read" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.getSavedFilter(ctx, id),
+  }),
+  savedFilters: t.field({
+    type: pageOf(SavedFilter, "SavedFilterPage"),
+    authScopes: { permission: "api.filters.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.querySavedFilters(ctx, args),
+  }),
+  validateSavedFilter: t.field({
+    type: SavedFilterValidation,
+    authScopes: { permission: "api.filters.read" },
+    args: { filterId: t.arg.id({ required: true }), dataTableId: t.arg.id({ required: true }) },
+    resolve: (_root, { filterId, dataTableId }, ctx) => service.validateSavedFilter(ctx, String(filterId), String(dataTableId)),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createSavedFilter: t.field({
+    type: SavedFilter,
+    authScopes: { permission: "api.filters.write" },
+    args: { input: t.arg({ type: CreateSavedFilterInput, required: true }) },
+    resolve: (_root, { input }, ctx) => service.createSavedFilter(ctx, input as service.CreateSavedFilterInput),
+  }),
+  updateSavedFilter: t.field({
+    type: SavedFilter,
+    authScopes: { permission: "api.filters.write" },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateSavedFilterInput, required: true }) },
+    resolve: (_root, { id, input }, ctx) => service.updateSavedFilter(ctx, String(id), input as service.UpdateSavedFilterInput),
+  }),
+  deleteSavedFilter: t.field({
+    type: DeleteResult,
+    authScopes: { permission: "api.filters.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteSavedFilter(ctx, String(id)),
+  }),
+}));
