@@ -1,4 +1,6 @@
 import { Repeater } from "graphql-yoga";
+import { whereArg } from "../common/where.js";
+import { analysisSourceColumns } from "./analysis-source.columns.js";
 import type { TransientEvent } from "../../events/domain-event.js";
 import { builder } from "../../graphql/builder.js";
 import {
@@ -293,7 +295,7 @@ builder.queryFields((t) => ({
   analysisSources: t.field({
     type: pageOf(AnalysisSource, "AnalysisSourcePage"),
     authScopes: { permission: "api.analysis-sources.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AnalysisSource", analysisSourceColumns) },
     resolve: (_root, args, ctx) => service.queryAnalysisSources(ctx, args),
   }),
   analysisSourceEffectiveDateMetrics: t.field({
