@@ -109,3 +109,37 @@ describe("typed where inputs", () => {
   });
 });
 
+
+describe("uploads through GraphQL (multipart request convention)", () => {
+  const importDocument = `mutation($i: FileManagerPlacementInput!, $file: ID!) { importFileManagerFile(input: $i, file: $file) { id name extension originalName engagement { name } } }`;
+  const send = (form: FormData) => fetch(`${server.url}/api/graphql`, { method: "POST", headers: { authorization: `Bearer ${server.token}`, accept: "application/json" }, body: form });
+
+  it("streams the mapped file part into the file manager through the REST upload's service path", async () => {
+    const bytes = "Journal ID,Amount\r\nJE1,10.00\r\nJE2,-10.00\r\n";
+    const form = new FormData();
+    form.set("operations", JSON.stringify({ query: importDocument, variables: { i: { engagementId: engagements[0] }, file: null } }));
+    form.set("map", JSON.stringify({ "0": ["variables.file"] }));
+    form.set("0", new Blob([bytes], { type: "text/csv" }), "ledger.csv");
+    const response = await send(form);
+    const body = (await response.json()) as any;
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    expect(body.data.importFileManagerFile).toMatchObject({ name: "ledger", extension: "csv", originalName: "ledger.csv", engagement: { name: "E1" } });
+    const download = await fetch(`${server.url}/api/v1/file-manager/${body.data.importFileManagerFile.id}/export`, { headers: { authorization: `Bearer ${server.token}` } });
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe(bytes);
+  });
+
+  it("refuses a map naming a part that was not sent, and a file id not sent in this request", async () => {
+    const form = new FormData();
+    form.set("operations", JSON.stringify({ query: importDocument, variables: { i: { engagementId: engagements[0] }, file: null } }));
+    form.set("map", JSON.stringify({ "1": ["variables.file"] }));
+    form.set("0", new Blob(["x"]), "x.csv");
+    const missing = (await (await send(form)).json()) as any;
+    expect(missing.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(missing.errors[0].extensions.problems[0].identifier).toBe("map.1");
+
+    const forged = await server.gql(importDocument, { i: { engagementId: engagements[0] }, file: "0123456789abcdef01234567" });
+    expect(forged.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(forged.body.errors[0].extensions.problems[0].identifier).toBe("file");
+  });
+});
