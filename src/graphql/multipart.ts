@@ -19,7 +19,7 @@ export interface GraphqlMultipart {
 
 /**
  * A GraphQL multipart request (github.com/jaydenseric/graphql-multipart-request-spec): the
- * `operations` and `map` fields, then file parts, each streamed into storage under `uploads/` as
+ * `operations` and `map` fields and the file parts (in any order), each file streamed into storage under `uploads/` as
  * it arrives (memory stays flat at any size) and put into the variables at its `map` paths as
  * the id of the staged bytes, which mutations take with `takeUpload` like REST upload routes do.
  */
@@ -33,6 +33,8 @@ export async function receiveGraphqlMultipart(req: IncomingMessage, storage: Fil
   const writes: Array<Promise<unknown>> = [];
   let failure: Error | undefined;
   const tooLarge = () => new PayloadTooLargeError(`The file is larger than the limit of ${maxBytes} bytes; upload larger files as a chunked file`);
+  // The fields and the multipart framing add little to the files: a declared length far above the limit is refused unread.
+  if (Number(req.headers["content-length"] ?? 0) > maxBytes + 2 * FIELD_LIMIT + 64 * 1024) throw tooLarge();
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: req.headers, limits: { fieldSize: FIELD_LIMIT } });
@@ -45,11 +47,6 @@ export async function receiveGraphqlMultipart(req: IncomingMessage, storage: Fil
       fields[name] = value;
     });
     parser.on("file", (name, stream, info) => {
-      if (fields.operations === undefined || fields.map === undefined) {
-        stream.resume();
-        failure ??= new ValidationError("The operations and map fields must come before the files", { identifier: name });
-        return;
-      }
       const id = randomBytes(12).toString("hex");
       const upload: StagedUpload = { id, key: `uploads/${id}`, fileName: info.filename ?? "", contentType: info.mimeType, size: 0, taken: false };
       uploads.set(id, upload);
@@ -62,6 +59,9 @@ export async function receiveGraphqlMultipart(req: IncomingMessage, storage: Fil
           (error: Error) => {
             stream.resume();
             failure ??= error;
+            // Stop reading: the rest of an oversized body is not wanted (the answer closes the connection).
+            req.unpipe(parser);
+            reject(error);
           },
         ),
       );
