@@ -386,3 +386,14 @@ builder.subscriptionField("analysisSourceProgress", (t) =>
     resolve: (progress) => progress,
   }),
 );
+
+builder.objectField(AsyncResult, "analysisSource", (t) =>
+  t.field({
+    type: AnalysisSource,
+    nullable: true,
+    description: "The analysis source the job works on, when entityType is ANALYSIS_SOURCE",
+    authScopes: { permission: "api.analysis-sources.read" },
+    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_SOURCE" ? (service.analysisSourceOf(ctx, r.entityId) as never) : null),
+  }),
+);
+

@@ -416,6 +416,17 @@ describe("CSV export", () => {
     expect((await server.api.post("/data-tables/0123456789abcdef01234567/export", {})).status).toBe(404);
   });
 
+  it("walks from the export's async result to its file result, and from the data table to its engagement and result, in GraphQL", async () => {
+    const started = await server.api.post(`/data-tables/${dataTableId}/export`, {});
+    const done = await awaitJob(server.api, started.body.id);
+    const walked = await server.gql(`query($a: ID!, $d: ID!) {
+      asyncResult(id: $a) { fileResult { id fileName } analysisSource { id } }
+      dataTable(id: $d) { engagement { id } analysisResult { id } analysisSource { id } } }`, { a: started.body.id, d: dataTableId });
+    expect(walked.body.errors, JSON.stringify(walked.body.errors)).toBeUndefined();
+    expect(walked.body.data.asyncResult).toMatchObject({ fileResult: { id: done.entityId }, analysisSource: null });
+    expect(walked.body.data.dataTable).toEqual({ engagement: { id: source.engagementId }, analysisResult: null, analysisSource: { id: source.analysisSourceId } });
+  });
+
   it("starts the same export through GraphQL", async () => {
     const result = await server.gql(`mutation($id: ID!, $input: DataTableExportInput) { exportDataTable(id: $id, input: $input) { id type entityType status } }`, {
       id: dataTableId,
