@@ -313,7 +313,7 @@ describe("the data endpoint", () => {
     expect(Object.keys(pages[0].content[0])).toContain("account");
   });
 
-  it("pages by cursor (after: endCursor) in every order, ties included, exactly as one page holds them", async () => {
+  it("pages by cursor (after: endCursor) in every order, nulls and ties included, exactly as one page holds them", async () => {
     const sorts = [
       undefined,
       { field: "amount", direction: "DESC" },
@@ -338,6 +338,24 @@ describe("the data endpoint", () => {
         }
         expect(walked, JSON.stringify(sort)).toEqual(whole);
       }
+    }
+    // Nulls (blank references) sort as larger than any value: last ascending, first descending.
+    const blanks = await parseIntoEntriesTable(server, LEDGER.replace(/,R-1\r\n/g, ",\r\n").replace("R-3\r\nJE3", "\r\nJE3"), { proposedColumnMappings: MAPPINGS });
+    const [withNulls] = await findDataTable(blanks.analysisId);
+    for (const sort of [[{ field: "x_reference" }], [{ field: "x_reference", direction: "DESC" }], [{ field: "x_reference", direction: "DESC" }, { field: "amount" }]]) {
+      const wholeResponse = await data({ sort, pageSize: 100 }, withNulls!.id);
+      const whole = wholeResponse.body.content.map((r: { rowid: number }) => r.rowid);
+      expect(wholeResponse.body.content.filter((r: Record<string, unknown>) => r.x_reference === undefined).length).toBe(3);
+      const walked: number[] = [];
+      let after: string | undefined;
+      for (let i = 0; i < 10; i++) {
+        const response = await data({ sort, pageSize: 1, ...(after ? { after } : {}) }, withNulls!.id);
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+        walked.push(...response.body.content.map((r: { rowid: number }) => r.rowid));
+        if (response.body.last) break;
+        after = response.body.endCursor;
+      }
+      expect(walked, JSON.stringify(sort)).toEqual(whole);
     }
     // With a filter, through GraphQL.
     const first = await server.gql(`query($id: ID!, $i: DataTableDataInput) { dataTableData(id: $id, input: $i) { content endCursor hasNextPage } }`, {
