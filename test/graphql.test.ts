@@ -267,6 +267,7 @@ describe("GraphQL", () => {
   it("prices documents by page sizes multiplied through the nesting: a four-level tree and 60 aliased counts fit, a runaway is refused", async () => {
     const tree = (size: string) =>
       `query${size.startsWith("$") ? "($s: Int)" : ""} { organizations(size: ${size}) { totalElements content { id engagements { id analyses { id analysisSources { id analysisSourceTypeId } } } } } }`;
+    expect((await server.api.post("/organizations", { name: "Priced org" })).status).toBe(200);
     // 20 + 20*20 + 20*20*20 + 20*20*20*20 = 168,420 items counted: within the limit.
     const accepted = await server.gql(tree("20"));
     expect(accepted.body.errors, JSON.stringify(accepted.body.errors)).toBeUndefined();
@@ -286,6 +287,11 @@ describe("GraphQL", () => {
     expect(bounded.body.errors, JSON.stringify(bounded.body.errors)).toBeUndefined();
     const cyclic = `{ organizations(size: 100) { content { ${"engagements { organization { ".repeat(4)}id${" } }".repeat(4)} } } }`;
     expect((await server.gql(cyclic)).body.errors[0].message).toMatch(/at most 500000/);
+
+    // Data table pages count their pageSize (inline or in the input variable): 300 aliased pages of 2000 rows are refused.
+    const pages = Array.from({ length: 300 }, (_, i) => `p${i}: dataTableData(id: $id, input: $i) { numberOfElements }`).join(" ");
+    const manyPages = await server.gql(`query($id: ID!, $i: DataTableDataInput) { ${pages} }`, { id: "0123456789abcdef01234567", i: { pageSize: 2000 } });
+    expect(manyPages.body.errors[0].message).toMatch(/may return 600000 items/);
 
     // A dashboard: 60 aliased counts in one document.
     const counts = Array.from({ length: 60 }, (_, i) => `c${i}: engagements(filter: $f${i % 2}, size: 1) { totalElements }`).join(" ");

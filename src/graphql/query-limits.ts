@@ -3,6 +3,7 @@ import {
   Kind,
   getNamedType,
   getNullableType,
+  isInputObjectType,
   isInterfaceType,
   isListType,
   isObjectType,
@@ -77,10 +78,27 @@ function isEntity(type: GraphQLNamedType): boolean {
   return (isObjectType(type) || isInterfaceType(type)) && (type.name === "Entity" || type.getInterfaces().some((i) => i.name === "Entity"));
 }
 
-/** The page size a field asks for: a literal, a variable, or the argument's default. */
+/** Rows a data page returns when its input names no pageSize (the data endpoint's default). */
+const INPUT_PAGE_SIZE_DEFAULT = 100;
+
+/**
+ * The page size a field asks for: a literal, a variable, or the argument's default; or, for fields
+ * taking an `input` object with a `pageSize` (`dataTableData`), that field of the input, written
+ * inline or inside a variable (`{ variable: "i.pageSize" }`).
+ */
 function sizeFactor(field: GraphQLField<unknown, unknown>, node: FieldNode): Factor | undefined {
   const name = SIZE_ARGUMENTS.find((n) => field.args.some((a) => a.name === n));
-  if (!name) return undefined;
+  if (!name) {
+    const input = field.args.find((a) => a.name === "input");
+    const inputType = input ? getNullableType(input.type) : undefined;
+    if (!inputType || !isInputObjectType(inputType) || !inputType.getFields().pageSize) return undefined;
+    const given = node.arguments?.find((a) => a.name.value === "input")?.value;
+    if (given?.kind === Kind.VARIABLE) return { variable: `${given.name.value}.pageSize` };
+    const pageSize = given?.kind === Kind.OBJECT ? given.fields.find((f) => f.name.value === "pageSize")?.value : undefined;
+    if (pageSize?.kind === Kind.INT) return Math.max(Number(pageSize.value), 0);
+    if (pageSize?.kind === Kind.VARIABLE) return { variable: pageSize.name.value };
+    return INPUT_PAGE_SIZE_DEFAULT;
+  }
   const given = node.arguments?.find((a) => a.name.value === name)?.value;
   if (given?.kind === Kind.INT) return Math.max(Number(given.value), 0);
   if (given?.kind === Kind.VARIABLE) return { variable: given.name.value };
@@ -174,7 +192,12 @@ export function documentCosts(schema: GraphQLSchema, document: DocumentNode): Ma
 /** The operation's cost with these variables (a size variable left out or null counts as its default, else the default page size). */
 export function evaluateCost(cost: OperationCost, variables: Readonly<Record<string, unknown>> | null | undefined): number {
   const value = (name: string): number => {
-    const given = variables?.[name] ?? cost.defaults.get(name);
+    const [variable, member] = name.split(".") as [string, string | undefined];
+    let given = variables?.[variable] ?? cost.defaults.get(variable);
+    if (member !== undefined) {
+      given = given !== null && typeof given === "object" ? (given as Record<string, unknown>)[member] : undefined;
+      if (given === undefined || given === null) return INPUT_PAGE_SIZE_DEFAULT;
+    }
     return typeof given === "number" && Number.isFinite(given) ? Math.max(given, 0) : QUERY_LIMITS.defaultListSize;
   };
   let total = 0;
