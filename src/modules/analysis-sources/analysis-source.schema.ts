@@ -1,4 +1,5 @@
 import { Repeater } from "graphql-yoga";
+import { transactionIdPreviewColumns } from "./analysis-source.columns.js";
 import { whereArg } from "../common/where.js";
 import { analysisSourceColumns } from "./analysis-source.columns.js";
 import type { TransientEvent } from "../../events/domain-event.js";
@@ -313,7 +314,7 @@ builder.queryFields((t) => ({
   transactionIdPreviews: t.field({
     type: pageOf(TransactionIdPreview, "TransactionIdPreviewPage"),
     authScopes: { permission: "api.analysis-sources.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "TransactionIdPreview", transactionIdPreviewColumns) },
     resolve: (_root, args, ctx) => service.queryTransactionIdPreviews(ctx, args),
   }),
 }));
