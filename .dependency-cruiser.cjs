@@ -14,7 +14,7 @@ const LAYERS = [
   { name: "runtime", path: "^src/(jobs|graphql|requests)/" },
   { name: "engines", path: "^src/(ingestion|engine)/" },
   { name: "modules", path: "^src/modules/" },
-  { name: "composition", path: "^(schema|rest|subscriptions)/|^src/(server|app-services|main)\\.ts$" },
+  { name: "composition", path: "^(schema|rest|subscriptions|web)/|^src/(server|app-services|main)\\.ts$" },
 ];
 
 // The one leaf of the composition layer that families import: the route entry types and helpers.

@@ -9,7 +9,7 @@ export default defineConfig({
     alias: { graphql: require.resolve("graphql") },
   },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts", "rest/**/*.test.ts", "subscriptions/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "test/**/*.test.ts", "rest/**/*.test.ts", "subscriptions/**/*.test.ts", "web/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     maxWorkers: 3,

@@ -15,6 +15,7 @@ import {
   type GraphQLSchema,
 } from "graphql";
 import type { CompiledRoute } from "./compile.js";
+import { namedShapes, shapeOf } from "../src/modules/common/json-shape.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -67,27 +68,41 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
     return {
       type: "object",
       additionalProperties: false,
-      properties: Object.fromEntries(fields.map((f) => [f.name, { ...wrap(f.type, true), ...(f.description ? { description: f.description } : {}) }])),
+      properties: Object.fromEntries(fields.map((f) => [f.name, { ...(shapeOf(f.extensions) ?? wrap(f.type, true)), ...(f.description ? { description: f.description } : {}) }])),
       required: fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined).map((f) => f.name),
     };
   };
 
+  // REST bodies are the route's selection (rest/selection.ts): every field without required
+  // arguments, links between entities left out, nulls omitted; so a non-null field is always there.
   const outputObject = (type: GraphQLNamedType): JsonSchema => {
     if (isUnionType(type) || isInterfaceType(type)) {
-      return { oneOf: schema.getPossibleTypes(type).map((t) => ref(t, false)) };
+      return { anyOf: schema.getPossibleTypes(type).map((t) => ref(t, false)) };
     }
     if (!isObjectType(type)) return {};
     const parentIsEntity = isEntity(type);
     const fields = Object.values(type.getFields()).filter((f) => !f.args.some(isRequiredArgument) && !(parentIsEntity && isEntity(getNamedType(f.type))));
+    const required = fields.filter((f) => isNonNullType(f.type)).map((f) => f.name);
     return {
       type: "object",
-      properties: Object.fromEntries(fields.map((f) => [f.name, { ...wrap(f.type, false), ...(f.deprecationReason ? { deprecated: true } : {}), ...(f.description ? { description: f.description } : {}) }])),
+      properties: Object.fromEntries(
+        fields.map((f) => [
+          f.name,
+          { ...(shapeOf(f.extensions) ?? wrap(f.type, false)), ...(f.deprecationReason ? { deprecated: true } : {}), ...(f.description ? { description: f.description } : {}) },
+        ]),
+      ),
+      ...(required.length > 0 ? { required } : {}),
     };
   };
+
+  // Every enumeration is published, also those only JSON shapes use (MetricState).
+  for (const type of Object.values(schema.getTypeMap())) if (isEnumType(type) && !type.name.startsWith("__")) ref(type, false);
+  for (const [name, shape] of namedShapes()) components[name] = shape;
 
   components.ErrorBody = {
     type: "object",
     description: "ActionableErrorResponse (wire reference section 3)",
+    required: ["type", "title", "status", "instance", "origin", "problemCount", "problems"],
     properties: {
       type: { type: "string" },
       title: { type: "string" },
@@ -100,20 +115,9 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
       problems: { type: "array", items: { $ref: "#/components/schemas/Problem" } },
     },
   };
-  components.Problem = {
-    type: "object",
-    properties: {
-      problemType: { type: "string" },
-      severity: { type: "string", enum: ["WARNING", "ERROR"] },
-      identifier: { type: "string" },
-      reason: { type: "string" },
-      values: { type: "array", items: { type: "string" } },
-      suggestedValues: { type: "array", items: { type: "string" } },
-      entityId: { type: "string" },
-      entityType: { type: "string" },
-      problemCount: { type: "integer" },
-    },
-  };
+  // ProblemType, Severity and Problem are GraphQL types (src/modules/common/problem.ts), published
+  // with the other types; the error body refers to them.
+  ref(schema.getType("Problem")!, false);
   components.Filter = { type: "object", description: "Query-language filter (spec 4.2); {} matches everything" };
 
   const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorBody" } } } });
@@ -142,6 +146,24 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
         };
       }
     }
+    // Action routes taking single keys of the body ({engagementId}, {chunkedFileId}): exactly those keys.
+    const bodyKeys = route.variables.filter((v) => v.source.from === "bodyKey");
+    if (bodyKeys.length > 0 && !requestBody) {
+      const required = bodyKeys.filter((v) => isNonNullType(v.type)).map((v) => (v.source as { name: string }).name);
+      requestBody = {
+        required: required.length > 0,
+        content: {
+          "application/json": {
+            schema: {
+              type: "object",
+              additionalProperties: false,
+              properties: Object.fromEntries(bodyKeys.map((v) => [(v.source as { name: string }).name, wrap(v.type, true)])),
+              ...(required.length > 0 ? { required } : {}),
+            },
+          },
+        },
+      };
+    }
     const upload = route.def.upload;
     if (upload) {
       const properties: Record<string, JsonSchema> = {};
@@ -158,6 +180,10 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
       };
     }
     if (route.def.bodyFile) requestBody = { required: true, content: { "application/json": { schema: route.def.bodyFile.schema } } };
+    // Actions without arguments in the body (POST /analyses/{id}/run, exports) take `{}` or nothing.
+    if (!requestBody && (route.method === "POST" || route.method === "PUT")) {
+      requestBody = { required: false, content: { "application/json": { schema: { type: "object", additionalProperties: false, properties: {} } } } };
+    }
     const success = route.def.download
       ? {
           description: "The file's bytes",
@@ -186,6 +212,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
         ...(route.method === "PUT" || route.method === "DELETE" ? { "409": errorResponse("Version mismatch or state conflict") } : {}),
         ...(upload ? { "413": errorResponse("The file is larger than the limit") } : route.def.bodyFile ? { "413": errorResponse("The body is larger than the limit") } : {}),
         "429": errorResponse("Rate limit exceeded"),
+        default: errorResponse("Any other failure (405, 409, 423, 500, 503, ...): the same error body"),
       },
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;

@@ -1,4 +1,4 @@
-import type { RequestContext } from "../src/app-types.js";
+import type { RequestContext, UploadObserver } from "../src/app-types.js";
 
 /**
  * The REST layer is a table of these entries. Each names the GraphQL root field it runs and where
@@ -39,6 +39,18 @@ export interface UploadSpec {
    * JSON parts that arrived before the file part (possibly none) when the file part starts.
    */
   limit?: (ctx: RequestContext, params: Record<string, string>) => Promise<(json: Record<string, unknown>) => UploadLimit>;
+  /**
+   * Reads the file part's bytes while they are stored (the file manager inspects new files as they
+   * arrive); its result is on the staged upload (`observed`) when the mutation runs. Null: not this file.
+   */
+  observe?: (ctx: RequestContext, file: ObservedFile) => UploadObserver | null;
+}
+
+export interface ObservedFile {
+  fileName: string;
+  contentType: string;
+  /** The request's Content-Length: the file part's size plus a little, when the client sent it. */
+  declaredBytes: number | null;
 }
 
 export interface UploadLimit {

@@ -30,6 +30,24 @@ export function stripNulls(value: unknown): unknown {
   return out;
 }
 
+/**
+ * A path parameter as sent, percent-decoded. Path parameters are ids: a broken escape (`%E0%A4%A`)
+ * or a control character (`%00`, which PostgreSQL text cannot hold) is the caller's mistake, and
+ * is refused before anything (an upload's limit, a claim) looks the id up.
+ */
+function pathValue(raw: string, name: string): string {
+  let value: string;
+  try {
+    value = decodeURIComponent(raw);
+  } catch {
+    throw new ValidationError(`Path parameter ${name} is not a valid percent-encoded value`, { identifier: name, values: [raw], problemType: "INCORRECT_DATA_TYPE" });
+  }
+  if (/[\u0000-\u001f\u007f]/.test(value)) {
+    throw new ValidationError(`Path parameter ${name} expects an id without control characters (such as NUL)`, { identifier: name, values: [raw], problemType: "INCORRECT_DATA_TYPE" });
+  }
+  return value;
+}
+
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266 / 5987). */
 export function contentDisposition(fileName: string): string {
   const fallback = fileName.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
@@ -123,6 +141,8 @@ export function createRestHandler(options: {
         throw new NotFoundError("Endpoint", `${req.method} ${path}`);
       }
 
+      // The route template labels the request's metrics (server.ts), bounded unlike the path.
+      res.locals.routeTemplate = route.path;
       const { execute, contextFactory, schema } = yoga.getEnveloped({ rest: identity } as never);
       // Who is asking, and whether the route is theirs, is settled before a single byte of the body
       // is read: an anonymous caller must not make the server read and parse up to JSON_BODY_LIMIT
@@ -133,10 +153,11 @@ export function createRestHandler(options: {
       try {
         let body: unknown;
         let multipart: ReceivedMultipart | undefined;
-        const params = () => Object.fromEntries(route!.pathParams.map((name, i) => [name, decodeURIComponent(match![i + 1])]));
+        const params = () => Object.fromEntries(route!.pathParams.map((name, i) => [name, pathValue(match![i + 1], name)]));
         if (route.def.upload) {
           const limitFor = await route.def.upload.limit?.(contextValue, params());
-          multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor);
+          const observe = route.def.upload.observe;
+          multipart = await receiveMultipart(req, route.def.upload, storage, route.def.upload.maxBytes ?? options.maxUploadBytes, limitFor, observe && ((file) => observe(contextValue, file)));
           contextValue.uploads = new Map([...multipart.files.values()].map((file) => [file.id, file]));
         } else if (route.def.bodyFile) {
           release = await route.def.bodyFile.claim?.(contextValue, params());
@@ -154,7 +175,7 @@ export function createRestHandler(options: {
           for (const variable of route.variables) {
             const source = variable.source;
             let value: unknown;
-            if (source.from === "path") value = decodeURIComponent(match[route.pathParams.indexOf(source.name) + 1]);
+            if (source.from === "path") value = pathValue(match[route.pathParams.indexOf(source.name) + 1], source.name);
             else if (source.from === "query") value = queryValue(req.query[source.name], variable.type, source.name);
             else if (source.from === "body") value = body;
             else if (source.from === "bodyKey") value = body && typeof body === "object" ? (body as Record<string, unknown>)[source.name] : undefined;
@@ -165,7 +186,7 @@ export function createRestHandler(options: {
             if (value === undefined && (source.from === "body" || source.from === "part") && variable.readType && getNullableType(variable.type) !== variable.type) value = {};
             if (variable.readType) value = normalizeInput(value, variable.type, variable.readType, source.from === "part" ? source.name : "", problems);
             if (value !== undefined) variables[variable.name] = value;
-            const found = coercionProblems(value ?? null, variable.type, source.from === "part" ? source.name : variable.name, source.from === "body");
+            const found = coercionProblems(value ?? null, variable.type, source.from === "part" || source.from === "path" ? source.name : variable.name, source.from === "body");
             // Name a JSON part's fields with the part, as the unknown-key problems above do.
             if (source.from === "part") for (const problem of found) if (problem.identifier && problem.identifier !== source.name) problem.identifier = `${source.name}.${problem.identifier}`;
             problems.push(...found);

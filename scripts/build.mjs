@@ -1,4 +1,4 @@
-// `npm run build`: the server's TypeScript (src, rest, schema, subscriptions) to JavaScript under
+// `npm run build`: the server's TypeScript (src, rest, schema, subscriptions, web) to JavaScript under
 // dist/, file for file (no bundling, so import paths stay as written). Running compiled code
 // instead of loading TypeScript through tsx at start-up takes about 55 MB off the server's
 // resident memory (tsx keeps every transformed module and its source map). Takes about a second.
@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const OUT = join(ROOT, "dist");
-const DIRS = ["src", "rest", "schema", "subscriptions"];
+const DIRS = ["src", "rest", "schema", "subscriptions", "web"];
 
 function files(dir, out = []) {
   for (const name of readdirSync(dir)) {

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { createMetrics } from "./core/metrics.js";
 import pg from "pg";
 import type { Redis } from "ioredis";
 import type { App } from "./app-types.js";
@@ -8,6 +9,7 @@ import type { Logger } from "./core/logger.js";
 import { withoutNul } from "./core/db-text.js";
 import { MemoryWindowCounter, RedisWindowCounter, type WindowCounter } from "./core/rate-limit.js";
 import { endPool } from "./db/end-pool.js";
+import { AuthFailureLimiter } from "./auth/auth-failures.js";
 import { TokenAuthenticator } from "./auth/authenticate.js";
 import { createAppPubSub, type AppPubSub } from "./events/pubsub.js";
 import { OutboxRelay } from "./events/outbox.js";
@@ -84,8 +86,8 @@ export async function createAppServices(config: Config & { databaseUrl: string }
   }
   const pubsub = createAppPubSub(redis && redisSubscriber ? { publish: redis, subscribe: redisSubscriber } : undefined);
   const relay = new OutboxRelay(pool, pubsub, logger);
-  const tokens = new TokenAuthenticator(pool);
   const counters: WindowCounter = redis ? new RedisWindowCounter(redis) : new MemoryWindowCounter();
+  const tokens = new TokenAuthenticator(pool, undefined, new AuthFailureLimiter(counters, config.authFailureLimit, config.authFailureWindowSeconds));
 
   // Any process changing a token tells every process to forget cached tokens.
   const tokenChanges = pubsub.subscribe("auth-tokens-changed");
@@ -107,6 +109,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
     jobs: undefined as unknown as JobRuntime,
     scheduler: undefined as unknown as Scheduler,
     storage: new LocalFileStorage(join(config.dataDir, "files")),
+    metrics: createMetrics(),
     async close() {
       await app.scheduler.close();
       await app.jobs.close();

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Config } from "./config.js";
 import type { Logger } from "./core/logger.js";
 import type { WindowCounter } from "./core/rate-limit.js";
+import type { Metrics } from "./core/metrics.js";
 import type { AuthInfo, TokenAuthenticator } from "./auth/authenticate.js";
 import type { AppPubSub } from "./events/pubsub.js";
 import type { OutboxRelay } from "./events/outbox.js";
@@ -51,6 +52,8 @@ export interface App {
   scheduler: SchedulerService;
   /** File bytes (uploads, chunks, results): `$DATA_DIR/files` behind the FileStorage interface. */
   storage: FileStorage;
+  /** Prometheus metrics of this process (`GET /metrics`). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -70,6 +73,19 @@ export interface RequestContext {
   claims?: Set<string>;
 }
 
+/**
+ * Reads a new file's bytes while they are stored (the file manager's inspection on arrival):
+ * `through` passes the bytes on to storage at the reader's pace; `result` is what the reading
+ * found, once they have ended. What it made is the file's once `keep` is called; `discard` removes
+ * it otherwise (the file was not created).
+ */
+export interface UploadObserver<R = unknown> {
+  through(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array>;
+  result(): Promise<R>;
+  keep(): void;
+  discard(): Promise<void>;
+}
+
 /** Bytes of one multipart file part, already in storage; a mutation takes it over by id. */
 export interface StagedUpload {
   id: string;
@@ -78,4 +94,7 @@ export interface StagedUpload {
   contentType: string;
   size: number;
   taken: boolean;
+  /** What read the bytes as they arrived (an upload route's `observe`), with its result. */
+  observer?: UploadObserver;
+  observed?: unknown;
 }

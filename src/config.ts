@@ -26,6 +26,21 @@ export interface Config {
   /** Tenant-wide limit on user create/update/resend-activation calls per hour. */
   modifyUsersHourlyLimit: number;
   trustProxy: boolean;
+  /**
+   * With trustProxy: how many proxies in front of the server append to X-Forwarded-For. The client
+   * address is the entry that many places from the right (Express's `trust proxy` = n): entries
+   * further left were written by the caller and prove nothing.
+   */
+  trustProxyHops: number;
+  /**
+   * Host names (host[:port]) emailed links may be built from when PUBLIC_URL is unset; a request
+   * addressed to any other host gets links to the listen address instead (the Host header is the
+   * caller's to choose).
+   */
+  publicHosts: string[];
+  /** Failed authentications per client address per window before the address gets 429. */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
   /** Largest JSON request body accepted, in bytes. */
   jsonBodyLimit: number;
   publicUrl?: string;
@@ -39,11 +54,23 @@ export interface Config {
   schedulerTickSeconds: number;
   /** Interval of the cleanup of expired chunked files and JSON tables. */
   cleanupIntervalSeconds: number;
+  /** Temporary bytes (and stored bytes no entity names) older than this are a crash's leftovers. */
+  tempFileMaxAgeSeconds: number;
   /** Largest single-file upload in bytes (413 above); the spec's limit is 8 GiB. */
   maxUploadBytes: number;
   /** Data table exports of more rows than this are written unsorted (spec: 2 million). */
   dataTableExportSortLimit: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** 32-byte key (64 hex digits or base64) encrypting stored secrets; unset: generated into DATA_DIR/secrets-key. */
+  secretsKey?: string;
+  /** Bound on each request to a warehouse (connect, statement, chunk), in seconds. */
+  warehouseTimeoutSeconds: number;
+  /** PEM file of extra certificate authorities trusted for warehouse HTTPS (a private CA). */
+  warehouseCaFile?: string;
+  /** Bearer token Prometheus sends to `GET /metrics`; without it (and without `metricsPort`) /metrics is off. */
+  metricsToken?: string;
+  /** Serve /metrics on this port of `host` instead of the API port (no token needed there unless `metricsToken` is set). */
+  metricsPort?: number;
   /**
    * Secret from which the key that encrypts webhook signing keys at rest is derived. Unset: a
    * random one is generated into `DATA_DIR/webhook-key` on the first start and read from there.
@@ -87,17 +114,26 @@ export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: s
   { name: "IP_RATE_LIMIT", default: "6000", meaning: "requests per IP per window before 429" },
   { name: "IP_RATE_LIMIT_WINDOW_SECONDS", default: "30", meaning: "per-IP window length" },
   { name: "MODIFY_USERS_HOURLY_LIMIT", default: "100", meaning: "tenant-wide user create/update/resend calls per hour" },
-  { name: "TRUST_PROXY", default: "false", meaning: "take the client address from X-Forwarded-For, and emailed links' scheme and host (without PUBLIC_URL) from X-Forwarded-Proto/-Host" },
+  { name: "TRUST_PROXY", default: "false", meaning: "true (one proxy) or the number of proxies in front: the client address is the X-Forwarded-For entry that many places from the right; emailed links' scheme and host from X-Forwarded-Proto/-Host (hosts still need PUBLIC_HOSTS)" },
+  { name: "PUBLIC_HOSTS", default: "(none)", meaning: "comma-separated host[:port] names emailed links may use when PUBLIC_URL is unset; other requests get links to the listen address" },
+  { name: "AUTH_FAILURE_LIMIT", default: "30", meaning: "failed authentications per client address per window before that address gets 429" },
+  { name: "AUTH_FAILURE_WINDOW_SECONDS", default: "300", meaning: "length of that window" },
   { name: "JSON_BODY_LIMIT", default: "67108864", meaning: "largest JSON body in bytes (413 above)" },
-  { name: "PUBLIC_URL", default: "(derived from the request)", meaning: "external base URL used in links; unset: the scheme and host the request was sent to" },
+  { name: "PUBLIC_URL", default: "(the listen address)", meaning: "external base URL used in emailed links; unset: the listen address, or a PUBLIC_HOSTS host the request was sent to" },
   { name: "JOB_CONCURRENCY", default: "2", meaning: "jobs one process runs at once" },
   { name: "JOB_LEASE_SECONDS", default: "30", meaning: "job lease; a job whose process died is resumed after it expires" },
   { name: "JOB_SWEEP_SECONDS", default: "10", meaning: "how often to look for abandoned or unscheduled jobs" },
   { name: "SCHEDULER_TICK_SECONDS", default: "30", meaning: "how often to check for due maintenance tasks" },
   { name: "CLEANUP_INTERVAL_SECONDS", default: "3600", meaning: "interval of the expired chunked file / JSON table cleanup" },
+  { name: "TEMP_FILE_MAX_AGE_SECONDS", default: "3600", meaning: "unfinished uploads and writes, and stored bytes no entity refers to, older than this are removed by the cleanup" },
   { name: "MAX_UPLOAD_BYTES", default: "8589934592", meaning: "single-file upload limit (8 GiB; 413 above)" },
   { name: "DATA_TABLE_EXPORT_SORT_LIMIT", default: "2000000", meaning: "data table exports above this many rows are unsorted" },
   { name: "LOG_LEVEL", default: "info", meaning: "debug, info, warn, error or silent" },
+  { name: "SECRETS_KEY", default: "(generated into DATA_DIR/secrets-key)", meaning: "AES-256-GCM key (64 hex digits or base64 of 32 bytes) encrypting warehouse credentials at rest" },
+  { name: "WAREHOUSE_CA_FILE", default: "(system CAs only)", meaning: "PEM file of extra certificate authorities trusted for warehouse HTTPS" },
+  { name: "WAREHOUSE_TIMEOUT_SECONDS", default: "30", meaning: "bound on each warehouse request (token, statement, result chunk)" },
+  { name: "METRICS_TOKEN", default: "(unset)", meaning: "bearer token for GET /metrics (Prometheus); unset and without METRICS_PORT, /metrics is off (404)" },
+  { name: "METRICS_PORT", default: "(unset)", meaning: "serve /metrics on this separate port instead of the API port (token only if METRICS_TOKEN is set)" },
   { name: "WEBHOOK_KEY_ENCRYPTION_KEY", default: "(generated into DATA_DIR/webhook-key)", meaning: "secret (at least 16 characters) from which the key encrypting webhook signing keys at rest is derived; every process of a deployment needs the same" },
   { name: "WEBHOOK_RETRY_SCHEDULE", default: DEFAULT_WEBHOOK_RETRY_SCHEDULE, meaning: "waits before each retry of a failed webhook delivery (s, m, h units; ±10 % jitter; a longer Retry-After wins)" },
   { name: "WEBHOOK_TIMEOUT_SECONDS", default: "15", meaning: "a delivery attempt not answered in time failed" },
@@ -118,6 +154,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw === "" ? undefined : raw;
+}
+
+/** TRUST_PROXY: unset/false/0 trusts no proxy, true one, a number that many. */
+function trustProxy(raw: string | undefined): { trustProxy: boolean; trustProxyHops: number } {
+  if (raw === undefined || raw === "false" || raw === "0") return { trustProxy: false, trustProxyHops: 0 };
+  if (raw === "true") return { trustProxy: true, trustProxyHops: 1 };
+  if (/^\d+$/.test(raw)) return { trustProxy: true, trustProxyHops: Number(raw) };
+  throw new Error(`TRUST_PROXY must be true, false or the number of proxies in front of the server, got "${raw}"`);
 }
 
 const DURATION = /^(\d+)(s|m|h)?$/;
@@ -173,7 +217,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ipRateLimit: int(env, "IP_RATE_LIMIT", 6000),
     ipRateLimitWindowSeconds: int(env, "IP_RATE_LIMIT_WINDOW_SECONDS", 30),
     modifyUsersHourlyLimit: int(env, "MODIFY_USERS_HOURLY_LIMIT", 100),
-    trustProxy: optional(env, "TRUST_PROXY") === "true",
+    ...trustProxy(optional(env, "TRUST_PROXY")),
+    publicHosts: (optional(env, "PUBLIC_HOSTS") ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean),
+    authFailureLimit: int(env, "AUTH_FAILURE_LIMIT", 30),
+    authFailureWindowSeconds: Math.max(1, int(env, "AUTH_FAILURE_WINDOW_SECONDS", 300)),
     jsonBodyLimit: int(env, "JSON_BODY_LIMIT", 64 * 1024 * 1024),
     publicUrl: optional(env, "PUBLIC_URL"),
     jobConcurrency: Math.max(1, int(env, "JOB_CONCURRENCY", 2)),
@@ -181,9 +228,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobSweepSeconds: Math.max(1, int(env, "JOB_SWEEP_SECONDS", 10)),
     schedulerTickSeconds: Math.max(1, int(env, "SCHEDULER_TICK_SECONDS", 30)),
     cleanupIntervalSeconds: Math.max(1, int(env, "CLEANUP_INTERVAL_SECONDS", 3600)),
+    tempFileMaxAgeSeconds: Math.max(1, int(env, "TEMP_FILE_MAX_AGE_SECONDS", 3600)),
     maxUploadBytes: int(env, "MAX_UPLOAD_BYTES", 8 * 1024 * 1024 * 1024),
     dataTableExportSortLimit: int(env, "DATA_TABLE_EXPORT_SORT_LIMIT", DATA_TABLE_EXPORT_SORT_LIMIT),
     logLevel,
+    secretsKey: optional(env, "SECRETS_KEY"),
+    warehouseTimeoutSeconds: Math.max(1, int(env, "WAREHOUSE_TIMEOUT_SECONDS", 30)),
+    warehouseCaFile: optional(env, "WAREHOUSE_CA_FILE"),
+    metricsToken: optional(env, "METRICS_TOKEN"),
+    metricsPort: optional(env, "METRICS_PORT") === undefined ? undefined : int(env, "METRICS_PORT", 0),
     webhookKeyEncryptionKey: keyEncryptionKey(optional(env, "WEBHOOK_KEY_ENCRYPTION_KEY")),
     webhookRetrySchedule: retrySchedule(optional(env, "WEBHOOK_RETRY_SCHEDULE") ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutSeconds: Math.max(1, int(env, "WEBHOOK_TIMEOUT_SECONDS", 15)),

@@ -2,10 +2,11 @@ import type { IncomingMessage, Server } from "node:http";
 import { randomUUID } from "node:crypto";
 import { WebSocketServer, type WebSocket } from "ws";
 import { useServer } from "graphql-ws/use/ws";
-import type { ExecutionArgs } from "graphql";
+import { GraphQLError, type ExecutionArgs } from "graphql";
 import type { App } from "../src/app-types.js";
-import { clientAddress, GRAPHQL_PATH, requestOrigin, type AppYoga } from "../src/graphql/yoga.js";
+import { GRAPHQL_PATH, type AppYoga } from "../src/graphql/yoga.js";
 import { formatError } from "../src/graphql/error-format.js";
+import { clientAddress, requestOrigin } from "../src/auth/request-address.js";
 import type { RequestIdentity } from "../src/graphql/context-factory.js";
 
 function authorizationFrom(params: Record<string, unknown> | undefined, header: string | undefined): string | undefined {
@@ -29,11 +30,17 @@ export function attachSubscriptions(server: Server, yoga: AppYoga, app: App): { 
   const wss = new WebSocketServer({ server, path: GRAPHQL_PATH });
   const identity = (ctx: ConnectionContext): RequestIdentity => ({
     authorization: authorizationFrom(ctx.connectionParams, ctx.extra.request.headers.authorization),
-    clientIp: clientAddress(ctx.extra.request, app.config.trustProxy),
-    origin: requestOrigin(ctx.extra.request, app.config.trustProxy),
+    clientIp: clientAddress(ctx.extra.request, app.config),
+    origin: requestOrigin(ctx.extra.request, app.config),
     requestId: randomUUID(),
   });
   const open = new Map<WebSocket, ConnectionContext>();
+  const expiryTimers = new Map<WebSocket, NodeJS.Timeout>();
+  const forget = (socket: WebSocket) => {
+    open.delete(socket);
+    clearTimeout(expiryTimers.get(socket));
+    expiryTimers.delete(socket);
+  };
   const recheck = async () => {
     for (const [socket, ctx] of open) {
       const { authorization, clientIp } = identity(ctx);
@@ -43,8 +50,22 @@ export function attachSubscriptions(server: Server, yoga: AppYoga, app: App): { 
       );
       if (valid) continue;
       socket.close(4401, "Unauthorized: the token is unknown, deleted or expired");
-      open.delete(socket);
+      forget(socket);
     }
+  };
+  /**
+   * Closes the connection the moment its token expires (events kept flowing for up to RECHECK_MS
+   * after expiry). Timers reach at most ~24.8 days; a later expiry is met by a recheck on the way.
+   */
+  const closeAtExpiry = (socket: WebSocket, expiresAt: number) => {
+    const delay = expiresAt - Date.now();
+    if (delay > 2 ** 31 - 1) return;
+    const timer = setTimeout(() => {
+      socket.close(4401, "Unauthorized: the token expired");
+      forget(socket);
+    }, Math.max(0, delay));
+    timer.unref();
+    expiryTimers.set(socket, timer);
   };
   const tokenChanges = app.pubsub.subscribe("auth-tokens-changed");
   void (async () => {
@@ -60,21 +81,29 @@ export function attachSubscriptions(server: Server, yoga: AppYoga, app: App): { 
       onConnect: async (ctx) => {
         try {
           const { authorization, clientIp } = identity(ctx);
-          await app.tokens.authenticate(authorization, clientIp);
+          const auth = await app.tokens.authenticate(authorization, clientIp);
           open.set(ctx.extra.socket, ctx);
+          closeAtExpiry(ctx.extra.socket, auth.expiresAt);
           return true;
         } catch {
           return false;
         }
       },
-      onClose: (ctx) => void open.delete(ctx.extra.socket),
+      onClose: (ctx) => forget(ctx.extra.socket),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors?.length ? { ...result, errors: result.errors.map(formatError) } : undefined),
       onError: (_ctx, _id, _payload, errors) => errors.map(formatError),
       execute: (args: ExecutionArgs) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
       subscribe: (args: ExecutionArgs) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
       onSubscribe: async (ctx, _id, params) => {
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ identity: identity(ctx), params } as never);
-        const document = parse(params.query);
+        let document: ReturnType<typeof parse>;
+        try {
+          document = parse(params.query);
+        } catch (error) {
+          // A document that does not parse (or nests too deep) is this operation's error, not the connection's.
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
         const errors = validate(schema, document);
         if (errors.length > 0) return errors;
         return { schema, operationName: params.operationName, document, variableValues: params.variables, contextValue: await contextFactory(), rootValue: { execute, subscribe } };
@@ -85,6 +114,7 @@ export function attachSubscriptions(server: Server, yoga: AppYoga, app: App): { 
   return {
     async close() {
       clearInterval(timer);
+      for (const socket of [...expiryTimers.keys()]) forget(socket);
       await tokenChanges.return?.();
       // dispose() closes the WebSocketServer itself; closing it again would throw.
       await disposable.dispose();

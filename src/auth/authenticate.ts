@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { BlockList } from "node:net";
 import { UnauthenticatedError } from "../core/errors.js";
+import type { AuthFailureLimiter } from "./auth-failures.js";
 import { addressAllowed, buildAllowList } from "./ip-allow.js";
 import { isPermission, type Permission } from "./permissions.js";
 import { hashToken } from "./token-secret.js";
@@ -10,6 +11,10 @@ export interface AuthInfo {
   userId: string;
   userName: string;
   permissions: ReadonlySet<Permission>;
+  /** When the token stops working (ms since the epoch): subscriptions end then, tokens it creates end no later. */
+  expiresAt: number;
+  /** The token's own address limits (empty: any address); tokens it creates stay within them. */
+  allowedAddresses: readonly string[];
 }
 
 interface TokenEntry {
@@ -30,6 +35,7 @@ export class TokenAuthenticator {
   constructor(
     private readonly pool: pg.Pool,
     private readonly ttlMs = 30_000,
+    private readonly failures?: AuthFailureLimiter,
   ) {}
 
   invalidate(): void {
@@ -37,6 +43,16 @@ export class TokenAuthenticator {
   }
 
   async authenticate(authorization: string | undefined | null, clientIp: string): Promise<AuthInfo> {
+    this.failures?.assertAllowed(clientIp);
+    try {
+      return await this.check(authorization, clientIp);
+    } catch (error) {
+      if (error instanceof UnauthenticatedError) await this.failures?.failed(clientIp);
+      throw error;
+    }
+  }
+
+  private async check(authorization: string | undefined | null, clientIp: string): Promise<AuthInfo> {
     const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (!match) throw new UnauthenticatedError("Missing bearer token: send the header Authorization: Bearer <token>");
     const hash = hashToken(match[1]);
@@ -76,6 +92,8 @@ export class TokenAuthenticator {
         userId: row.user_id,
         userName: [row.first_name, row.last_name].filter(Boolean).join(" "),
         permissions: new Set(row.permissions.filter(isPermission)),
+        expiresAt: row.expiry.getTime(),
+        allowedAddresses: row.allowed_addresses,
       },
       expiry: row.expiry.getTime(),
       allowList: row.allowed_addresses.length > 0 ? buildAllowList(row.allowed_addresses) : null,

@@ -37,3 +37,45 @@ export function addressAllowed(list: BlockList, address: string): boolean {
   // An IPv4 client may also be listed in its IPv4-mapped IPv6 form.
   return family === 4 && list.check(`::ffff:${normalised}`, "ipv6");
 }
+
+/** The addresses an entry (address or CIDR range) covers, as numbers of its family. */
+function addressRange(entry: string): { family: 4 | 6; start: bigint; end: bigint } | undefined {
+  const [address, prefix] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0) return undefined;
+  const bits = family === 4 ? 32 : 128;
+  const value = family === 4 ? address.split(".").reduce((n, part) => (n << 8n) + BigInt(Number(part)), 0n) : ipv6Value(address);
+  const length = prefix === undefined ? bits : Number(prefix);
+  const hostBits = BigInt(bits - length);
+  const start = (value >> hostBits) << hostBits;
+  return { family: family as 4 | 6, start, end: start + (1n << hostBits) - 1n };
+}
+
+function ipv6Value(address: string): bigint {
+  let text = address.toLowerCase();
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const parts = v4[1].split(".").map(Number);
+    text = text.slice(0, -v4[1].length) + `${((parts[0] << 8) | parts[1]).toString(16)}:${((parts[2] << 8) | parts[3]).toString(16)}`;
+  }
+  const [head, tail] = text.split("::");
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = tail !== undefined && tail !== "" ? tail.split(":") : [];
+  const groups = tail === undefined ? headGroups : [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill("0"), ...tailGroups];
+  return groups.reduce((n, group) => (n << 16n) + BigInt(parseInt(group || "0", 16)), 0n);
+}
+
+/**
+ * Whether every address `entry` covers is covered by one of `within` (a token's own allowed
+ * addresses; empty covers everything). An entry spanning two of them is refused, though their
+ * union may cover it: list it as two entries.
+ */
+export function entryWithin(entry: string, within: readonly string[]): boolean {
+  if (within.length === 0) return true;
+  const inner = addressRange(entry);
+  if (!inner) return false;
+  return within.some((outerEntry) => {
+    const outer = addressRange(outerEntry);
+    return outer !== undefined && outer.family === inner.family && outer.start <= inner.start && inner.end <= outer.end;
+  });
+}

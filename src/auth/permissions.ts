@@ -1,16 +1,23 @@
 /**
- * Token permissions (wire reference section 7). Areas get read/write/delete; a few extra
- * permissions stand alone. Adding an area here is the only step needed for a new resource.
+ * Token permissions: exactly the wire reference's set (section 7) plus the spec's reporting period
+ * permissions. Clients validate these names, so no other name is ever issued, listed or required.
  *
- * account-mappings, async-results, file-results, json-tables and chunked-files are not in the wire
- * reference's list, and no root field requires them alone: clients following the wire reference
- * never ask for them, so a field needing only them was unreachable for those clients (an export's
- * own file result, account mappings, chunked uploads). They stay valid names for tokens already
- * issued with them, honoured as alternatives where they used to be required:
- * - file-results: file results need only an authenticated token (ownership decides, 404 for others);
- * - async-results: never required (each async result follows its target's permission);
- * - account-mappings: accepted beside api.analyses.read / .write;
- * - json-tables, chunked-files: accepted beside api.file-manager.read / .write.
+ * Families without an area of their own are governed by the area they belong to (the README's
+ * table; each family's root fields name the permission):
+ * - account mappings: analyses (read, query, export: api.analyses.read; update, verify,
+ *   delete-unused: api.analyses.write, the permission spec 4.3 gives for verify);
+ * - chunked files, JSON tables, GDPdU unpack: file-manager;
+ * - file results: any token, only the one that started the export sees them;
+ * - async results: the read permission of their target (async-result.permissions.ts);
+ * - analysis results: analyses; task histories: tasks; saved filters and populations: filters;
+ *   webhook event logs: webhooks;
+ * - connections and their results and tables, warehouse authorizations, data catalog entries,
+ *   data flows, data source import tasks: read api.connections.read, write and delete
+ *   api.data-catalog-entries.write (get-data also api.data-tables.write, spec 4.4);
+ * - risk segmentation configs: analysis-type-configuration.
+ *
+ * Tokens stored with names from before this list (api.account-mappings.*, api.chunked-files.*, ...)
+ * were rewritten to the governing names by the migration `..._wire_permission_names`.
  */
 const AREAS = [
   "organizations",
@@ -29,16 +36,6 @@ const AREAS = [
   "filters",
   "webhooks",
   "reporting-period-configurations",
-  "account-mappings",
-  "populations",
-  "connections",
-  "data-catalog-entries",
-  "data-flows",
-  "risk-segmentation-configs",
-  "async-results",
-  "file-results",
-  "json-tables",
-  "chunked-files",
 ] as const;
 
 const EXTRA = [
@@ -48,6 +45,8 @@ const EXTRA = [
   "api.analysis-types.read",
   "api.analysis-source-types.read",
   "api.file-infos.read",
+  "api.connections.read",
+  "api.data-catalog-entries.write",
   "api.admin-reports.run",
   "scim.user.read",
   "scim.user.write",
@@ -59,9 +58,8 @@ export type Area = (typeof AREAS)[number];
 export type Permission = `api.${Area}.${"read" | "write" | "delete"}` | (typeof EXTRA)[number];
 
 /**
- * What a root field requires: one permission, or a list of which any one will do. In a list the
- * first is the wire reference's name (the one documented in OpenAPI and the docs page), the others
- * older names still honoured for tokens issued with them.
+ * What a root field requires: one permission, or a list of which any one will do (the first is
+ * the one documented in OpenAPI and the docs page).
  */
 export type PermissionScope = Permission | readonly [Permission, ...Permission[]];
 

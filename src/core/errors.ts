@@ -1,29 +1,35 @@
 import { GraphQLError } from "graphql";
 
 /** The wire reference's `problemType` values (section 3). */
-export type ProblemType =
-  | "UNKNOWN"
-  | "ILLEGAL_ARGUMENT"
-  | "CANNOT_DELETE"
-  | "GREATER_VALUE_REQUIRED"
-  | "LESS_VALUE_REQUIRED"
-  | "NON_UNIQUE_VALUE"
-  | "USER_EMAIL_ALREADY_EXISTS"
-  | "INCORRECT_DATA_TYPE"
-  | "RATIO_CONVERSION_FAILED"
-  | "RISK_SCORE_FILTER_CONVERSION_FAILED"
-  | "FILTER_CONVERSION_FAILED"
-  | "POPULATION_CONVERSION_FAILED"
-  | "INSUFFICIENT_PERMISSION"
-  | "ACCOUNT_GROUPING_NODES_CONTAIN_ERRORS"
-  | "ACCOUNT_GROUPING_IN_USE_BY_LIBRARY"
-  | "INVALID_ACCOUNT_GROUPING_FILE"
-  | "DELIVERY_FAILURE"
-  | "INVALID_STATE";
+export const PROBLEM_TYPES = [
+  "UNKNOWN",
+  "ILLEGAL_ARGUMENT",
+  "CANNOT_DELETE",
+  "GREATER_VALUE_REQUIRED",
+  "LESS_VALUE_REQUIRED",
+  "NON_UNIQUE_VALUE",
+  "USER_EMAIL_ALREADY_EXISTS",
+  "INCORRECT_DATA_TYPE",
+  "RATIO_CONVERSION_FAILED",
+  "RISK_SCORE_FILTER_CONVERSION_FAILED",
+  "FILTER_CONVERSION_FAILED",
+  "POPULATION_CONVERSION_FAILED",
+  "INSUFFICIENT_PERMISSION",
+  "ACCOUNT_GROUPING_NODES_CONTAIN_ERRORS",
+  "ACCOUNT_GROUPING_IN_USE_BY_LIBRARY",
+  "INVALID_ACCOUNT_GROUPING_FILE",
+  "DELIVERY_FAILURE",
+  "INVALID_STATE",
+] as const;
+
+export type ProblemType = (typeof PROBLEM_TYPES)[number];
+
+/** The wire reference's problem `severity` values (section 3). */
+export const SEVERITIES = ["WARNING", "ERROR"] as const;
 
 export interface Problem {
   problemType: ProblemType;
-  severity: "WARNING" | "ERROR";
+  severity: (typeof SEVERITIES)[number];
   identifier?: string;
   reason: string;
   values?: string[];

@@ -7,7 +7,7 @@ export interface ArrayElement {
 }
 
 function invalid(reason: string): ValidationError {
-  return new ValidationError(`Request body is not valid JSON: ${reason}`, { problemType: "INCORRECT_DATA_TYPE" });
+  return new ValidationError(`Request body is not valid JSON: ${reason}`, { problemType: "INCORRECT_DATA_TYPE", identifier: "body" });
 }
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);

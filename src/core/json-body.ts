@@ -2,6 +2,21 @@ import { ValidationError } from "./errors.js";
 import { noteExactInteger } from "./exact-integers.js";
 import { closingQuote } from "./json-text.js";
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A body's bytes as text. JSON is UTF-8 (RFC 8259); bytes that are not would become U+FFFD and be
+ * stored as such without a word, so they are refused. A leading BOM is dropped, as JSON.parse
+ * would refuse it.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ValidationError("Request body is not valid UTF-8", { problemType: "INCORRECT_DATA_TYPE", identifier: "body" });
+  }
+}
+
 /**
  * Parses a JSON request body. JSON.parse silently keeps the last of two equal keys, but the
  * query language requires keys to be unique within an object (spec 4.2 rule 2), and a body that
@@ -17,11 +32,12 @@ import { closingQuote } from "./json-text.js";
  * the identifiers of problems, as the parameter's key does in a JSON body.
  */
 export function parseJsonBody(text: string, name?: string): unknown {
+  assertJsonDepth(text);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ValidationError(`${name ?? "Request body"} is not valid JSON: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE", ...(name ? { identifier: name } : {}) });
+    throw new ValidationError(`${name ?? "Request body"} is not valid JSON: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE", identifier: name ?? "body" });
   }
   const scan = scanJson(text, true);
   if (scan.duplicate) {
@@ -37,6 +53,49 @@ export function parseJsonBody(text: string, name?: string): unknown {
     if (typeof parent === "object" && parent !== null) noteExactInteger(parent, literal.path[literal.path.length - 1], literal.text);
   }
   return value;
+}
+
+/**
+ * The deepest nesting of objects and arrays a JSON body may have. Every reader after the parser
+ * (input coercion, the query language, response writers) walks values recursively: a body of
+ * 100,000 nested arrays overflowed the stack there. No body of this API comes near the limit
+ * (a filter of 32 nested $and groups is 65 levels).
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * Refuses text nested deeper than MAX_JSON_DEPTH, naming the top-level key it sits under. Runs
+ * before JSON.parse, so a deep body costs one linear scan and nothing more; strings are skipped,
+ * and anything that is not JSON is left for JSON.parse to describe.
+ */
+export function assertJsonDepth(text: string, limit = MAX_JSON_DEPTH): void {
+  let depth = 0;
+  let rootIsObject = false;
+  let expectKey = false;
+  let topKey: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      const end = closingQuote(text, i);
+      if (expectKey) topKey = text.slice(i + 1, end);
+      expectKey = false;
+      i = end;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > limit) {
+        const where = topKey ?? "body";
+        throw new ValidationError(`${where} nests objects and arrays deeper than ${limit} levels, the limit of a JSON body`, {
+          identifier: where,
+          problemType: "ILLEGAL_ARGUMENT",
+          values: [String(limit)],
+        });
+      }
+      if (depth === 1) expectKey = rootIsObject = c === 0x7b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    } else if (c === 0x2c /* , */ && depth === 1 && rootIsObject) {
+      expectKey = true;
+    }
+  }
 }
 
 interface Frame {

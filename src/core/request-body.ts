@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { PayloadTooLargeError } from "./errors.js";
+import { decodeUtf8 } from "./json-body.js";
 
 /**
  * The whole body of a request as text, refused with 413 past `limit` bytes: at once when the
@@ -30,7 +31,12 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     };
     const onEnd = () => {
       done();
-      resolve(chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+      // Strict UTF-8: invalid bytes are the caller's mistake (400), not U+FFFD in stored text.
+      try {
+        resolve(decodeUtf8(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+      } catch (error) {
+        reject(error);
+      }
     };
     const onError = (error: Error) => {
       done();

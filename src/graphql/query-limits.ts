@@ -36,7 +36,46 @@ export const QUERY_LIMITS = {
   nodes: 500_000,
   /** A list asked for without a size counts as this many items (the default page size). */
   defaultListSize: 20,
+  /** Brackets (`{`, `[`, `(`) open at once in the document's text: GraphQL's parser recurses. */
+  nesting: 128,
 };
+
+/**
+ * The deepest bracket nesting of a GraphQL document's text, outside strings and comments. The
+ * parser (and every rule after it) recurses per level, and a list literal of 20,000 nested
+ * brackets overflowed the stack (a 500); measured on the text, such a document costs one scan.
+ */
+export function documentNesting(text: string): number {
+  let depth = 0;
+  let most = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x23 /* # */) {
+      while (i < text.length && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i++;
+    } else if (c === 0x22 /* " */) {
+      if (text.startsWith('"""', i)) {
+        const end = text.indexOf('"""', i + 3);
+        i = end < 0 ? text.length : end + 2;
+      } else {
+        for (i++; i < text.length && text.charCodeAt(i) !== 0x22 && text.charCodeAt(i) !== 0x0a; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      }
+    } else if (c === 0x7b || c === 0x5b || c === 0x28) {
+      if (++depth > most) most = depth;
+    } else if (c === 0x7d || c === 0x5d || c === 0x29) {
+      depth--;
+    }
+  }
+  return most;
+}
+
+function assertDocumentNesting(source: unknown): void {
+  const text = typeof source === "string" ? source : (source as { body?: unknown })?.body;
+  if (typeof text !== "string") return;
+  const nesting = documentNesting(text);
+  if (nesting > QUERY_LIMITS.nesting) {
+    throw new GraphQLError(`Syntax Error: the document nests brackets ${nesting} deep; at most ${QUERY_LIMITS.nesting} are allowed`, { extensions: { code: "GRAPHQL_PARSE_FAILED", http: { status: 400 } } });
+  }
+}
 
 /** Arguments that bound how many items a list field returns. */
 const SIZE_ARGUMENTS = ["size", "first", "pageSize"];
@@ -237,6 +276,12 @@ export const queryLimitsRule: ValidationRule = (context) => ({
  */
 export function useQueryLimits(): Plugin {
   return {
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        assertDocumentNesting(source);
+        return parseFn(source, options);
+      });
+    },
     onValidate({ addValidationRule }) {
       addValidationRule(queryLimitsRule);
     },

@@ -1,56 +1,20 @@
 import type { IncomingMessage } from "node:http";
-import type { TLSSocket } from "node:tls";
 import { randomUUID } from "node:crypto";
 import { GraphQLError, type GraphQLSchema } from "graphql";
 import { createYoga, type GraphQLParams, type Plugin } from "graphql-yoga";
 import type { App } from "../app-types.js";
 import { InternalError } from "../core/errors.js";
-import { normaliseAddress } from "../auth/ip-allow.js";
+import { clientAddress, requestOrigin } from "../auth/request-address.js";
 import { buildRequestContext, type RequestIdentity } from "./context-factory.js";
 import { useQueryLimits } from "./query-limits.js";
+import { useIdArguments } from "./id-arguments.js";
+import { useMutationSelectionCheck } from "./mutation-selection.js";
+import { useOperationMetrics } from "./metrics-plugin.js";
 import { useDocuments, type DocumentStats } from "./documents.js";
 import { withProblemExtensions } from "./error-format.js";
 import { isJsonContentType, paramsFromJson, paramsFromMultipart, paramsFromSearch, requestError } from "./params.js";
 
 export const GRAPHQL_PATH = "/api/graphql";
-
-/** Client address as the rate limiter and `allowedAddresses` see it. */
-export function clientAddress(req: IncomingMessage | undefined, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req?.headers["x-forwarded-for"];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-    if (first) return normaliseAddress(first);
-  }
-  return normaliseAddress(req?.socket.remoteAddress ?? "0.0.0.0");
-}
-
-/** A bare host with an optional port: a DNS name, IPv4 address or bracketed IPv6 address. */
-const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
-
-function firstValue(header: string | string[] | undefined): string | undefined {
-  return (Array.isArray(header) ? header[0] : header)?.split(",")[0]?.trim() || undefined;
-}
-
-/**
- * The scheme and host the caller addressed (`https://api.example.com`), the base of links sent by
- * email when PUBLIC_URL is unset. X-Forwarded-Proto/-Host count only with TRUST_PROXY, exactly as
- * X-Forwarded-For does for `clientAddress`: without a proxy that sets them, any caller could.
- * The Host header is the caller's to choose, so only a bare host[:port] is accepted (undefined
- * otherwise): nothing else of it can reach an email. PUBLIC_URL pins the address for production.
- */
-export function requestOrigin(req: IncomingMessage | undefined, trustProxy: boolean): string | undefined {
-  if (!req) return undefined;
-  let scheme = (req.socket as TLSSocket | undefined)?.encrypted ? "https" : "http";
-  let host = firstValue(req.headers.host);
-  if (trustProxy) {
-    const forwardedScheme = firstValue(req.headers["x-forwarded-proto"])?.toLowerCase();
-    if (forwardedScheme === "http" || forwardedScheme === "https") scheme = forwardedScheme;
-    host = firstValue(req.headers["x-forwarded-host"]) ?? host;
-  }
-  host = host?.toLowerCase();
-  if (!host || host.length > 260 || !HOST.test(host)) return undefined;
-  return `${scheme}://${host}`;
-}
 
 /**
  * Bodies and query strings of /api/graphql requests Yoga serves itself (see http.ts for the
@@ -126,7 +90,7 @@ export function createGraphqlPipeline(app: App, schema: GraphQLSchema): GraphqlP
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     // The document cache comes after useQueryLimits: the rules it keys validation results by include the limits.
-    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useQueryLimits(), documents],
+    plugins: [useUniqueKeyJsonParser(), useProblemExtensions(), useQueryLimits(), useIdArguments(), useMutationSelectionCheck(), useOperationMetrics(app.metrics), documents],
     parserAndValidationCache: false,
     maxRequestBodySize: app.config.jsonBodyLimit,
     landingPage: false,
@@ -148,8 +112,8 @@ export function createGraphqlPipeline(app: App, schema: GraphQLSchema): GraphqlP
       const req = (initial as { req?: IncomingMessage }).req;
       return buildRequestContext(app, {
         authorization: initial.request.headers.get("authorization"),
-        clientIp: clientAddress(req, app.config.trustProxy),
-        origin: requestOrigin(req, app.config.trustProxy),
+        clientIp: clientAddress(req, app.config),
+        origin: requestOrigin(req, app.config),
         requestId: initial.request.headers.get("x-request-id") ?? randomUUID(),
       });
     },

@@ -1,4 +1,5 @@
-import { decodeHead, detectEncoding, readHead, READ_CHUNK, type EncodingInfo } from "./csv/encoding.js";
+import { byteSource, type ByteSource } from "./byte-source.js";
+import { decodeHead, detectEncoding, READ_CHUNK, type EncodingInfo } from "./csv/encoding.js";
 import { detectDelimiter, detectHeaderRow, detectQuote, sampleRecords } from "./csv/sniff.js";
 import { detectGroupedFormat } from "./formats/index.js";
 import type { GroupedFormat } from "./types.js";
@@ -82,12 +83,14 @@ const SNIPPET_LENGTH = 500;
  * a workbook, its sheets and the layout of the one to read. Throws NotTabularFileError for PDFs,
  * other archives and binary files.
  */
-export async function detectFormat(path: string, options: DetectOptions = {}): Promise<FormatDetection> {
+export async function detectFormat(file: string | ByteSource, options: DetectOptions = {}): Promise<FormatDetection> {
   const size = options.sampleBytes ?? READ_CHUNK;
-  const head = await readHead(path, size);
+  const head = await byteSource(file).head(size);
   if (head.length === 0) throw new EmptyFileError();
   if (startsWith(head, ZIP) || startsWith(head, OLE)) {
-    const workbook = await detectWorkbook(path, startsWith(head, ZIP) ? "XLSX" : "XLS", options);
+    // A workbook's parts are found from the end of the archive: it is read once stored, not as it arrives.
+    if (typeof file !== "string") throw new NotTabularFileError("A workbook or archive is read once it is stored, not as it arrives");
+    const workbook = await detectWorkbook(file, startsWith(head, ZIP) ? "XLSX" : "XLS", options);
     if (workbook) return workbook;
   }
   const complete = head.length < size;

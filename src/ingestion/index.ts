@@ -9,6 +9,7 @@ export * from "./workflow/states.js";
 export * from "./workflow/planner.js";
 
 // Reading files: detection, file infos, degrouping.
+export { ArrivingBytes, fileSource, type ByteSource } from "./byte-source.js";
 export { detectFormat, EmptyFileError, NotTabularFileError, type DetectOptions, type FormatDetection } from "./detect.js";
 export { inspectFile, type InspectOptions } from "./inspect.js";
 export { SUPPORTED_GROUPED_FORMATS, detectGroupedFormat } from "./formats/index.js";
@@ -20,7 +21,19 @@ export type { FileEncoding } from "./csv/encoding.js";
 export { NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./profile/number-shape.js";
 
 // Staging.
-export { stageFile, stagedRowCount, stagingIntact, dropTables, indexStagedRows, replaceTables, type StageOptions, type StageResult, type StagedColumn } from "./staging/stage.js";
+export {
+  adoptStagingTable,
+  describesSameRows,
+  dropTables,
+  indexStagedRows,
+  replaceTables,
+  stagedRowCount,
+  stageFile,
+  stagingIntact,
+  type StageOptions,
+  type StageResult,
+  type StagedColumn,
+} from "./staging/stage.js";
 export { ingestionTables, INGEST_SCHEMA } from "./sql/identifiers.js";
 
 // Column mapping.
@@ -42,7 +55,7 @@ export type {
 export { buildParsePlan, FIELDS, signedAmountExpression, type ParsePlan, type ResolvedField } from "./sql/parse-plan.js";
 
 // Analyses of the mapped data.
-export { analyzeStagedData, type AnalyzeOptions, type StagedDataAnalysis } from "./analysis/staged-data.js";
+export { analyzeStagedData, summarizeWithTransactions, type AnalyzeOptions, type StagedDataAnalysis, type TransactionsAndSummaries } from "./analysis/staged-data.js";
 export {
   effectiveDateMetrics,
   loadRows,

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import type { ByteSource } from "./byte-source.js";
 import { detectFormat, type DetectOptions, type FormatDetection } from "./detect.js";
 import { buildFileInfo } from "./profile/file-info.js";
 import { withRecommendedMetrics } from "./profile/mapped-metrics.js";
@@ -42,10 +43,10 @@ export function fileInfoOfScan(detection: FormatDetection, scan: Pick<ScanResult
  * grow with the file. The files engineer calls this on import; ingestion gets the same result
  * from `stageFile`, which profiles while staging.
  */
-export async function inspectFile(path: string, options: InspectOptions = {}): Promise<TabularFileInfo> {
-  const detection = options.detection ?? (await detectFormat(path, options));
+export async function inspectFile(file: string | ByteSource, options: InspectOptions = {}): Promise<TabularFileInfo> {
+  const detection = options.detection ?? (await detectFormat(file, options));
   const degroup = options.degroup && detection.groupedFormat ? detection.groupedFormat : null;
-  const scan = await scanFile(path, detection, { degroup });
-  const info = fileInfoOfScan(detection, scan, { name: options.name ?? basename(path), degrouped: degroup !== null });
+  const scan = await scanFile(file, detection, { degroup });
+  const info = fileInfoOfScan(detection, scan, { name: options.name ?? (typeof file === "string" ? basename(file) : undefined), degrouped: degroup !== null });
   return options.columnDefinitions ? withRecommendedMetrics(info, options.columnDefinitions) : info;
 }

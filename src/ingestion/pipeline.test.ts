@@ -16,7 +16,7 @@ import {
   SPANISH_LEDGER,
 } from "../../test/ingestion/fixtures.js";
 import { effectiveDateMetrics, loadRows, periodLabel, summarizeEffectiveDates } from "./analysis/effective-dates.js";
-import { analyzeStagedData } from "./analysis/staged-data.js";
+import { analyzeStagedData, summarizeWithTransactions } from "./analysis/staged-data.js";
 import { bestPreview, chooseTransactionId, previewFromTransactions, previewTransactionIds, transactionIdCandidates } from "./analysis/transaction-ids.js";
 import type { TransactionIdSelection } from "./analysis/transaction-keys.js";
 import { applyColumnMappings, type ApplyMappingInput } from "./mapping/apply.js";
@@ -423,6 +423,39 @@ describe("one pass over the mapped data", () => {
       expect(await analyzeStagedData(pool, p.staging, p.plan, { selection })).toEqual(combined);
       const { target } = await parse(p, selection);
       expect(combined.accounts).toEqual(await discoverAccounts(pool, target));
+    }
+  });
+
+  it("groups the rows by transaction, day and account in one scan: the transactions table, dates and accounts of the separate passes", async () => {
+    const generated = dir.write("grouped.csv", "");
+    await writeGeneralLedgerCsv(generated, 3000, 23);
+    const unshadowed = await prepare(ERP_GENERAL_LEDGER, { typedShadows: false });
+    // A bad date the profile did not see: the unguarded statement fails and is retried guarded.
+    Object.assign(unshadowed.plan.fields.find((f) => f.platformField === "effective_date")!, { guarded: false, expectErrors: false });
+    const funds = ["Fund,Date,Account,Account Name,Debit,Credit", "GEN,01/02/2023,1000,Cash,10.00,", "GEN,01/02/2023,3000,Net assets,,10.00", "RES,,1000,Cash restricted,5.00,", "RES,01/03/2023,,Net assets,,5.00"].join("\n");
+    const cases: [Prepared, TransactionIdSelection | null][] = [
+      [await prepare(ERP_GENERAL_LEDGER), null],
+      [unshadowed, null],
+      [await prepare(SIGNED_AMOUNT_LEDGER), null],
+      [await prepare(frenchFec()), null],
+      [await prepare(funds, { definitions: FUND_GENERAL_LEDGER_COLUMNS }), { type: "COMBINATION", columnSelection: [0, 1] }],
+      [await prepare(readFileSync(generated)), { type: "COMBINATION", columnSelection: [0, 2] }],
+    ];
+    for (const [i, [p, selection]] of cases.entries()) {
+      const separate = await buildTransactionsFromStaging(pool, { staging: p.staging, target: `${p.staging}_tx_separate`, plan: p.plan, transactionIdSelection: selection });
+      const analysis = await analyzeStagedData(pool, p.staging, p.plan, { selection: null });
+      const merged = await summarizeWithTransactions(pool, { staging: p.staging, target: `${p.staging}_tx_merged`, plan: p.plan, transactionIdSelection: selection });
+      expect(merged.effectiveDates, `case ${i}`).toEqual(analysis.effectiveDates);
+      expect(merged.accounts, `case ${i}`).toEqual(analysis.accounts);
+      expect(merged.transactions.columns).toEqual(separate.columns);
+      expect(merged.transactions.rowCount).toBe(separate.rowCount);
+      const types = (table: string) =>
+        pool.query(`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'ingest' AND table_name = $1 ORDER BY ordinal_position`, [table.split(".")[1]]).then((r) => r.rows);
+      expect(await types(merged.transactions.table)).toEqual(await types(separate.table));
+      const difference = await pool.query(
+        `SELECT count(*)::int AS n FROM ((TABLE ${separate.table} EXCEPT ALL TABLE ${merged.transactions.table}) UNION ALL (TABLE ${merged.transactions.table} EXCEPT ALL TABLE ${separate.table})) d`,
+      );
+      expect(difference.rows[0].n, `case ${i}`).toBe(0);
     }
   });
 

@@ -1,4 +1,5 @@
-import { decodeHead, readHead, READ_CHUNK, utf8Chunks, Utf8Validator } from "./csv/encoding.js";
+import { byteSource, type ByteSource } from "./byte-source.js";
+import { decodeHead, READ_CHUNK, utf8Chunks, Utf8Validator } from "./csv/encoding.js";
 import { sampleRecords } from "./csv/sniff.js";
 import { CsvTokenizer, RecordBuilder, recordFromTexts, type RecordView } from "./csv/tokenizer.js";
 import type { FormatDetection } from "./detect.js";
@@ -22,16 +23,20 @@ export interface RowSource {
   readonly chunked: boolean;
 }
 
-export function rowSource(path: string, detection: FormatDetection): RowSource {
-  return detection.workbook ? workbookRows(path, detection) : textRows(path, detection);
+/** The rows of a stored file, or of delimited text arriving (a workbook is read from its stored file). */
+export function rowSource(file: string | ByteSource, detection: FormatDetection): RowSource {
+  if (!detection.workbook) return textRows(byteSource(file), detection);
+  if (typeof file !== "string") throw new Error("A workbook is read from its stored file, not as it arrives");
+  return workbookRows(file, detection);
 }
 
-function textRows(path: string, detection: FormatDetection): RowSource {
+function textRows(source: ByteSource, detection: FormatDetection): RowSource {
   return {
     chunked: true,
-    read: (onRecord, afterChunk, beforeChunk) => readRecords(path, detection, onRecord, afterChunk, beforeChunk),
+    read: (onRecord, afterChunk, beforeChunk) => readRecords(source, detection, onRecord, afterChunk, beforeChunk),
     async head(maxRecords) {
-      const head = await readHead(path);
+      // (Arriving bytes keep their head for the reading that follows.)
+      const head = await source.head(READ_CHUNK);
       return sampleRecords(new TextEncoder().encode(decodeHead(head, detection.encoding)), detection.delimiter, detection.quote, maxRecords, head.length < READ_CHUNK);
     },
   };
@@ -79,9 +84,9 @@ function workbookRows(path: string, detection: FormatDetection): RowSource {
   };
 }
 
-/** Reads a file as UTF-8 chunks, tokenizes them and routes every record, tracking byte cleanliness. */
+/** Reads a file (or arriving bytes) as UTF-8 chunks, tokenizes them and routes every record, tracking byte cleanliness. */
 export async function readRecords(
-  path: string,
+  file: string | ByteSource,
   detection: FormatDetection,
   onRecord: (record: RecordView, clean: boolean) => void,
   afterChunk?: () => Promise<void> | void,
@@ -91,15 +96,16 @@ export async function readRecords(
   const tokenizer = new CsvTokenizer({ delimiter: detection.delimiter.charCodeAt(0), quote: detection.quote ? detection.quote.charCodeAt(0) : -1 });
   const validator = new Utf8Validator();
   let clean = true;
-  let previousClean = true;
+  // A record cut by a chunk end is as clean as every chunk it spans (it may span several when
+  // chunks are small, as arriving bytes are): what came before the current chunk, since that record began.
+  let carriedClean = true;
   const handle = (record: RecordView) => onRecord(record, clean);
-  for await (const chunk of utf8Chunks(path, detection.encoding)) {
+  for await (const chunk of utf8Chunks(typeof file === "string" ? file : file.chunks(), detection.encoding)) {
     const chunkClean = validator.check(chunk) === 0;
-    // A record may start in the previous chunk: both must be clean.
-    clean = chunkClean && previousClean;
-    previousClean = chunkClean;
+    clean = chunkClean && carriedClean;
     beforeChunk?.(chunk);
     tokenizer.push(chunk, handle);
+    carriedClean = tokenizer.holdsPartialRecord ? clean : true;
     if (afterChunk) await afterChunk();
   }
   if (validator.end() > 0) clean = false;

@@ -1,3 +1,4 @@
+import type { ByteSource } from "./byte-source.js";
 import { recordFromTexts, recordTexts, type RecordView } from "./csv/tokenizer.js";
 import type { FormatDetection } from "./detect.js";
 import { createDegrouper, type Degrouper } from "./formats/index.js";
@@ -109,7 +110,7 @@ export class RowRouter {
  * layouts when asked, profiles every data row and hands it to `onRow`. Memory is bounded by the
  * read chunk, one record and the profiler's capped structures.
  */
-export async function scanFile(path: string, detection: FormatDetection, options: ScanOptions = {}): Promise<ScanResult> {
+export async function scanFile(file: string | ByteSource, detection: FormatDetection, options: ScanOptions = {}): Promise<ScanResult> {
   const { names, synthetic } = scanColumns(detection, options.degroup);
   const profiler = new Profiler(names, synthetic, options.shadows, options.shadowsOnly);
   const { shadowSet, shadowValue } = profiler;
@@ -121,7 +122,7 @@ export async function scanFile(path: string, detection: FormatDetection, options
       if (profiler.add(record) && onRow) onRow(record, shadowSet, shadowValue, clean);
     },
   });
-  const { invalidCharacters } = await rowSource(path, detection).read((record, clean) => router.record(record, clean), options.afterChunk);
+  const { invalidCharacters } = await rowSource(file, detection).read((record, clean) => router.record(record, clean), options.afterChunk);
   if (options.afterChunk) await options.afterChunk();
   return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters };
 }

@@ -92,8 +92,11 @@ export interface JobDefinition<P = unknown> {
   leaseSeconds?: number;
   /** Must be idempotent: it may run again after a crash, from the beginning. */
   run(ctx: JobContext, payload: P): Promise<void>;
-  /** Called once when the job finally fails (no attempts left): clean up, mark the target failed. */
-  onFailure?(ctx: FailureContext, payload: P, error: string): Promise<void>;
+  /**
+   * Called once when the job finally fails (no attempts left): clean up, mark the target failed.
+   * `code` is the JobError's code, an API error's code, JOB_INTERRUPTED or UNEXPECTED_ERROR.
+   */
+  onFailure?(ctx: FailureContext, payload: P, error: string, code: string): Promise<void>;
 }
 
 /**
@@ -101,7 +104,11 @@ export interface JobDefinition<P = unknown> {
  * at once and `message` becomes the async result's `error`, so write it for the caller.
  */
 export class JobError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** A stable code naming the cause (targets that keep their errors show it, e.g. analysis sources). */
+    readonly code = "JOB_FAILED",
+  ) {
     super(message);
     this.name = "JobError";
   }

@@ -143,11 +143,11 @@ export class JobRuntime {
     let retry: { delayMs: number } | undefined;
     try {
       if (!definition) {
-        await this.fail(row, undefined, `This server cannot run jobs of kind ${row.job_name}`);
+        await this.fail(row, undefined, `This server cannot run jobs of kind ${row.job_name}`, "UNKNOWN_JOB");
         return;
       }
       if (row.attempts > row.max_attempts) {
-        await this.fail(row, definition, `The job was interrupted (the process running it stopped) and has used all ${row.max_attempts} attempt(s)`);
+        await this.fail(row, definition, `The job was interrupted (the process running it stopped) and has used all ${row.max_attempts} attempt(s)`, "JOB_INTERRUPTED");
         return;
       }
       retry = await this.run(row, definition, controller);
@@ -207,21 +207,29 @@ export class JobRuntime {
       },
     };
 
+    const started = performance.now();
+    const observe = (outcome: "complete" | "error" | "retry" | "lost") => {
+      const labels = { job: row.job_name, type: row.internal ? "INTERNAL" : row.type, outcome };
+      this.app.metrics.jobs.inc(labels);
+      this.app.metrics.jobDuration.observe(labels, (performance.now() - started) / 1000);
+    };
     try {
       if (row.attempts > 1) this.app.logger.info("resuming job", { asyncResultId: row.id, job: row.job_name, attempt: row.attempts });
       await definition.run(context, row.payload);
       if (!finished) await this.complete(row, async () => undefined);
+      observe("complete");
     } catch (error) {
       const reason = controller.signal.reason;
       if (error instanceof LeaseLost || reason instanceof LeaseLost) {
         this.app.logger.warn("job lost its lease; another process may run it", { asyncResultId: row.id, job: row.job_name });
+        observe("lost");
         return undefined;
       }
       if (this.stopping) return undefined; // released in close(); another process (or the next start) resumes it
       if (error instanceof JobRetry) {
         const message = textWithoutNul(error.message);
         if (row.attempts >= row.max_attempts) {
-          await this.fail(row, definition, message);
+          await this.fail(row, definition, message, "RETRIES_EXHAUSTED");
           return undefined;
         }
         return await this.releaseForRetry(row, definition, message, error.delaySeconds);
@@ -230,8 +238,10 @@ export class JobRuntime {
       const message = permanent ? textWithoutNul((error as Error).message) : `Unexpected error while running the job (reference ${row.id}); the server log has the details`;
       const final = permanent || row.attempts >= row.max_attempts;
       if (!permanent) this.app.logger[final ? "error" : "warn"](final ? "job failed" : "job attempt failed; it will be retried", { error, asyncResultId: row.id, job: row.job_name, attempt: row.attempts });
+      observe(final ? "error" : "retry");
       if (final) {
-        await this.fail(row, definition, message);
+        const code = error instanceof JobError ? error.code : isAppError(error) ? String(error.extensions.code) : "UNEXPECTED_ERROR";
+        await this.fail(row, definition, message, code);
         return undefined;
       }
       return await this.releaseForRetry(row, definition, message);
@@ -276,10 +286,10 @@ export class JobRuntime {
     return value;
   }
 
-  private async fail(row: ClaimedRow, definition: JobDefinition<unknown> | undefined, message: string): Promise<void> {
+  private async fail(row: ClaimedRow, definition: JobDefinition<unknown> | undefined, message: string, code: string): Promise<void> {
     // Cleanup first: if this process dies here, the job is claimed again and fails again, cleaning up then.
     if (definition?.onFailure) {
-      await definition.onFailure(this.failureContext(row), row.payload, message).catch((error) => this.app.logger.error("job failure cleanup failed", { error, asyncResultId: row.id }));
+      await definition.onFailure(this.failureContext(row), row.payload, message, code).catch((error) => this.app.logger.error("job failure cleanup failed", { error, asyncResultId: row.id }));
     }
     await this.app.prisma.$transaction(async (tx) => {
       const updated = await tx.$executeRaw`UPDATE async_result SET status = 'ERROR', error = ${message}, last_error = ${message}, lease_owner = NULL, lease_expires_at = NULL,

@@ -24,6 +24,8 @@ import { engagementAccountGroupingsFamily } from "./engagement-account-groupings
 import { accountMappingsFamily } from "./account-mappings/index.js";
 import { analysisSourcesFamily } from "./analysis-sources/index.js";
 import { dataTablesFamily } from "./data-tables/index.js";
+import { connectionsFamily } from "./connections/index.js";
+import { dataCatalogFamily } from "./data-catalog/index.js";
 import { analysisResultsFamily } from "./analysis-results/index.js";
 import { webhooksFamily } from "./webhooks/index.js";
 
@@ -59,6 +61,8 @@ export const families: readonly Family[] = [
   accountMappingsFamily,
   analysisSourcesFamily,
   dataTablesFamily,
+  connectionsFamily,
+  dataCatalogFamily,
   analysisResultsFamily,
   webhooksFamily,
 ];

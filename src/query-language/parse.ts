@@ -26,6 +26,9 @@ export type FilterNode =
   | { kind: "keyword"; negated: boolean; prefix: unknown; path: string }
   | { kind: "population"; negated: boolean; populationId: unknown; path: string };
 
+/** How deep `$and`/`$or` groups may nest: every later step walks the tree recursively. */
+export const MAX_FILTER_DEPTH = 32;
+
 const columnOperators = new Set<string>(COLUMN_OPERATORS);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -48,7 +51,7 @@ function filterProblem(identifier: string, reason: string, values?: unknown[], s
  * object belongs, an unknown `$` operator, an operator object mixed with plain keys) are collected
  * into `problems` with the path of the offending key, so one response names every mistake.
  */
-export function parseFilter(input: unknown, problems: Problem[], path = ""): FilterNode {
+export function parseFilter(input: unknown, problems: Problem[], path = "", depth = 0): FilterNode {
   if (input === undefined || input === null) return { kind: "and", terms: [] };
   if (!isPlainObject(input)) {
     problems.push(filterProblem(path, "A query must be a JSON object", [input]));
@@ -66,7 +69,11 @@ export function parseFilter(input: unknown, problems: Problem[], path = ""): Fil
         problems.push(filterProblem(keyPath, `${key} needs at least one query object`));
         continue;
       }
-      const children = value.map((item, index) => parseFilter(item, problems, `${keyPath}[${index}]`));
+      if (depth >= MAX_FILTER_DEPTH) {
+        problems.push(filterProblem(keyPath, `$and and $or groups may nest at most ${MAX_FILTER_DEPTH} levels deep`, [MAX_FILTER_DEPTH]));
+        continue;
+      }
+      const children = value.map((item, index) => parseFilter(item, problems, `${keyPath}[${index}]`, depth + 1));
       terms.push({ kind: key === "$and" ? "and" : "or", terms: children });
     } else if (key === "$keyword_prefix" || key === "$keyword_prefix_not") {
       terms.push({ kind: "keyword", negated: key === "$keyword_prefix_not", prefix: value, path: keyPath });

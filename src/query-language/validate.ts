@@ -64,7 +64,8 @@ function problem(identifier: string, reason: string, problemType: Problem["probl
   return {
     problemType,
     severity: "ERROR",
-    identifier,
+    // The empty key is a key too: name it as JSON writes it.
+    identifier: identifier || '""',
     reason,
     ...(values ? { values: values.map((v) => (typeof v === "string" ? v : JSON.stringify(v))) } : {}),
     ...(suggestedValues ? { suggestedValues } : {}),

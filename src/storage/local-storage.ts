@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, readdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { Transform, type Readable } from "node:stream";
@@ -8,7 +8,22 @@ import { assertStorageKey, type FileStorage, type WriteOptions } from "./storage
 
 class TooLarge extends Error {}
 
-/** Files in a directory (by default `$DATA_DIR/files`); writes go to a temp file, then rename. */
+/** fsync of a file or a directory (a rename is durable once its directory is synced). */
+async function sync(path: string): Promise<void> {
+  const handle = await open(path, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Files in a directory (by default `$DATA_DIR/files`). A write goes to a temp file, which is synced
+ * to disk, renamed into place and its directory synced, as PostgreSQL makes a file durable: once
+ * `write` or `move` returns, the bytes survive a power cut as well as a kill -9, and a reader never
+ * sees a half-written file.
+ */
 export class LocalFileStorage implements FileStorage {
   private readonly tmp: string;
 
@@ -36,8 +51,10 @@ export class LocalFileStorage implements FileStorage {
     });
     try {
       await pipeline(source, counter, createWriteStream(temp), { signal: options.signal });
+      await sync(temp);
       await mkdir(dirname(target), { recursive: true });
       await rename(temp, target);
+      await sync(dirname(target));
       return { size };
     } catch (error) {
       await unlink(temp).catch(() => undefined);
@@ -63,6 +80,7 @@ export class LocalFileStorage implements FileStorage {
     const target = this.path(to);
     await mkdir(dirname(target), { recursive: true });
     await rename(this.path(from), target);
+    await sync(dirname(target));
   }
 
   async delete(key: string): Promise<void> {
@@ -87,6 +105,15 @@ export class LocalFileStorage implements FileStorage {
       }
     }
     return removed;
+  }
+
+  async *list(prefix: string): AsyncIterable<{ name: string; modifiedMs: number }> {
+    const dir = this.path(prefix);
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      const info = await stat(join(dir, name)).catch(() => undefined);
+      if (info) yield { name, modifiedMs: info.mtimeMs };
+    }
   }
 
   async withLocalPath<T>(key: string, work: (path: string) => Promise<T>): Promise<T> {

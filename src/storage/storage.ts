@@ -26,6 +26,8 @@ export interface FileStorage {
   deletePrefix(prefix: string): Promise<void>;
   /** Removes temporary bytes older than `maxAgeMs`: writes and uploads a crashed process left behind. */
   removeStaleTemporaries(maxAgeMs: number): Promise<number>;
+  /** The entries directly under `prefix/` (a file or a directory of keys) and when each last changed. */
+  list(prefix: string): AsyncIterable<{ name: string; modifiedMs: number }>;
   /** Gives libraries that need random access (zip readers) a local file path for `key`. */
   withLocalPath<T>(key: string, work: (path: string) => Promise<T>): Promise<T>;
 }

@@ -15,16 +15,42 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 
 let built = false;
 
+/** Builds dist/ (what `npm start` runs) once per test file. */
+export function ensureBuilt(): void {
+  if (built) return;
+  const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);
+  built = true;
+}
+
+/** Runs the compiled server expecting it to stop by itself (a refused start): its exit code and output. */
+export async function runChildServerToExit(env: Record<string, string>, dataDir: string, timeoutMs = 60_000): Promise<{ code: number | null; output: string; ms: number }> {
+  ensureBuilt();
+  const started = Date.now();
+  const port = await freePort();
+  const child = spawn(process.execPath, ["dist/src/main.js"], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "error", ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the server did not stop by itself within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    child.once("exit", (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
+    });
+  });
+  return { code, output, ms: Date.now() - started };
+}
+
 /**
  * Runs the server as a separate OS process with the given environment: from the TypeScript sources
  * (`npm run dev`), or with `compiled` from the build `npm start` makes and runs (dist/).
  */
-export async function startChildServer(env: Record<string, string>, options: { dataDir?: string; compiled?: boolean } = {}): Promise<ChildServer> {
-  if (options.compiled && !built) {
-    const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8" });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);
-    built = true;
-  }
+export async function startChildServer(env: Record<string, string>, options: { dataDir?: string; compiled?: boolean; detached?: boolean } = {}): Promise<ChildServer> {
+  if (options.compiled) ensureBuilt();
   const port = await freePort();
   // A given DATA_DIR belongs to the caller (e.g. kept across restarts) and is left in place on stop.
   const ownDataDir = !options.dataDir;
@@ -33,6 +59,8 @@ export async function startChildServer(env: Record<string, string>, options: { d
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "error", ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
     stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group, like a job started from a terminal: a signal to the group is Ctrl-C.
+    detached: options.detached ?? false,
   });
   let output = "";
   child.stdout!.on("data", (chunk) => (output += chunk));

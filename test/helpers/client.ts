@@ -1,10 +1,16 @@
+import { assertDocumentedResponse } from "./openapi-validator.js";
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
   body: T;
 }
 
-/** Minimal HTTP client for the REST API, the way an outside caller uses it. */
+/**
+ * Minimal HTTP client for the REST API, the way an outside caller uses it. Every response is
+ * checked against the committed OpenAPI document (openapi-validator.ts): a test receiving a body
+ * the document does not describe fails.
+ */
 export class RestClient {
   constructor(
     readonly baseUrl: string,
@@ -33,6 +39,7 @@ export class RestClient {
     } catch {
       // not JSON (downloads); keep the text
     }
+    assertDocumentedResponse(method, path, response.status, response.headers.get("content-type"), parsed);
     return { status: response.status, headers: response.headers, body: parsed as T };
   }
 

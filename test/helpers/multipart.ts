@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { assertDocumentedResponse } from "./openapi-validator.js";
 
 export type Part =
   | { name: string; json: unknown }
@@ -47,6 +48,7 @@ export async function postMultipart(baseUrl: string, token: string | undefined, 
   } catch {
     // not JSON
   }
+  assertDocumentedResponse("POST", path, response.status, response.headers.get("content-type"), parsed);
   return { status: response.status, headers: response.headers, body: parsed };
 }
 
@@ -58,4 +60,21 @@ export async function* patternBytes(size: number, seed = 0, piece = 256 * 1024):
     for (let i = 0; i < length; i++) chunk[i] = (offset + i + seed) % 251;
     yield chunk;
   }
+}
+
+/**
+ * POSTs the platform's own FormData (Node's, as a browser builds it: a JSON part appended as
+ * `new Blob([json], {type: "application/json"})` carries a filename); validated like RestClient's.
+ */
+export async function postFormData(baseUrl: string, token: string | undefined, path: string, form: FormData) {
+  const response = await fetch(`${baseUrl}/api/v1${path}`, { method: "POST", headers: token ? { authorization: `Bearer ${token}` } : {}, body: form });
+  const text = await response.text();
+  let parsed: any = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON
+  }
+  assertDocumentedResponse("POST", path, response.status, response.headers.get("content-type"), parsed);
+  return { status: response.status, headers: response.headers, body: parsed };
 }

@@ -13,6 +13,8 @@ export function subscribe<T = any>(baseUrl: string, token: string, query: string
     onNonLazyError: (error) => errors.push(error),
   });
   const events: T[] = [];
+  /** When each event arrived (performance.now()), for benchmarks timing a stream of events. */
+  const times: number[] = [];
   let resolveReady!: () => void;
   const waiters: Array<{ predicate: (e: T) => boolean; resolve: (e: T) => void }> = [];
   const ready = new Promise<void>((resolve) => (resolveReady = resolve));
@@ -26,6 +28,7 @@ export function subscribe<T = any>(baseUrl: string, token: string, query: string
       next: (message) => {
         const event = message.data as T;
         events.push(event);
+        times.push(performance.now());
         for (const waiter of [...waiters]) {
           if (waiter.predicate(event)) {
             waiters.splice(waiters.indexOf(waiter), 1);
@@ -39,6 +42,7 @@ export function subscribe<T = any>(baseUrl: string, token: string, query: string
   );
   return {
     events,
+    times,
     errors,
     ready,
     completed,

@@ -42,6 +42,25 @@ describe("CSV tokenizer", () => {
     expect(tokenize(tricky, Array(length).fill(1))).toEqual(expected);
   });
 
+  it("completes a record cut by a chunk end from a window of the next chunk, even past 64 KiB and at a CR ending the window", () => {
+    const long = `"${'x""y\n'.repeat(40_000)}"`; // 280 KB, quoted, with doubled quotes and line breaks
+    const rows = ["id,text,n", `1,${long},2`, "3,short,4", `5,${"z".repeat(70_000)},6`, "7,end,8"];
+    const text = `${rows.join("\r\n")}\r\n`;
+    const whole = tokenize(text);
+    expect(whole.length).toBe(5);
+    expect(whole[1][1]).toBe('x"y\n'.repeat(40_000));
+    for (const first of [10, 5_000, 100_000, 290_000]) {
+      for (const size of [70_000, 200_000, 1 << 20]) {
+        const sizes = Array.from({ length: Math.ceil(text.length / size) }, () => size);
+        expect(tokenize(text, [first, ...sizes]), `first ${first}, then ${size}`).toEqual(whole);
+      }
+    }
+    // The record cut by the first chunk ends with CR as the 64 KiB window's last byte; LF follows it.
+    const cr = `a,${"b".repeat(65_543)}\r\nc,d\r\n`; // CR at 65,545: the 65,536th byte of the second chunk
+    expect(tokenize(cr, [10, 100_000])).toEqual(tokenize(cr));
+    expect(tokenize(cr, [10, 100_000]).length).toBe(2);
+  });
+
   it("numbers records, keeps blank lines as records and accepts a missing final line break", () => {
     const bytes = new TextEncoder().encode("h1,h2\n\nv1,v2");
     const tokenizer = new CsvTokenizer({ delimiter: 44, quote: 34 });

@@ -129,11 +129,11 @@ export function decodeHead(head: Uint8Array, info: EncodingInfo): string {
 }
 
 /**
- * The file as a stream of UTF-8 chunks without BOM, transcoded when needed. Memory stays at a few
- * chunks whatever the file size.
+ * The file (a path, or its bytes as chunks) as a stream of UTF-8 chunks without BOM, transcoded when
+ * needed. Memory stays at a few chunks whatever the file size.
  */
-export async function* utf8Chunks(path: string, info: EncodingInfo, chunkSize = READ_CHUNK): AsyncGenerator<Uint8Array> {
-  const stream = createReadStream(path, { highWaterMark: chunkSize });
+export async function* utf8Chunks(from: string | AsyncIterable<Uint8Array>, info: EncodingInfo, chunkSize = READ_CHUNK): AsyncGenerator<Uint8Array> {
+  const stream = typeof from === "string" ? createReadStream(from, { highWaterMark: chunkSize }) : from;
   if (info.encoding === "UTF-8") {
     let first = true;
     for await (const chunk of stream as AsyncIterable<Buffer>) {

@@ -72,19 +72,21 @@ export class CsvTokenizer {
     return this.recordIndex;
   }
 
+  /** Whether the last chunk ended inside a record (its bytes wait for the next chunk). */
+  get holdsPartialRecord(): boolean {
+    return this.pending !== null;
+  }
+
   /** Tokenizes a chunk; complete records go to `onRecord`, an incomplete tail waits for the next chunk. */
   push(chunk: Uint8Array, onRecord: (record: RecordView) => void): void {
-    let data = chunk;
-    if (this.pending) {
-      const merged = new Uint8Array(this.pending.length + chunk.length);
-      merged.set(this.pending, 0);
-      merged.set(chunk, this.pending.length);
-      data = merged;
-      this.pending = null;
-    }
-    let pos = 0;
-    if (this.skipLeadingLf && data.length > 0) {
-      if (data[0] === LF) pos = 1;
+    const pos = this.pending ? this.completePending(chunk, onRecord) : 0;
+    if (pos >= 0) this.tokenize(chunk, pos, onRecord);
+  }
+
+  /** The records of `data` from `pos`; an incomplete tail is kept in `pending`. */
+  private tokenize(data: Uint8Array, pos: number, onRecord: (record: RecordView) => void): void {
+    if (this.skipLeadingLf && pos < data.length) {
+      if (data[pos] === LF) pos++;
       this.skipLeadingLf = false;
     }
     while (pos < data.length) {
@@ -97,6 +99,34 @@ export class CsvTokenizer {
         return;
       }
       pos = next;
+    }
+  }
+
+  /**
+   * The record the previous chunk ended in, completed from the start of this one: joined with as
+   * much of the chunk as it needs (a window growing from 4 KiB), not with the whole chunk, which
+   * would copy every chunk once more. Returns where the chunk's own records start, or -1 when the
+   * record runs past the chunk too (it is kept, longer, for the next one).
+   */
+  private completePending(chunk: Uint8Array, onRecord: (record: RecordView) => void): number {
+    // (A kept record never ends in a line break, so no line feed is pending to be skipped.)
+    const pending = this.pending!;
+    this.pending = null;
+    for (let window = 4096; ; window *= 4) {
+      const take = Math.min(chunk.length, window);
+      const merged = new Uint8Array(pending.length + take);
+      merged.set(pending, 0);
+      merged.set(chunk.subarray(0, take), pending.length);
+      if (take === chunk.length) {
+        // The whole chunk joined: tokenize on in the joined bytes, as for any chunk.
+        this.tokenize(merged, 0, onRecord);
+        return -1;
+      }
+      const next = this.scanRecord(merged, 0, false, onRecord);
+      if (next >= 0) return next - pending.length;
+      if (merged.length > this.maxRecordBytes) {
+        throw new CsvFormatError(`Record ${this.recordIndex + 1} is longer than ${this.maxRecordBytes} bytes (unterminated quote?)`);
+      }
     }
   }
 

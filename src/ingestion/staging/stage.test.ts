@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeGeneralLedgerCsv } from "../../../bench/gl-generator.js";
 import { createTestDatabase } from "../../../test/helpers/database.js";
 import { ERP_GENERAL_LEDGER, FixtureDir, frenchFec, germanLedger, QUICKBOOKS_ONLINE_JOURNAL, UTF8_BOM } from "../../../test/ingestion/fixtures.js";
+import { ArrivingBytes } from "../byte-source.js";
 import { detectFormat } from "../detect.js";
 import { inspectFile } from "../inspect.js";
 import { daysSince2000 } from "../profile/profiler.js";
@@ -155,6 +156,67 @@ describe("parallel staging", () => {
   });
 });
 
+
+describe("staging bytes as they arrive", () => {
+  /** Pushes `content` in pieces of pseudo-random sizes up to `largest` bytes, as a network would. */
+  async function arrive(bytes: ArrivingBytes, content: Buffer, largest: number) {
+    let seed = 7;
+    for (let at = 0; at < content.length; ) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const size = 1 + (seed % largest);
+      await bytes.push(content.subarray(at, at + size));
+      at += size;
+    }
+    bytes.end();
+  }
+
+  it("stages and profiles arriving bytes exactly as the stored file, whatever pieces they come in", async () => {
+    const generated = dir.write("arriving.csv", "");
+    await writeGeneralLedgerCsv(generated, 25_000, 5);
+    const files: [string, Buffer][] = [
+      ["generated", readFileSync(generated)],
+      ["bom", Buffer.concat([UTF8_BOM, Buffer.from(ERP_GENERAL_LEDGER)])],
+      ["fec", Buffer.from(frenchFec())],
+      ["german", Buffer.from(germanLedger())],
+    ];
+    for (const [name, content] of files) {
+      const stored = await stageFile(pool, dir.write(`${name}-stored.csv`, content), { table: `ingest.stg_${name}_stored`, name });
+      const original = Buffer.from(content);
+      for (const [largest, chunk] of [[7, 1 << 20], [65_536, 1 << 20], [3_000_000, 1 << 20], [3000, 4096]]) {
+        const bytes = new ArrivingBytes(chunk);
+        const [arrived] = await Promise.all([stageFile(pool, bytes, { table: `ingest.stg_${name}_arrived`, name }), arrive(bytes, content, largest)]);
+        expect(arrived.fileInfo, `${name} in pieces of up to ${largest} bytes, chunks of ${chunk}`).toEqual(stored.fileInfo);
+        expect(arrived.columns).toEqual(stored.columns);
+        // The pieces are the sender's: reading them (the tokenizer rewrites quoted fields in place) leaves them as they were.
+        expect(content.equals(original), "the pushed bytes are untouched").toBe(true);
+        const difference = await pool.query(
+          `SELECT count(*) AS n FROM ((TABLE ingest.stg_${name}_stored EXCEPT ALL TABLE ingest.stg_${name}_arrived) UNION ALL (TABLE ingest.stg_${name}_arrived EXCEPT ALL TABLE ingest.stg_${name}_stored)) d`,
+        );
+        expect(Number(difference.rows[0].n)).toBe(0);
+      }
+    }
+  });
+
+  it("makes the sender wait for the reader, and stops reading when the bytes end early", async () => {
+    const bytes = new ArrivingBytes(1000);
+    let pushed = 0;
+    const sending = (async () => {
+      for (let i = 0; i < 10; i++) {
+        await bytes.push(Buffer.alloc(1000, 0x41));
+        pushed++;
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Nothing read yet: two chunks wait, and the push that made the second waits with them.
+    expect(pushed).toBe(1);
+    const iterator = bytes.chunks()[Symbol.asyncIterator]();
+    expect((await iterator.next()).value.length).toBe(1000);
+    bytes.fail(new Error("The upload ended early"));
+    await expect(iterator.next()).rejects.toThrow("ended early");
+    bytes.abandon();
+    await sending;
+  });
+});
 
 describe("staging with a file info computed earlier", () => {
   it("stages the same rows and returns that file info without profiling again", async () => {

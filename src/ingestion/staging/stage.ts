@@ -4,13 +4,14 @@ import { Worker } from "node:worker_threads";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { detectFormat, type DetectOptions, type FormatDetection } from "../detect.js";
+import { byteSource, type ByteSource } from "../byte-source.js";
 import { recordFromTexts } from "../csv/tokenizer.js";
 import { createDegrouper } from "../formats/index.js";
 import { dateOrderOf, orderBits } from "../profile/date-shape.js";
 import { dominantType, formatCandidates } from "../profile/file-info.js";
 import type { ProfileWorkerData, ProfileWorkerMessage } from "../profile/profile-worker.js";
 import { Profiler, type ShadowSpec, type TableProfile } from "../profile/profiler.js";
-import { readRecords, rowSource } from "../rows.js";
+import { readRecords, rowSource, type RowSource } from "../rows.js";
 import { RowRouter, scanColumns, scanFile, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
@@ -66,6 +67,8 @@ export interface StageResult {
   columns: StagedColumn[];
   /** File info of the staged rows (columns of the degrouped rows when degrouped). */
   fileInfo: TabularFileInfo;
+  /** What this pass profiled (the file info without the mapping's metrics); null when it reused `fileInfo`. */
+  profiled: TabularFileInfo | null;
   detection: FormatDetection;
   degrouped: GroupedFormat | null;
   /** Rows handed to COPY as the file had them (the rest were rebuilt field by field). */
@@ -79,17 +82,19 @@ export interface StageResult {
  * and a failure leaves the previous one. Unlogged: after a database crash the table is empty and
  * the step must be run again (`stagedRowCount` tells).
  */
-export async function stageFile(pool: pg.Pool, path: string, options: StageOptions): Promise<StageResult> {
-  const detection = options.detection ?? (await detectFormat(path, options));
+export async function stageFile(pool: pg.Pool, file: string | ByteSource, options: StageOptions): Promise<StageResult> {
+  const source = byteSource(file);
+  const detection = options.detection ?? (await detectFormat(file, options));
   const degroupFormat = options.degroup && detection.groupedFormat ? detection.groupedFormat : null;
-  const known = options.fileInfo && !degroupFormat && describesSameRows(options.fileInfo, detection) ? options.fileInfo : null;
-  const staged = await stage(pool, path, options, detection, degroupFormat, known);
+  // Bytes read once (an upload arriving) cannot be read again if the earlier file info disagrees.
+  const known = options.fileInfo && source.rereadable && !degroupFormat && describesSameRows(options.fileInfo, detection) ? options.fileInfo : null;
+  const staged = await stage(pool, file, options, detection, degroupFormat, known);
   // The earlier file info counted other rows than this pass staged: it was not of these bytes.
-  return staged ?? (await stage(pool, path, options, detection, degroupFormat, null))!;
+  return staged ?? (await stage(pool, file, options, detection, degroupFormat, null))!;
 }
 
 /** Whether a file info describes the rows this detection yields. */
-function describesSameRows(info: TabularFileInfo, detection: FormatDetection): boolean {
+export function describesSameRows(info: TabularFileInfo, detection: FormatDetection): boolean {
   return (
     !info.degrouped &&
     info.encoding === detection.encoding.encoding &&
@@ -105,7 +110,7 @@ function describesSameRows(info: TabularFileInfo, detection: FormatDetection): b
 /** One staging pass; null when `known` turns out to count other rows (nothing is kept then). */
 async function stage(
   pool: pg.Pool,
-  path: string,
+  file: string | ByteSource,
   options: StageOptions,
   detection: FormatDetection,
   degroupFormat: GroupedFormat | null,
@@ -119,7 +124,8 @@ async function stage(
     await client.query("BEGIN");
     await client.query(`DROP TABLE IF EXISTS ${table}`);
     const width = degroupFormat ? createDegrouper(degroupFormat, detection.header).header.length : detection.width;
-    const shadows = options.typedShadows === false ? [] : await planShadows(path, detection, degroupFormat, width);
+    const rows = rowSource(file, detection);
+    const shadows = options.typedShadows === false ? [] : await planShadows(rows, detection, degroupFormat, width);
     const shadowFields = shadows.map((spec, f) => (spec ? f : -1)).filter((f) => f >= 0);
     const columns = Array.from({ length: width }, (_, i) => `${column(stagingColumn(i))} text`);
     columns.push("extra text");
@@ -141,9 +147,9 @@ async function stage(
       }
     };
     const scan =
-      !known && (options.parallel ?? availableParallelism() > 2) && rowSource(path, detection).chunked
-        ? await scanInParallel(path, detection, degroupFormat, shadows, encoder, () => flush(false))
-        : await scanFile(path, detection, {
+      !known && (options.parallel ?? availableParallelism() > 2) && rows.chunked
+        ? await scanInParallel(file, detection, degroupFormat, shadows, encoder, () => flush(false))
+        : await scanFile(file, detection, {
             degroup: degroupFormat,
             shadows,
             shadowsOnly: known !== null,
@@ -159,10 +165,9 @@ async function stage(
       return null;
     }
     await client.query("COMMIT");
-    const profiled = known
-      ? { ...known, name: options.name ?? known.name }
-      : fileInfoOfScan(detection, scan, { name: options.name, degrouped: degroupFormat !== null });
-    const fileInfo = options.columnDefinitions ? withRecommendedMetrics(profiled, options.columnDefinitions) : profiled;
+    const profiled = known ? null : fileInfoOfScan(detection, scan, { name: options.name, degrouped: degroupFormat !== null });
+    const read = profiled ?? { ...known!, name: options.name ?? known!.name };
+    const fileInfo = options.columnDefinitions ? withRecommendedMetrics(read, options.columnDefinitions) : read;
     return {
       table: options.table,
       rowCount: scan.profile.rowCount,
@@ -173,6 +178,7 @@ async function stage(
         return staged;
       }),
       fileInfo,
+      profiled,
       detection,
       degrouped: degroupFormat,
       rowsPassedThrough: encoder.passedThrough,
@@ -187,6 +193,33 @@ async function stage(
     throw error;
   } finally {
     client.release();
+  }
+}
+
+/**
+ * Takes a staging table loaded earlier (while the file arrived) over as `table`, in one
+ * transaction: false, and nothing changed, when it is gone (taken by another source, dropped by
+ * the cleanup) or lost its rows in a database crash (it is UNLOGGED); the caller then stages.
+ */
+export async function adoptStagingTable(pool: pg.Pool, from: string, table: string, rowCount: number): Promise<boolean> {
+  const [fromSchema] = from.split(".");
+  const [schema, name] = table.split(".");
+  if (fromSchema !== schema) throw new Error(`${from} and ${table} are not in one schema`);
+  try {
+    return await inPgTransaction(pool, async (client) => {
+      // Waits for a concurrent adoption of the same table (which then leaves nothing to take).
+      await client.query(`LOCK TABLE ${qualifiedTable(from)} IN ACCESS EXCLUSIVE MODE`);
+      if (rowCount > 0 && (await client.query(`SELECT 1 FROM ${qualifiedTable(from)} LIMIT 1`)).rowCount !== 1) {
+        await client.query(`DROP TABLE ${qualifiedTable(from)}`);
+        return false;
+      }
+      await client.query(`DROP TABLE IF EXISTS ${qualifiedTable(table)}`);
+      await client.query(`ALTER TABLE ${qualifiedTable(from)} RENAME TO ${column(name)}`);
+      return true;
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === "42P01") return false; // undefined_table
+    throw error;
   }
 }
 
@@ -253,8 +286,8 @@ export async function replaceTables(pool: pg.Pool, moves: [from: string, to: str
  * decimals, one unambiguous number format) and date columns (one unambiguous date format). A
  * format the full file later contradicts only means the shadow is not used.
  */
-async function planShadows(path: string, detection: FormatDetection, degroupFormat: GroupedFormat | null, width: number): Promise<ShadowSpec[]> {
-  const records = await rowSource(path, detection).head(2000);
+async function planShadows(rows: RowSource, detection: FormatDetection, degroupFormat: GroupedFormat | null, width: number): Promise<ShadowSpec[]> {
+  const records = await rows.head(2000);
   const start = detection.headerRowIndex === null ? 0 : detection.headerRowIndex + 1;
   const degrouper = degroupFormat ? createDegrouper(degroupFormat, detection.header) : null;
   const profiler = new Profiler(Array.from({ length: width }, (_, i) => `c${i}`), new Array(width).fill(false));
@@ -284,7 +317,7 @@ const MAX_CHUNKS_IN_FLIGHT = 4;
  * Returns what `scanFile` returns.
  */
 async function scanInParallel(
-  path: string,
+  file: string | ByteSource,
   detection: FormatDetection,
   degroup: GroupedFormat | null,
   shadows: ShadowSpec[],
@@ -330,7 +363,7 @@ async function scanInParallel(
       },
     });
     const { invalidCharacters } = await readRecords(
-      path,
+      file,
       detection,
       (record, clean) => router.record(record, clean),
       async () => {

@@ -96,7 +96,7 @@ export async function buildTransactionsFromStaging(pool: pg.Pool, options: Stage
   }, plan.fields.some((f) => f.guarded));
 }
 
-const ENTRY_DATE = "entry_date";
+export const ENTRY_DATE = "entry_date";
 
 interface TransactionsSource {
   /** A FROM item yielding row_no, txid, debit, credit, effective_date and entry_date (those that exist). */
@@ -107,10 +107,16 @@ interface TransactionsSource {
   dateStyle?: string;
 }
 
-async function createTransactionsTable(pool: pg.Pool, targetName: string, statisticsTarget: number | undefined, source: TransactionsSource): Promise<TransactionsTableResult> {
-  const target = qualifiedTable(targetName);
-  const column = (name: string, type: TransactionColumn["type"], platformField: string | null, aggregate: string | null, outer = name) => ({ name, type, platformField, aggregate, outer });
-  const summaries = [
+const SQL_TYPES: Record<TransactionColumn["type"], string> = { STRING: "text", DATE: "date", MONEY_100: "bigint", INT64: "bigint", BOOLEAN: "boolean" };
+
+/**
+ * The columns of a transactions table (with or without the date columns) in order: how each is
+ * aggregated over the entry rows (row_no, txid, debit, credit, effective_date, entry_date) or
+ * derived from the aggregates (`outer`), and its SQL type.
+ */
+export function transactionSummaries(effectiveDate: boolean, entryDate: boolean) {
+  const column = (name: string, type: TransactionColumn["type"], platformField: string | null, aggregate: string | null, outer = name) => ({ name, type, platformField, aggregate, outer, sqlType: SQL_TYPES[type] });
+  return [
     column("row_no", "INT64", null, "min(row_no)"),
     column(FIELDS.txid, "STRING", FIELDS.txid, FIELDS.txid),
     column("entry_count", "INT64", null, "count(*)"),
@@ -119,11 +125,21 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
     // Debits minus credits (0 when balanced, else what it is off by): from the two sums, not a third.
     column("balance", "MONEY_100", null, null, "debit_total - credit_total AS balance"),
     column("balanced", "BOOLEAN", null, null, "debit_total = credit_total AS balanced"),
-    ...(source.effectiveDate
+    ...(effectiveDate
       ? [column(FIELDS.effectiveDate, "DATE", FIELDS.effectiveDate, `min(${FIELDS.effectiveDate})`), column("last_effective_date", "DATE", null, `max(${FIELDS.effectiveDate})`)]
       : []),
-    ...(source.entryDate ? [column(ENTRY_DATE, "DATE", ENTRY_DATE, `min(${ENTRY_DATE})`)] : []),
+    ...(entryDate ? [column(ENTRY_DATE, "DATE", ENTRY_DATE, `min(${ENTRY_DATE})`)] : []),
   ];
+}
+
+/** A transactions table's columns as data table definitions describe them. */
+export function transactionColumns(summaries: ReturnType<typeof transactionSummaries>): TransactionColumn[] {
+  return summaries.map((s) => ({ name: s.name, type: s.type, platformField: s.platformField, originalName: null }));
+}
+
+async function createTransactionsTable(pool: pg.Pool, targetName: string, statisticsTarget: number | undefined, source: TransactionsSource): Promise<TransactionsTableResult> {
+  const target = qualifiedTable(targetName);
+  const summaries = transactionSummaries(source.effectiveDate, source.entryDate);
   const inner = summaries.filter((s) => s.aggregate !== null).map((s) => (s.aggregate === s.name ? s.name : `${s.aggregate} AS ${s.name}`));
   return inPgTransaction(pool, async (client) => {
     if (source.dateStyle) await client.query(`SET LOCAL DateStyle = '${source.dateStyle}'`);
@@ -137,7 +153,7 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
     return {
       table: targetName,
       rowCount: result.rowCount ?? 0,
-      columns: summaries.map((s) => ({ name: s.name, type: s.type, platformField: s.platformField, originalName: null })),
+      columns: transactionColumns(summaries),
     };
   });
 }

@@ -20,7 +20,7 @@ async function chunkedFileBytes(ctx: RequestContext, chunkedFileId: string): Pro
       values: [chunkedFileId],
     });
   }
-  const file = await openChunkedFile(ctx.app, chunkedFileId);
+  const file = await openChunkedFile(ctx, chunkedFileId);
   const chunks: Buffer[] = [];
   for await (const chunk of file.stream()) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);

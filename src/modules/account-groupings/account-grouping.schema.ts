@@ -2,6 +2,7 @@ import { builder } from "../../graphql/builder.js";
 import { whereArg } from "../common/where.js";
 import { accountGroupingColumns } from "./account-grouping.columns.js";
 import { accountGroupColumns } from "./account-grouping.columns.js";
+import { LOCALIZED_TEXT, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
@@ -31,8 +32,8 @@ const LANG = "Text per language code, e.g. {\"en\": \"Assets\"}";
 export const AccountGrouping = builder.prismaObject("AccountGrouping", {
   interfaces: [Entity],
   fields: (t) => ({
-    name: t.field({ type: "JSON", description: LANG, resolve: (g) => g.name }),
-    codeDisplayName: t.field({ type: "JSON", description: LANG, resolve: (g) => g.codeDisplayName }),
+    name: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG, resolve: (g) => g.name }),
+    codeDisplayName: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG, resolve: (g) => g.codeDisplayName }),
     delimiter: t.exposeString("delimiter"),
     mac: t.exposeBoolean("mac", { description: "True for the account-classification (MAC) tree itself" }),
     system: t.exposeBoolean("system"),
@@ -55,7 +56,7 @@ export const AccountGroup = builder.prismaObject("AccountGroup", {
     accountGroupingId: t.exposeID("accountGroupingId"),
     code: t.exposeString("code"),
     parentCode: t.exposeString("parentCode", { nullable: true }),
-    description: t.field({ type: "JSON", description: LANG, resolve: (g) => g.description }),
+    description: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG, resolve: (g) => g.description }),
     hierarchy: t.exposeStringList("hierarchy", { description: "Codes from the level-1 ancestor down to this group" }),
     lowestLevel: t.exposeBoolean("lowestLevel"),
     macCode: t.exposeString("macCode", { nullable: true }),
@@ -68,7 +69,7 @@ export const AccountGroup = builder.prismaObject("AccountGroup", {
 
 const UpdateAccountGroupingInput = builder.inputType("UpdateAccountGroupingInput", {
   fields: (t) => ({
-    name: t.field({ type: "JSON", description: LANG }),
+    name: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG }),
     archived: t.boolean(),
     publishStatus: t.field({ type: PublishStatus, description: "Only PUBLISHED can be set, and only when no group has errors" }),
     version: t.int({ required: true }),

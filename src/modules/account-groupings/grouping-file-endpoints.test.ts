@@ -9,6 +9,7 @@ import { newId } from "../../core/ids.js";
 import { recordDiscoveredAccounts } from "../account-mappings/account-mapping.service.js";
 import { startFileResultJob } from "../file-results/file-result.service.js";
 import { accountGroupingExportJob } from "./account-grouping.export.js";
+import { ALL_PERMISSIONS } from "../../auth/permissions.js";
 
 /**
  * The file endpoints of account groupings, engagement account groupings and account mappings, end
@@ -460,8 +461,8 @@ describe("permissions and ownership", () => {
   });
 
   it("only the token that started an export sees its async result and file result (404 for others)", async () => {
-    // Even with the older api.file-results.read another token does not see it.
-    const other = await clientWithPermissions(server.api, ["api.account-groupings.read", "api.file-results.read"], "other");
+    // Even with every permission another token does not see it.
+    const other = await clientWithPermissions(server.api, [...ALL_PERMISSIONS], "other");
     const grouping = await importTemplate("Owned");
     const started = await server.api.post("/account-groupings/export", { accountGroupingId: grouping.id });
     const done = await awaitJob(server.api, started.body.id);

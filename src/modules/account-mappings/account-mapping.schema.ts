@@ -57,13 +57,13 @@ const UpdateAccountMappingInput = builder.inputType("UpdateAccountMappingInput",
 builder.queryFields((t) => ({
   accountMapping: t.field({
     type: AccountMapping,
-    authScopes: { permission: ["api.analyses.read", "api.account-mappings.read"] },
+    authScopes: { permission: "api.analyses.read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.getAccountMapping(ctx, id),
   }),
   accountMappings: t.field({
     type: pageOf(AccountMapping, "AccountMappingPage"),
-    authScopes: { permission: ["api.analyses.read", "api.account-mappings.read"] },
+    authScopes: { permission: "api.analyses.read" },
     args: { ...pageArgs(t), ...whereArg(t, "AccountMapping", accountMappingColumns) },
     resolve: (_root, args, ctx) => service.queryAccountMappings(ctx, args),
   }),
@@ -72,7 +72,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   updateAccountMapping: t.field({
     type: AccountMapping,
-    authScopes: { permission: ["api.analyses.write", "api.account-mappings.write"] },
+    authScopes: { permission: "api.analyses.write" },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountMappingInput, required: true }) },
     resolve: (_root, { id, input }, ctx) => service.updateAccountMapping(ctx, id, input),
   }),
@@ -86,14 +86,14 @@ builder.mutationFields((t) => ({
   deleteUnusedAccountMappings: t.field({
     type: UnusedDeletion,
     description: "Deletes the engagement's mappings that no analysis source uses",
-    authScopes: { permission: ["api.analyses.write", "api.account-mappings.delete"] },
+    authScopes: { permission: "api.analyses.write" },
     args: { engagementId: t.arg.id({ required: true }) },
     resolve: (_root, { engagementId }, ctx) => service.deleteUnusedAccountMappings(ctx, engagementId),
   }),
   exportAccountMappings: t.field({
     type: AsyncResult,
     description: "Starts an ACCOUNT_MAPPING_EXPORT: one row per account mapping of the engagement, in the file result named by the async result's entityId",
-    authScopes: { permission: ["api.analyses.read", "api.account-mappings.read"] },
+    authScopes: { permission: "api.analyses.read" },
     args: { engagementId: t.arg.id({ required: true }) },
     resolve: (_root, { engagementId }, ctx) => startAccountMappingExport(ctx, engagementId),
   }),

@@ -172,15 +172,13 @@ describe("account mappings REST", () => {
     expect((await server.api.post("/account-mappings/verify", { engagementId: "5cc9076887f13cb8a7a19999" })).status).toBe(404);
     expect((await server.api.post("/account-mappings/verify", {})).status).toBe(400);
     expect((await server.api.post("/account-mappings/verify", { engagementId, extra: 1 })).status).toBe(400);
-    // A token issued with the older account-mappings names reads and edits, but verifying is api.analyses.write (spec 4.3).
-    const older = await clientWithPermissions(server.api, ["api.account-mappings.read", "api.account-mappings.write"], "older mapper");
-    const refused = await older.post("/account-mappings/verify", { engagementId });
+    // Verifying is api.analyses.write (spec 4.3); api.analyses.read reads but does not verify.
+    const reader = await clientWithPermissions(server.api, ["api.analyses.read"], "mapping reader");
+    const refused = await reader.post("/account-mappings/verify", { engagementId });
     expect(refused.status).toBe(403);
     expect(refused.body.problems[0].values).toEqual(["api.analyses.write"]);
-    expect((await older.post("/account-mappings/query", {})).status).toBe(200);
-    const [mapping] = await mappings(engagementId, { account: "8888" });
-    expect((await older.put(`/account-mappings/${mapping.id}`, { accountTags: ["older"], version: mapping.version })).status).toBe(200);
-    expect((await older.post("/account-mappings/delete-unused", { engagementId })).status).toBe(403);
+    expect((await reader.post("/account-mappings/query", {})).status).toBe(200);
+    expect((await reader.post("/account-mappings/delete-unused", { engagementId })).status).toBe(403);
   });
 
   it("works with the wire reference's analyses permissions alone: read, query, update, verify, delete-unused, export and its file", async () => {
@@ -194,7 +192,7 @@ describe("account mappings REST", () => {
     expect((await reader.post("/account-mappings/query", { engagementId: engagement })).body.totalElements).toBe(2);
     const readOnly = await reader.put(`/account-mappings/${mapping.id}`, { accountTags: ["x"], version: mapping.version });
     expect(readOnly.status).toBe(403);
-    expect(readOnly.body.problems[0].values).toEqual(["api.analyses.write", "api.account-mappings.write"]);
+    expect(readOnly.body.problems[0].values).toEqual(["api.analyses.write"]);
 
     const updated = await writer.put(`/account-mappings/${mapping.id}`, { code: "1.1.1.2", accountTags: ["checked"], version: mapping.version });
     expect(updated.status).toBe(200);
@@ -219,7 +217,7 @@ describe("account mappings REST", () => {
     const neither = await clientWithPermissions(server.api, ["api.engagements.read"], "no mappings");
     const denied = await neither.get(`/account-mappings/${mapping.id}`);
     expect(denied.status).toBe(403);
-    expect(denied.body.problems[0].values).toEqual(["api.analyses.read", "api.account-mappings.read"]);
+    expect(denied.body.problems[0].values).toEqual(["api.analyses.read"]);
     const gql = await server.gql(`query($id: ID!) { accountMapping(id: $id) { account } }`, { id: mapping.id }, reader.token);
     expect(gql.body.data.accountMapping.account).toBe("1000");
   });

@@ -10,6 +10,7 @@ import * as analysisSources from "../analysis-sources/analysis-source.service.js
 import { FEATURES } from "../catalogue/analysis-source-types.data.js";
 import { analysisPeriodGaps } from "./analysis-period.rules.js";
 import type { AnalysisStatus } from "./analysis-status.js";
+import type { SourceStatus } from "./analysis-status.feeds.js";
 import * as service from "./analysis.service.js";
 import { getAnalysisStatus } from "./analysis-status.service.js";
 import { runAnalysis } from "./analysis-run.js";
@@ -84,12 +85,14 @@ const AvailableFeatures = builder.objectRef<Record<(typeof FEATURES)[number], bo
   fields: (t) => Object.fromEntries(FEATURES.map((f) => [f, t.boolean({ resolve: (features) => features[f] })])),
 });
 
+const SourceStatusEnum = builder.enumType("SourceStatus", { values: ["IMPORTING", "UPLOADING", "IN_PROGRESS", "COMPLETED", "CANCELLED", "FAILED"] as const });
+
 const SourceStatusEntry = builder.objectRef<AnalysisStatus["sourceStatuses"][number]>("AnalysisSourceStatus").implement({
   fields: (t) => ({
     sourceId: t.exposeID("sourceId"),
     analysisSourceTypeId: t.exposeID("analysisSourceTypeId"),
     periodId: t.exposeID("periodId", { nullable: true }),
-    status: t.exposeString("status"),
+    status: t.field({ type: SourceStatusEnum, resolve: (s) => s.status as SourceStatus }),
   }),
 });
 

@@ -51,8 +51,10 @@ describe("failures while the workflow runs (FAILED, cause in errors and the asyn
   it("a proposed transaction id selection naming a missing column fails CHECKING_INTEGRITY (proposed at creation, before the file is known)", async () => {
     const { source, job } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "COMPLETED", proposedTransactionIdSelection: { type: "COMBINATION", columnSelection: [99] } }, "ERROR");
     expect(source.workflowState).toBe("FAILED");
-    expect(source.errors).toEqual([expect.stringContaining("The transaction id selection cannot be used: columnSelection: column 99 does not exist")]);
-    expect(job.error).toBe(source.errors[0]);
+    expect(source.errors).toEqual([
+      { code: "INVALID_TRANSACTION_ID_SELECTION", defaultMessage: expect.stringContaining("The transaction id selection cannot be used: columnSelection: column 99 does not exist") },
+    ]);
+    expect(job.error).toBe(source.errors[0].defaultMessage);
     // It failed at CHECKING_INTEGRITY: the steps before it ran, no preview or entries were made.
     expect(source.fileInfo.rowCount).toBe(10);
     expect(source.columnMappings.length).toBeGreaterThan(0);
@@ -76,11 +78,11 @@ describe("failures while the workflow runs (FAILED, cause in errors and the asyn
       await new Promise((r) => setTimeout(r, 100));
       const { source: failed, job } = await advance(server, source.id, { applyDegrouper: true, targetWorkflowState: "COMPLETED" }, "ERROR");
       expect(failed.workflowState).toBe("FAILED");
-      expect(failed.errors).toEqual([`The file ${fileId} of this analysis source no longer exists`]);
-      expect(job.error).toBe(failed.errors[0]);
+      expect(failed.errors).toEqual([{ code: "FILE_MISSING", defaultMessage: `The file ${fileId} of this analysis source no longer exists` }]);
+      expect(job.error).toBe(failed.errors[0].defaultMessage);
       // The subscription reports FAILED with the cause and then ends (graphql-ws complete).
       const last = await stream.next((e) => e.analysisSourceProgress.workflowState === "FAILED");
-      expect(last.analysisSourceProgress.message).toBe(failed.errors[0]);
+      expect(last.analysisSourceProgress.message).toBe(failed.errors[0].defaultMessage);
       await stream.completed;
       expect(stream.events.at(-1)).toEqual(last);
       expect(stream.errors).toEqual([]);
@@ -111,8 +113,8 @@ describe("failures while the workflow runs (FAILED, cause in errors and the asyn
     try {
       const { source: failed, job } = await advance(server, source.id, { targetWorkflowState: "COMPLETED" }, "ERROR");
       expect(failed.workflowState).toBe("FAILED");
-      expect(failed.errors).toEqual([expect.stringMatching(/^Unexpected error while running the job \(reference [0-9a-f]{24}\)/)]);
-      expect(job.error).toBe(failed.errors[0]);
+      expect(failed.errors).toEqual([{ code: "UNEXPECTED_ERROR", defaultMessage: expect.stringMatching(/^Unexpected error while running the job \(reference [0-9a-f]{24}\)/) }]);
+      expect(job.error).toBe(failed.errors[0].defaultMessage);
       expect(failed.warnings).toEqual([]);
       expect((await server.api.post("/data-tables/query?include-unstable-schemas=true", { analysisSourceId: source.id })).body.content).toEqual([]);
       expect(await failedEvents(source.id)).toHaveLength(1);

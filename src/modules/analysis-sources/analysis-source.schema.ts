@@ -5,13 +5,13 @@ import { analysisSourceColumns } from "./analysis-source.columns.js";
 import type { TransientEvent } from "../../events/domain-event.js";
 import { builder } from "../../graphql/builder.js";
 import {
+  OFF_PATH_STATES,
   TRANSACTION_ID_TYPES,
   WORKFLOW_STATES,
   type AmbiguousColumnResolution as AmbiguousColumnResolutionModel,
   type ColumnMapping as ColumnMappingModel,
   type ProposedAmbiguousColumnResolution as ProposedAmbiguousColumnResolutionModel,
   type ProposedColumnMapping as ProposedColumnMappingModel,
-  type TabularFileInfo,
   type TransactionIdSelection as TransactionIdSelectionModel,
   type VirtualColumnDefinition,
 } from "../../ingestion/index.js";
@@ -20,7 +20,11 @@ import { Entity, UserInfo } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
-import { GroupedFormat } from "../file-infos/file-info.schema.js";
+import { DATA_PREVIEW, FileInfoNode, FILE_METRICS, GroupedFormat } from "../file-infos/file-info.schema.js";
+import { getFileInfo } from "../file-infos/file-info.service.js";
+import { BOOLEAN, INTEGER, listOf, mapOf, namedShape, OBJECT_ID, objectOf, ref, shaped, STRING } from "../common/json-shape.js";
+import type { SourceMessage as SourceMessageModel } from "./analysis-source.messages.js";
+import { wireIndicators, type StoredIndicators } from "./transaction-id-preview.wire.js";
 import { currentSourceProgress, isTerminalState, SOURCE_PROGRESS_EVENT, supersededBy, type SourceProgress } from "./analysis-source.progress.js";
 import type { AuditedVirtualColumn } from "./analysis-source.virtual-columns.js";
 import * as service from "./analysis-source.service.js";
@@ -29,24 +33,85 @@ import "./analysis-source.cleanup.js";
 
 registerEventPermission("ANALYSIS_SOURCE", "api.analysis-sources.read");
 
-export const WorkflowStateEnum = builder.enumType("AnalysisSourceWorkflowState", { values: WORKFLOW_STATES.map((d) => d.state) });
+// Every state of the wire enum (wire reference 7), also those off this server's paths: a client
+// generated from the schema must be able to read any state the API can name. Requests for an
+// off-path target are refused by the workflow planner (400 naming the state).
+export const WorkflowStateEnum = builder.enumType("AnalysisSourceWorkflowState", { values: [...WORKFLOW_STATES.map((d) => d.state), ...OFF_PATH_STATES] });
+const PreviewRating = builder.enumType("PreviewRating", { values: ["BLOCK", "FAIL", "POOR", "NEUTRAL", "GOOD"] as const });
+const FileVersion = builder.enumType("FileVersion", {
+  description: "Which reading of a source's file a file info describes",
+  values: { ORIGINAL: { description: "The file as imported" }, DEGROUPED: { description: "The file's rows once a grouped layout was flattened" } } as const,
+});
+
+const SourceMessage = builder.objectRef<SourceMessageModel>("AnalysisSourceMessage").implement({
+  description: "An error or warning of an analysis source: a stable code and the English text",
+  fields: (t) => ({ code: t.exposeString("code"), defaultMessage: t.exposeString("defaultMessage") }),
+});
+
+const FILE_INFO_VERSIONS = namedShape(
+  "FileInfoVersions",
+  objectOf({ ORIGINAL: OBJECT_ID, DEGROUPED: OBJECT_ID }, [], "File version -> file info id (GET /file-info/{fileInfoId})"),
+);
+const SOURCE_COLUMN_DATA = namedShape(
+  "AnalysisSourceFileInfoColumn",
+  objectOf({ position: INTEGER, columnName: STRING, synthetic: BOOLEAN, rowSample: listOf(STRING), columnMetadata: FILE_METRICS }, ["position", "synthetic", "columnMetadata"]),
+);
+// The deprecated `fileInfo`: the source's reading as the engine stored it (TABULAR_FILE_INFO plus
+// how it was read: encoding, bom, quote, rowCount, degrouped).
+const SOURCE_FILE_INFO = namedShape(
+  "AnalysisSourceFileInfo",
+  objectOf(
+    {
+      type: { type: "string", enum: ["TABULAR_FILE_INFO"] },
+      name: STRING,
+      format: ref("GroupedFormat"),
+      formatDetected: BOOLEAN,
+      degrouped: BOOLEAN,
+      encoding: STRING,
+      bom: BOOLEAN,
+      delimiter: STRING,
+      quote: STRING,
+      firstLine: STRING,
+      headerRowIndex: INTEGER,
+      lastNonBlankRowIndex: INTEGER,
+      rowContentSnippets: listOf(listOf(STRING)),
+      rowCount: INTEGER,
+      columnData: listOf(SOURCE_COLUMN_DATA),
+      tableMetadata: FILE_METRICS,
+      metadata: FILE_METRICS,
+      workbook: objectOf({ kind: { type: "string", enum: ["XLSX", "XLS"] }, sheetNames: listOf(STRING), validSheets: listOf(STRING), sheet: STRING }),
+    },
+    ["type", "formatDetected", "degrouped", "encoding", "bom", "delimiter", "firstLine", "lastNonBlankRowIndex", "rowContentSnippets", "rowCount", "columnData", "tableMetadata", "metadata"],
+  ),
+);
+/** A transaction as previewed: its id, entries, balance (MONEY_100) and up to 20 of its entries. */
+const PREVIEW_ROW = namedShape(
+  "TransactionIdPreviewRow",
+  objectOf({
+    transactionId: STRING,
+    entryCount: INTEGER,
+    balance: INTEGER,
+    detailRows: listOf(mapOf({ type: ["string", "number"] }, "An entry: row_no, the mapped fields as read, amount_signed")),
+  }, ["entryCount", "balance", "detailRows"]),
+);
+const INDICATOR = namedShape(
+  "TransactionIdIndicator",
+  objectOf(
+    { rating: ref("PreviewRating"), value: mapOf({ type: ["integer", "number", "string"] }, "The indicator's facts: count, and share, transactions, unbalancedAmount or reason where they apply"), data: listOf(PREVIEW_ROW) },
+    ["rating", "value", "data"],
+  ),
+);
 const VirtualColumnType = builder.enumType("VirtualColumnType", { values: ["DUPLICATE", "SPLIT_BY_POSITION", "SPLIT_BY_DELIMITER", "JOIN"] as const });
 const TransactionIdType = builder.enumType("TransactionIdType", { values: TRANSACTION_ID_TYPES });
 const PeriodTypeEnum = builder.enumType("EffectiveDatePeriodType", { values: service.PERIOD_TYPES });
 
 const json = (description: string) => ({ type: "JSON" as const, nullable: true, description });
 
-/** The file info versions map: the file as imported, or its degrouped rows when the formatter ran. */
 /** The spec calls the deprecated `fileInfo`'s whole-file part `metadata`; clients of the read model know it as `tableMetadata`. */
 function deprecatedFileInfo(fileInfo: unknown) {
   if (!fileInfo || typeof fileInfo !== "object") return null;
   const info = fileInfo as { tableMetadata?: unknown };
   return { ...info, metadata: info.tableMetadata ?? {} };
-}
-
-function fileInfoVersions(fileInfo: unknown) {
-  if (!fileInfo) return {};
-  return { [(fileInfo as TabularFileInfo).degrouped ? "DEGROUPED" : "ORIGINAL"]: fileInfo };
 }
 
 const MappingTypeEnum = builder.enumType("ColumnMappingType", { values: ["AUTO", "NOT_MAPPED", "MANUAL"] as const });
@@ -129,22 +194,38 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     analysisSourceTypeId: t.exposeID("analysisSourceTypeId"),
     workflowState: t.field({ type: WorkflowStateEnum, resolve: (s) => s.workflowState as never }),
     targetWorkflowState: t.field({ type: WorkflowStateEnum, nullable: true, resolve: (s) => s.targetWorkflowState as never }),
-    warnings: t.exposeStringList("warnings"),
+    warnings: t.field({ type: [SourceMessage], description: "Values the parse could not read (UNPARSEABLE_VALUES)", resolve: (s) => s.warnings as unknown as SourceMessageModel[] }),
     warningsIgnored: t.exposeBoolean("warningsIgnored"),
-    errors: t.exposeStringList("errors", { description: "Why the workflow FAILED" }),
+    errors: t.field({ type: [SourceMessage], description: "Why the workflow FAILED", resolve: (s) => s.errors as unknown as SourceMessageModel[] }),
     detectedFormat: t.field({ type: GroupedFormat, nullable: true, resolve: (s) => s.detectedFormat as never }),
     applyDegrouper: t.exposeBoolean("applyDegrouper"),
     degrouperApplied: t.exposeBoolean("degrouperApplied"),
     presetHeaderRowIndex: t.exposeInt("presetHeaderRowIndex", { nullable: true }),
     additionalDataColumnField: t.exposeString("additionalDataColumnField", { nullable: true }),
     fileManagerFileId: t.exposeID("fileManagerFileId", { deprecationReason: "use fileManagerFiles" }),
-    fileManagerFiles: t.field({ ...json("File manager files by role"), resolve: (s) => ({ ORIGINAL: s.fileManagerFileId }) }),
+    fileManagerFiles: t.field({ ...json("File manager files by role"), ...shaped(objectOf({ ORIGINAL: OBJECT_ID })), resolve: (s) => ({ ORIGINAL: s.fileManagerFileId }) }),
     fileInfo: t.field({
       ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions); the whole-file metrics under both `metadata` (the spec's name) and `tableMetadata`"),
+      ...shaped(SOURCE_FILE_INFO),
       deprecationReason: "use fileInfoVersions",
       resolve: (s) => deprecatedFileInfo(s.fileInfo),
     }),
-    fileInfoVersions: t.field({ ...json("Available file infos by version (ORIGINAL or DEGROUPED)"), resolve: (s) => fileInfoVersions(s.fileInfo) }),
+    fileInfoVersions: t.field({
+      ...json("File infos by file version (ORIGINAL; DEGROUPED when a grouped layout was flattened): their ids, read at GET /file-info/{fileInfoId}"),
+      ...shaped(FILE_INFO_VERSIONS),
+      resolve: (s) => s.fileInfoVersions,
+    }),
+    fileInfoVersion: t.field({
+      type: FileInfoNode,
+      nullable: true,
+      description: "The file info of one file version (fileInfoVersions names its id)",
+      authScopes: { permission: "api.file-infos.read" },
+      args: { version: t.arg({ type: FileVersion, required: true }) },
+      resolve: (s, { version }, ctx) => {
+        const id = (s.fileInfoVersions as Record<string, string | undefined>)[version];
+        return id ? getFileInfo(ctx, id) : null;
+      },
+    }),
     columnMappings: t.field({ type: [ColumnMapping], nullable: true, description: "Applied column mappings", resolve: (s) => stored<ColumnMappingModel[]>(s.columnMappings) }),
     virtualColumns: t.field({ type: [VirtualColumn], nullable: true, description: "Applied virtual columns", resolve: (s) => stored<AuditedVirtualColumn[]>(s.virtualColumns) }),
     ambiguousColumnResolutions: t.field({ type: [AmbiguousColumnResolution], nullable: true, description: "Applied format resolutions", resolve: (s) => stored<AmbiguousColumnResolutionModel[]>(s.ambiguousColumnResolutions) }),
@@ -168,9 +249,13 @@ export const TransactionIdPreview = builder.prismaObject("TransactionIdPreview",
     columnSelection: t.exposeIntList("columnSelection"),
     virtualColumnSelection: t.exposeIntList("virtualColumnSelection"),
     smartSplitter: t.exposeBoolean("smartSplitter"),
-    overallRating: t.exposeString("overallRating", { description: "BLOCK, FAIL, POOR, NEUTRAL or GOOD" }),
-    indicators: t.field({ type: "JSON", resolve: (p) => p.indicators }),
-    entryPreviews: t.field({ type: "JSON", resolve: (p) => p.entryPreviews }),
+    overallRating: t.field({ type: PreviewRating, resolve: (p) => p.overallRating as never }),
+    indicators: t.field({
+      type: "JSON",
+      ...shaped(mapOf(INDICATOR, "Indicator name -> {rating, value (its facts), data (preview rows of transactions it is about)}")),
+      resolve: (p) => wireIndicators(p.indicators as unknown as StoredIndicators, p.entryPreviews as never),
+    }),
+    entryPreviews: t.field({ type: "JSON", ...shaped(listOf(PREVIEW_ROW)), resolve: (p) => p.entryPreviews }),
   }),
 });
 
@@ -254,24 +339,29 @@ const UpdateAnalysisSourceInput = builder.inputType("UpdateAnalysisSourceInput",
   }),
 });
 
-interface MetricsShape {
-  analysisSourceId: string;
-  periodType: string;
-  [metric: string]: unknown;
-}
+const METRIC_DETAIL = namedShape(
+  "EffectiveDateMetricDetail",
+  objectOf({ state: ref("MetricState"), entryCount: INTEGER, dataPreviews: listOf(DATA_PREVIEW) }, ["state", "dataPreviews"]),
+);
 
-const EffectiveDateMetrics = builder.objectRef<MetricsShape>("EffectiveDateMetrics").implement({
-  description: "Histogram of entries by effective date (amounts in MONEY_100)",
+const EffectiveDateMetrics = builder.objectRef<service.WireEffectiveDateMetrics>("EffectiveDateMetrics").implement({
+  description: "Entries by effective date against the analysis period: plain counts, MONEY_100 totals and {period label: count} histograms",
   fields: (t) => ({
-    analysisSourceId: t.id({ resolve: (m) => m.analysisSourceId }),
-    periodType: t.field({ type: PeriodTypeEnum, resolve: (m) => m.periodType as never }),
-    entriesInPeriod: t.field({ type: "JSON", resolve: (m) => m.entriesInPeriod }),
-    entriesOutOfPeriod: t.field({ type: "JSON", resolve: (m) => m.entriesOutOfPeriod }),
-    debitsInPeriod: t.field({ type: "JSON", resolve: (m) => m.debitsInPeriod }),
-    creditsInPeriod: t.field({ type: "JSON", resolve: (m) => m.creditsInPeriod }),
-    inPeriodCountHistogram: t.field({ type: "JSON", resolve: (m) => m.inPeriodCountHistogram }),
-    outOfPeriodCountHistogram: t.field({ type: "JSON", resolve: (m) => m.outOfPeriodCountHistogram }),
-    entriesWithoutValidDate: t.field({ type: "JSON", resolve: (m) => m.entriesWithoutValidDate }),
+    analysisSourceId: t.exposeID("analysisSourceId"),
+    periodType: t.field({ type: PeriodTypeEnum, resolve: (m) => m.periodType }),
+    entriesInPeriod: t.exposeInt("entriesInPeriod", { description: "Entries dated within the analysis period" }),
+    entriesOutOfPeriod: t.exposeInt("entriesOutOfPeriod", { description: "Entries dated outside it" }),
+    debitsInPeriod: t.field({ type: "Long", description: "Debits of the entries in the period (MONEY_100)", resolve: (m) => m.debitsInPeriod }),
+    creditsInPeriod: t.field({ type: "Long", description: "Credits of the entries in the period (MONEY_100)", resolve: (m) => m.creditsInPeriod }),
+    inPeriodCountHistogram: t.field({ type: "JSON", ...shaped(mapOf(INTEGER, "Period label -> entries")), resolve: (m) => m.inPeriodCountHistogram }),
+    outOfPeriodCountHistogram: t.field({ type: "JSON", ...shaped(mapOf(INTEGER, "Period label -> entries")), resolve: (m) => m.outOfPeriodCountHistogram }),
+    entriesWithoutValidDate: t.exposeInt("entriesWithoutValidDate", { description: "Entries whose effective date could not be read (not in either count)" }),
+    metricDetails: t.field({
+      type: "JSON",
+      ...shaped(mapOf(METRIC_DETAIL, "Metric name -> its state, entry count and example rows")),
+      description: "Beside the plain numbers: each metric's state (PASS, WARN, FAIL), entry count and example rows",
+      resolve: (m) => m.metricDetails,
+    }),
   }),
 });
 

@@ -16,6 +16,7 @@ import {
   updateRefusal,
   validateMove,
   WorkflowMoveError,
+  type EffectiveDateMetrics,
   type EffectiveDateSummary,
   type PeriodType,
   type ProposedAmbiguousColumnResolution,
@@ -312,7 +313,47 @@ export async function analysisSourceEffectiveDateMetrics(ctx: RequestContext, id
   const endDate = periods.length > 0 ? dateOnly(periods[periods.length - 1].endDate) : "9999-12-31";
   const metrics = effectiveDateMetrics(source.effectiveDates as unknown as EffectiveDateSummary, period, { startDate, endDate });
   await fillPreviews(ctx, source, metrics as unknown as Record<string, unknown>);
-  return { analysisSourceId: id, ...metrics };
+  return wireEffectiveDateMetrics(id, metrics);
+}
+
+export interface WireEffectiveDateMetrics {
+  analysisSourceId: string;
+  periodType: PeriodType;
+  entriesInPeriod: number;
+  entriesOutOfPeriod: number;
+  debitsInPeriod: number;
+  creditsInPeriod: number;
+  inPeriodCountHistogram: Record<string, number>;
+  outOfPeriodCountHistogram: Record<string, number>;
+  entriesWithoutValidDate: number;
+  metricDetails: Record<string, { state: string; entryCount: number; dataPreviews: unknown[] }>;
+}
+
+/**
+ * Wire reference 8: the metrics are plain numbers (counts, MONEY_100 integers, {label: count}
+ * histograms), as existing clients read them; the engine's states and example rows are kept
+ * beside them in `metricDetails`.
+ */
+function wireEffectiveDateMetrics(analysisSourceId: string, m: EffectiveDateMetrics): WireEffectiveDateMetrics {
+  const detail = (metric: { state: string; count: number; dataPreviews: unknown[] }) => ({ state: metric.state, entryCount: metric.count, dataPreviews: metric.dataPreviews });
+  return {
+    analysisSourceId,
+    periodType: m.periodType,
+    entriesInPeriod: m.entriesInPeriod.count,
+    entriesOutOfPeriod: m.entriesOutOfPeriod.count,
+    debitsInPeriod: m.debitsInPeriod.amount,
+    creditsInPeriod: m.creditsInPeriod.amount,
+    inPeriodCountHistogram: m.inPeriodCountHistogram.histogram,
+    outOfPeriodCountHistogram: m.outOfPeriodCountHistogram.histogram,
+    entriesWithoutValidDate: m.entriesWithoutValidDate.count,
+    metricDetails: {
+      entriesInPeriod: detail(m.entriesInPeriod),
+      entriesOutOfPeriod: detail(m.entriesOutOfPeriod),
+      debitsInPeriod: detail(m.debitsInPeriod),
+      creditsInPeriod: detail(m.creditsInPeriod),
+      entriesWithoutValidDate: detail(m.entriesWithoutValidDate),
+    },
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { App } from "../../app-types.js";
 import {
+  adoptStagingTable,
   analyzeStagedData,
   applyColumnMappings,
   buildParsePlan,
@@ -8,6 +9,7 @@ import {
   chooseTransactionId,
   detectFormat,
   discoverAccounts,
+  describesSameRows,
   dropTables,
   EmptyFileError,
   hasTransactions,
@@ -30,7 +32,9 @@ import {
   stagingIntact,
   stageFile,
   summarizeColumns,
+  summarizeWithTransactions,
   transactionIdCandidates,
+  withRecommendedMetrics,
   type AppliedMapping,
   type ColumnData,
   type ColumnDefinition,
@@ -40,6 +44,7 @@ import {
   type ParsePlan,
   type ParseResult,
   type StagedColumn,
+  type StageResult,
   type TabularFileInfo,
   type TransactionIdPreview,
   type TransactionIdSelection,
@@ -48,7 +53,9 @@ import {
 import type { Actor } from "../../entity/index.js";
 import { JobError } from "../../jobs/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
-import { tabularReadingOf } from "../file-infos/file-info.service.js";
+import { completeFileInfo, withProfileLock } from "../file-infos/file-info.jobs.js";
+import { fileReadingOf, type FileReading } from "../file-infos/file-info.service.js";
+import { inspectionOf } from "../file-infos/tabular-inspector.js";
 import { fileObjectKey } from "../file-manager/file-manager.service.js";
 import { estimatePhase, expectedMs } from "./analysis-source.step-progress.js";
 import { auditVirtualColumns, storedVirtualColumns } from "./analysis-source.virtual-columns.js";
@@ -81,7 +88,7 @@ export type Patch = Prisma.AnalysisSourceUpdateInput;
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
 function fileInfoOf(source: SourceRow): TabularFileInfo {
-  if (!source.fileInfo) throw new JobError("The file has not been analysed yet (no file info)");
+  if (!source.fileInfo) throw new JobError("The file has not been analysed yet (no file info)", "FILE_NOT_ANALYZED");
   return source.fileInfo as unknown as TabularFileInfo;
 }
 
@@ -101,7 +108,7 @@ export function planOf(source: SourceRow, definitions: ColumnDefinition[]): Pars
 
 async function withFile<T>(app: App, source: SourceRow, work: (path: string) => Promise<T>): Promise<T> {
   const key = fileObjectKey(source.fileManagerFileId);
-  if ((await app.storage.size(key)) === undefined) throw new JobError(`The file ${source.fileManagerFileId} of this analysis source no longer exists`);
+  if ((await app.storage.size(key)) === undefined) throw new JobError(`The file ${source.fileManagerFileId} of this analysis source no longer exists`, "FILE_MISSING");
   return app.storage.withLocalPath(key, work);
 }
 
@@ -118,9 +125,9 @@ const NOTHING_TO_INGEST = {
 
 /** Engine failures the user can act on become the job's (and the source's) error. */
 function userFacing(error: unknown): never {
-  if (error instanceof EmptyFileError) throw new JobError(NOTHING_TO_INGEST.empty);
-  if (error instanceof NotTabularFileError) throw new JobError(error.message.startsWith("The file cannot be read") ? error.message : `The file cannot be read as delimited text: ${error.message}`);
-  if (error instanceof MappingError) throw new JobError(`The column mapping cannot be applied: ${error.problems.join("; ")}`);
+  if (error instanceof EmptyFileError) throw new JobError(NOTHING_TO_INGEST.empty, "EMPTY_FILE");
+  if (error instanceof NotTabularFileError) throw new JobError(error.message.startsWith("The file cannot be read") ? error.message : `The file cannot be read as delimited text: ${error.message}`, "NOT_TABULAR");
+  if (error instanceof MappingError) throw new JobError(`The column mapping cannot be applied: ${error.problems.join("; ")}`, "COLUMN_MAPPING_FAILED");
   throw error;
 }
 
@@ -154,19 +161,65 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
   timer.unref();
   const started = performance.now();
   try {
-    // The file's own file info (computed on import) spares staging a second profiling pass.
-    const fileInfo = degroup ? null : await tabularReadingOf(env.app, source.fileManagerFileId);
-    const staged = await withFile(env.app, source, (path) =>
-      stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name: file?.name, presetHeaderRowIndex: source.presetHeaderRowIndex, fileInfo }),
-    ).catch(userFacing);
+    const staged = await stageOnce(env, source, detection, degroup, file?.name).catch(userFacing);
     // Known here, before any later step would rate or parse nothing.
     if (staged.rowCount === 0) throw new JobError(NOTHING_TO_INGEST.noRows(staged.detection.headerRowIndex, staged.degrouped));
-    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ms: Math.round(performance.now() - started) };
+    // A table taken over was loaded at the pace its bytes arrived: no measure of this machine's
+    // staging speed, so the later steps estimate their progress by rows instead.
+    const ms = staged.adopted ? undefined : Math.round(performance.now() - started);
+    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ...(ms !== undefined ? { ms } : {}) };
+    env.app.metrics.ingestionRows.inc({ stage: "staged" }, staged.rowCount);
+    if (ms !== undefined) env.app.metrics.ingestionRowsPerSecond.set({ stage: "staged" }, staged.rowCount / Math.max(0.001, ms / 1000));
     return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {
     stagingDone = true;
     clearInterval(timer);
   }
+}
+
+/**
+ * The file is read (and profiled) once: a staging table loaded while it arrived is taken over; a
+ * file info being computed is waited for (or, when its job has not started yet, computed here
+ * while staging, so the job finds it done); a finished one spares this pass the profiling.
+ * Degrouped rows are other rows than the file's: they are always staged and profiled here.
+ */
+async function stageOnce(env: StepEnv, source: SourceRow, detection: FormatDetection | undefined, degroup: boolean, name: string | undefined): Promise<StageResult & { adopted?: boolean }> {
+  const { staging } = ingestionTables(source.id);
+  const stage = (fileInfo: TabularFileInfo | null) =>
+    withFile(env.app, source, (path) =>
+      stageFile(env.app.pool, path, { table: staging, detection, degroup, columnDefinitions: env.definitions, name, presetHeaderRowIndex: source.presetHeaderRowIndex, fileInfo }),
+    );
+  const reading = degroup ? null : await fileReadingOf(env.app, source.fileManagerFileId);
+  if (!reading) return stage(null);
+  const adopted = await adoptArrivalStaging(env, reading, detection, staging, name);
+  if (adopted) return adopted;
+  if (reading.state !== "PENDING") return stage(reading.info);
+  return withProfileLock(env.app, reading.fileInfoId, async () => {
+    const now = await fileReadingOf(env.app, source.fileManagerFileId);
+    if (now && now.state !== "PENDING") return stage(now.info);
+    const staged = await stage(null);
+    if (staged.profiled) await completeFileInfo(env.app.prisma, reading.fileInfoId, inspectionOf(staged.profiled));
+    return staged;
+  });
+}
+
+/** The staging table loaded while the file arrived, as this source's, when it holds the rows this source reads. */
+async function adoptArrivalStaging(env: StepEnv, reading: FileReading, detection: FormatDetection | undefined, staging: string, name: string | undefined) {
+  const { info, staged } = reading;
+  if (!info || !staged || !detection || !describesSameRows(info, detection)) return null;
+  if (!(await adoptStagingTable(env.app.pool, staged.table, staging, staged.rowCount))) return null;
+  const read = { ...info, name: name ?? info.name };
+  return {
+    table: staging,
+    rowCount: staged.rowCount,
+    columns: staged.columns,
+    fileInfo: withRecommendedMetrics(read, env.definitions),
+    profiled: null,
+    detection,
+    degrouped: null,
+    rowsPassedThrough: 0,
+    adopted: true,
+  };
 }
 
 /** The staging table is UNLOGGED: after a database crash it is empty, and steps reading it re-stage. */
@@ -234,8 +287,9 @@ export interface AheadParse {
  * ANALYZE_EFFECTIVE_DATES: daily summary and accounts in one pass, a first preview beside it.
  *
  * With `parseFollows` (the walk goes on to PARSING without stopping) the parse does not wait its
- * turn: the entries and the transactions table are built with the first selection, each on its own
- * connection beside the date pass, and that selection is rated from the transactions table. When
+ * turn: the entries are parsed with the first selection on one connection while, on another, one
+ * scan groups the same rows by transaction (the transactions table of that selection), by day and
+ * by account (this step's own results), and that selection is rated from the transactions table. When
  * CHECK_INTEGRITY then chooses it (it rated GOOD, or was proposed), PARSE only moves the tables into
  * place. Building ahead never changes an outcome: if it fails, or another selection is chosen, the
  * parse runs as usual.
@@ -261,38 +315,40 @@ export async function effectiveDatesStep(
       report(100);
       return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
     }
-    // Beside the date pass: the parse, and the transactions table followed by the rating from it
-    // (which does not wait for the parse, the longest of the three).
-    const buildAhead = async (): Promise<{ ahead: AheadParse; preview: TransactionIdPreview } | null> => {
+    // Two scans of the staging table side by side: the parse, and one grouping of the same rows by
+    // transaction, by day and by account (the transactions table, the daily summary, the accounts),
+    // followed by the rating of the selection from the transactions table.
+    // The grouping is the shorter: its end is a milestone, the rest is the parse's.
+    const datesShare = Math.round((100 * expectedMs(stage, "effectiveDates")) / expected);
+    const built = await (async () => {
       try {
         // The rating's example rows are found through the staging table's row index: built now,
         // beside the rest, it is ready when the rating needs it instead of being built after.
         const indexed = indexStagedRows(env.app.pool, staging);
-        const rated = settleAll(buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection }), indexed).then(async ([transactions]) => ({
-          transactions,
+        const summarized = summarizeWithTransactions(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection }).finally(() => report(datesShare));
+        const rated = settleAll(summarized, indexed).then(async ([summary]) => ({
+          summary,
           preview: await previewFromTransactions(env.app.pool, { staging, transactions: transactionsAhead, plan, selection }),
         }));
-        const [result, { transactions, preview }] = await settleAll(
+        const [result, { summary, preview }] = await settleAll(
           parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) }),
           rated,
         );
-        return { ahead: { selection, result, transactions }, preview };
+        return { ahead: { selection, result, transactions: summary.transactions }, preview, summary };
       } catch (error) {
         env.app.logger.warn("parse ahead failed; the parse will run in its turn", { analysisSourceId: source.id, error: String(error) });
         await dropTables(env.app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
         return null;
       }
-    };
-    // The date pass is the shorter: its end is a milestone, the rest is the parse's.
-    const datesShare = Math.round((100 * expectedMs(stage, "effectiveDates")) / expected);
-    const [analysis, built] = await settleAll(
-      analyzeStagedData(env.app.pool, staging, plan, { selection: null }).finally(() => report(datesShare)),
-      buildAhead(),
-    );
-    const ahead = built?.ahead ?? null;
-    const preview = built ? built.preview : (await previewTransactionIds(env.app.pool, staging, plan, [selection]))[0];
+    })();
+    if (built) {
+      report(100);
+      return { patch: { effectiveDates: json(built.summary.effectiveDates), accounts: json(built.summary.accounts) }, preview: built.preview, ahead: built.ahead };
+    }
+    // Building ahead failed: the step as without it (a failure here is the step's own).
+    const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection });
     report(100);
-    return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview, ahead };
+    return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
   } finally {
     stop();
   }
@@ -319,7 +375,7 @@ export async function integrityStep(
   const stage = source.stage as unknown as StoredStage;
   const candidates = transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount);
   // Defensive only: the engine always offers RUNNING_TOTAL last, so there is at least one candidate.
-  if (candidates.length === 0) throw new JobError("No column or combination of columns can serve as transaction id; propose a transactionIdSelection");
+  if (candidates.length === 0) throw new JobError("No column or combination of columns can serve as transaction id; propose a transactionIdSelection", "NO_TRANSACTION_ID_CANDIDATE");
   const chosen = await chooseTransactionId(env.app.pool, staging, plan, candidates, known);
   const selection = candidates[chosen.selected];
   return { patch: { transactionIdSelection: json(selection) }, previews: chosen.previews, selection };
@@ -328,7 +384,7 @@ export async function integrityStep(
 /** A given selection: validated, then its stored preview reused or one generated. */
 export async function selectAndPreview(env: StepEnv, source: SourceRow, plan: ParsePlan, selection: TransactionIdSelection, known: TransactionIdPreview[]) {
   const problems = selectionProblems(selection, fileInfoOf(source).columnData.length, appliedOf(source));
-  if (problems.length > 0) throw new JobError(`The transaction id selection cannot be used: ${problems.join("; ")}`);
+  if (problems.length > 0) throw new JobError(`The transaction id selection cannot be used: ${problems.join("; ")}`, "INVALID_TRANSACTION_ID_SELECTION");
   const existing = known.find((p) => sameSelection(p, selection));
   if (existing) return { selection, previews: [existing], reused: true };
   const { staging } = ingestionTables(source.id);

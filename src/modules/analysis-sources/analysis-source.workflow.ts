@@ -11,13 +11,16 @@ import {
   workflowPath,
   type ColumnDefinition,
   type MoveInput,
+  type TabularFileInfo,
   type TransactionIdPreview,
   type WorkflowFeature,
   type WorkflowState,
 } from "../../ingestion/index.js";
 import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
 import { inferDiscoveredAccounts, recordDiscoveredAccounts } from "../account-mappings/account-mapping.service.js";
+import { saveSourceFileInfo } from "../file-infos/file-info.service.js";
 import { publishSourceProgress, walkProgress } from "./analysis-source.progress.js";
+import { sourceMessage, type SourceMessage } from "./analysis-source.messages.js";
 import {
   detectStep,
   effectiveDatesStep,
@@ -62,7 +65,27 @@ function ingestionEvent(type: "ingestion.complete" | "ingestion.failed", source:
 
 /** Writes a step's outputs; every save of the source increments its version. */
 async function save(tx: Tx | App["prisma"], id: string, patch: Patch, actor: Actor): Promise<SourceRow> {
-  return tx.analysisSource.update({ where: { id }, data: { ...patch, ...touchAudit(actor), version: { increment: 1 } } });
+  const update = (client: Tx | App["prisma"], extra: Patch = {}) =>
+    client.analysisSource.update({ where: { id }, data: { ...patch, ...extra, ...touchAudit(actor), version: { increment: 1 } } });
+  if (!patch.fileInfo) return update(tx);
+  // A new reading of the file: the source's own file info entity follows it in the same transaction.
+  const withFileInfo = async (client: Tx) => {
+    const source = await client.analysisSource.findUniqueOrThrow({ where: { id }, select: { id: true, fileManagerFileId: true } });
+    const info = patch.fileInfo as unknown as TabularFileInfo;
+    const ownId = await saveSourceFileInfo(client, source, info, actor);
+    return update(client, { fileInfoVersions: json(await fileInfoVersionsOf(client, source.fileManagerFileId, ownId, Boolean(info.degrouped))) });
+  };
+  return "$transaction" in tx ? tx.$transaction(withFileInfo) : withFileInfo(tx);
+}
+
+/**
+ * wire reference 8: {file version: file info id}. The source's own reading is ORIGINAL, or
+ * DEGROUPED when the degrouper flattened the file; then ORIGINAL is the imported file's own info.
+ */
+async function fileInfoVersionsOf(tx: Tx, fileManagerFileId: string, ownId: string, degrouped: boolean): Promise<Record<string, string>> {
+  if (!degrouped) return { ORIGINAL: ownId };
+  const file = await tx.fileManagerEntity.findUnique({ where: { id: fileManagerFileId }, select: { fileInfoId: true } });
+  return file?.fileInfoId ? { ORIGINAL: file.fileInfoId, DEGROUPED: ownId } : { DEGROUPED: ownId };
 }
 
 /** Previews are entities: replaced when CHECKING_INTEGRITY runs again, added when a new selection needs one. */
@@ -117,9 +140,9 @@ export const ingestionJob = defineJob<IngestionPayload>({
     const app = ctx.app;
     const actor = actorOfStarter(ctx.startedBy);
     let source = await app.prisma.analysisSource.findUnique({ where: { id: payload.analysisSourceId } });
-    if (!source) throw new JobError(`Analysis source ${payload.analysisSourceId} was deleted`);
+    if (!source) throw new JobError(`Analysis source ${payload.analysisSourceId} was deleted`, "SOURCE_DELETED");
     const type = await sourceTypeOf(app, source.analysisSourceTypeId);
-    if (!type) throw new JobError(`Analysis source type ${source.analysisSourceTypeId} does not exist`);
+    if (!type) throw new JobError(`Analysis source type ${source.analysisSourceTypeId} does not exist`, "UNKNOWN_SOURCE_TYPE");
     const current = source.workflowState as WorkflowState;
     if (current === "COMPLETED" || current === "FAILED") return;
 
@@ -193,13 +216,16 @@ export const ingestionJob = defineJob<IngestionPayload>({
           break;
         }
         case "PARSE": {
+          const parseStarted = performance.now();
           const { result, transactions, accounts } = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
+          app.metrics.ingestionRows.inc({ stage: "parsed" }, result.rowCount);
+          app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
           const before = source;
           // Inferred before the transaction that records the parse: it holds that transaction no longer.
           const inferred = accounts.length > 0 ? await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts) : undefined;
           source = await inTransaction(app, async (tx, emit) => {
             await announceEntriesDropped(tx, emit, actor, before);
-            const saved = await save(tx, before.id, { parse: json({ rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }), warnings: parseWarnings(result.unparseable) }, actor);
+            const saved = await save(tx, before.id, { parse: json({ rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }), warnings: json(parseWarnings(result.unparseable)) }, actor);
             if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts, inferred });
             await entriesTableCreated(tx, emit, actor, {
               analysisId: before.analysisId,
@@ -220,7 +246,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
       }
       app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
       if (stop) {
-        const finalPatch = { ...patch, workflowState: state, errors: [] };
+        const finalPatch = { ...patch, workflowState: state, errors: json([]) };
         source = await ctx.finish(async (tx, emit) => {
           const saved = await save(tx, source!.id, finalPatch, actor);
           if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
@@ -233,12 +259,12 @@ export const ingestionJob = defineJob<IngestionPayload>({
       from = state;
     }
   },
-  async onFailure(ctx, payload, error) {
+  async onFailure(ctx, payload, error, code) {
     const actor = actorOfStarter(ctx.startedBy);
     const source = await ctx.app.prisma.analysisSource.findUnique({ where: { id: payload.analysisSourceId } });
     if (!source) return;
     const failed = await inTransaction(ctx.app, async (tx, emit) => {
-      const saved = await save(tx, source.id, { workflowState: "FAILED", errors: [error] }, actor);
+      const saved = await save(tx, source.id, { workflowState: "FAILED", errors: json([sourceMessage(code, error)]) }, actor);
       emit(ingestionEvent("ingestion.failed", source, actor.userId));
       return saved;
     });
@@ -261,16 +287,18 @@ function walksThroughParse(move: MoveInput, state: WorkflowState): boolean {
  * Values the parse could not read (they are NULL in the entries): the analysis is not ready until
  * the user accepts them with `warningsIgnored` (analysis status SOURCE_WARNINGS_PRESENT).
  */
-export function parseWarnings(unparseable: Record<string, number>): string[] {
+export function parseWarnings(unparseable: Record<string, number>): SourceMessage[] {
   return Object.entries(unparseable)
     .filter(([, count]) => count > 0)
-    .map(([field, count]) => `${count} value${count === 1 ? "" : "s"} of ${field} could not be read and ${count === 1 ? "is" : "are"} empty in the entries`);
+    .map(([field, count]) =>
+      sourceMessage("UNPARSEABLE_VALUES", `${count} value${count === 1 ? "" : "s"} of ${field} could not be read and ${count === 1 ? "is" : "are"} empty in the entries`),
+    );
 }
 
 /** INTEGRITY_CHECKED with a changed selection: a stored preview with the same properties, else a new one. */
 async function reselect(env: StepEnv, tx: Tx, source: SourceRow, actor: Actor): Promise<void> {
   const selection = source.transactionIdSelection as never;
-  if (!selection) throw new JobError("transactionIdSelection is missing");
+  if (!selection) throw new JobError("transactionIdSelection is missing", "INVALID_TRANSACTION_ID_SELECTION");
   const known = await knownPreviews(env.app, source.id);
   const { previews, reused } = await selectAndPreview(env, source, planOf(source, env.definitions), selection, known);
   if (!reused) await storePreviews(tx, source, previews, actor, false);

@@ -119,7 +119,8 @@ describe("create, read, query, delete", () => {
     // Mappings are typed objects in GraphQL: the recommendation mapped the account column.
     expect(read.body.data.analysisSource.columnMappings).toContainEqual({ position: 4, field: "Account", platformField: "account", mappingType: "AUTO" });
     expect(read.body.data.analysisSource.transactionIdSelection).toBeNull();
-    expect(read.body.data.analysisSourceEffectiveDateMetrics).toMatchObject({ periodType: "DAY", entriesInPeriod: { count: 7 } });
+    expect(read.body.data.analysisSourceEffectiveDateMetrics).toEqual({ periodType: "DAY", entriesInPeriod: 7 });
+    expect(read.body.data.analysisSource.fileInfoVersions).toEqual({ ORIGINAL: expect.stringMatching(/^[0-9a-f]{24}$/) });
     const limited = await clientWithPermissions(server.api, ["api.analyses.read"]);
     expect((await limited.get(`/analysis-sources/${job.entityId}`)).status).toBe(403);
   });
@@ -191,7 +192,7 @@ describe("layouts from upload to COMPLETED", () => {
     const previews = (await server.api.post("/transaction-id-previews/query", { analysisSourceId: source.id })).body.content;
     const chosen = previews.find((p: { columnSelection: number[] }) => JSON.stringify(p.columnSelection) === "[3]");
     expect(chosen, JSON.stringify(previews)).toMatchObject({ type: "COMBINATION", overallRating: "GOOD" });
-    expect(chosen.indicators.UNBALANCED_TRANSACTIONS).toMatchObject({ rating: "GOOD", value: 0 });
+    expect(chosen.indicators.UNBALANCED_TRANSACTIONS).toMatchObject({ rating: "GOOD", value: { count: 0 }, data: [] });
     // Three balanced transactions of two entries each.
     const entries = await db.query(`SELECT txid, count(*)::int AS n, sum(debit - credit)::int AS balance FROM ingest.entries_${source.id} GROUP BY txid ORDER BY txid`);
     expect(entries.rows).toEqual([
@@ -328,8 +329,8 @@ describe("failures", () => {
     const { source, job } = await ingest(server, fixture, zip, {}, "ERROR");
     expect(source.workflowState).toBe("FAILED");
     // It starts like a workbook (a ZIP archive) but is none.
-    expect(source.errors[0]).toMatch(/^The file cannot be read as an .xlsx workbook: /);
-    expect(job.error).toBe(source.errors[0]);
+    expect(source.errors).toEqual([{ code: "NOT_TABULAR", defaultMessage: expect.stringMatching(/^The file cannot be read as an .xlsx workbook: /) }]);
+    expect(job.error).toBe(source.errors[0].defaultMessage);
     expect(await events("ingestion.failed", source.id)).toEqual([{ analysisId: fixture.analysisId, analysisSourceId: source.id, engagementId: fixture.engagementId }]);
   });
 
@@ -342,8 +343,8 @@ describe("failures", () => {
     }
     const { source, job, fileId } = await ingest(server, fixture, noise, { targetWorkflowState: "COMPLETED" }, "ERROR");
     expect(source.workflowState).toBe("FAILED");
-    expect(source.errors).toEqual(["The file cannot be read as delimited text: The file holds binary data, not delimited text"]);
-    expect(job.error).toBe(source.errors[0]);
+    expect(source.errors).toEqual([{ code: "NOT_TABULAR", defaultMessage: "The file cannot be read as delimited text: The file holds binary data, not delimited text" }]);
+    expect(job.error).toBe(source.errors[0].defaultMessage);
     const file = await server.api.get(`/file-manager/${fileId}`);
     const info = await waitFor(async () => {
       const response = await server.api.get(`/file-info/${file.body.fileInfoId}`);
@@ -353,13 +354,13 @@ describe("failures", () => {
   });
 
   it.each([
-    ["a header row only", "Journal ID,Date,Account,Description,Debit,Credit\n", "The file has no data rows below its header (row 1): there is nothing to ingest"],
-    ["a header row and blank lines", "Journal ID,Date,Account,Description,Debit,Credit\r\n\r\n  \r\n", "The file has no data rows below its header (row 1): there is nothing to ingest"],
-    ["an empty file", "", "The file is empty (0 bytes): there is nothing to ingest"],
-  ])("%s fails as soon as that is known, with the cause, and is not retried", async (_name, content, cause) => {
+    ["a header row only", "Journal ID,Date,Account,Description,Debit,Credit\n", "NO_DATA_ROWS", "The file has no data rows below its header (row 1): there is nothing to ingest"],
+    ["a header row and blank lines", "Journal ID,Date,Account,Description,Debit,Credit\r\n\r\n  \r\n", "NO_DATA_ROWS", "The file has no data rows below its header (row 1): there is nothing to ingest"],
+    ["an empty file", "", "EMPTY_FILE", "The file is empty (0 bytes): there is nothing to ingest"],
+  ])("%s fails as soon as that is known, with the cause, and is not retried", async (_name, content, code, cause) => {
     const { source, job } = await ingest(server, fixture, content, { targetWorkflowState: "COMPLETED" }, "ERROR");
     expect(source.workflowState).toBe("FAILED");
-    expect(source.errors).toEqual([cause]);
+    expect(source.errors).toEqual([{ code, defaultMessage: cause }]);
     expect(job.error).toBe(cause);
     // A permanent failure: one attempt, and nothing rated or parsed.
     const attempts = await db.query("SELECT attempts FROM async_result WHERE entity_id = $1", [source.id]);
@@ -372,7 +373,7 @@ describe("failures", () => {
   it("a mapping that leaves a required field unmapped fails with the field named", async () => {
     const { source } = await ingest(server, fixture, SIGNED_AMOUNT_LEDGER, { targetWorkflowState: "COMPLETED", proposedColumnMappings: [{ columnPosition: 0, platformField: "effective_date" }, { columnPosition: 4, platformField: "amount" }] }, "ERROR");
     expect(source.workflowState).toBe("FAILED");
-    expect(source.errors[0]).toContain("account");
+    expect(source.errors).toEqual([{ code: "COLUMN_MAPPING_FAILED", defaultMessage: expect.stringContaining("account") }]);
   });
 
   it("refuses updates outside the updatable states and with a stale version (409)", async () => {
@@ -413,24 +414,35 @@ describe("effective date metrics and previews", () => {
     const { source } = await ingest(server, fixture, ERP_GENERAL_LEDGER, { targetWorkflowState: "EFFECTIVE_DATE_METRICS_ANALYZED" });
     const month = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=MONTH`);
     expect(month.status).toBe(200);
-    expect(month.body).toMatchObject({ periodType: "MONTH", entriesInPeriod: { count: 7 }, entriesOutOfPeriod: { count: 2, histogram: { "2022-12": 2 } }, debitsInPeriod: { amount: 134198 } });
-    // A preview's row is the file's own fields in column order, like the file info's previews
-    // (fileInfo.columnData names them): no staging columns (row_no, c<i>, typed shadows).
-    expect(month.body.entriesOutOfPeriod.dataPreviews[0]).toEqual({
+    // Plain numbers (wire reference 8): counts, MONEY_100 integers, {label: count} histograms.
+    expect(month.body).toMatchObject({
+      periodType: "MONTH",
+      entriesInPeriod: 7,
+      entriesOutOfPeriod: 2,
+      debitsInPeriod: 134198,
+      creditsInPeriod: expect.any(Number),
+      inPeriodCountHistogram: { "2023-01": 2, "2023-02": 4, "2023-03": 1 },
+      outOfPeriodCountHistogram: { "2022-12": 2 },
+      entriesWithoutValidDate: 1,
+    });
+    for (const key of ["entriesInPeriod", "entriesOutOfPeriod", "debitsInPeriod", "creditsInPeriod"]) expect(Number.isInteger(month.body[key]), key).toBe(true);
+    // Beside them, each metric's state and example rows. A preview's row is the file's own fields in
+    // column order, like the file info's previews (fileInfo.columnData names them): no staging columns.
+    expect(month.body.metricDetails.entriesOutOfPeriod).toMatchObject({ state: "WARN", entryCount: 2 });
+    expect(month.body.metricDetails.entriesOutOfPeriod.dataPreviews[0]).toEqual({
       rowIndex: 10,
       value: "2022-12-31",
       row: ["JE1004", "1", "12/31/2022", "12/31/2022", "70100", "Depreciation", "510.00", "", "Year end", "GJ", "apatel", "mdupont", "USD"],
     });
-    expect(month.body.entriesOutOfPeriod.dataPreviews[0].row).toHaveLength(source.fileInfo.columnData.length);
-    expect(month.body.outOfPeriodCountHistogram.dataPreviews).toEqual(month.body.entriesOutOfPeriod.dataPreviews);
+    expect(month.body.metricDetails.entriesOutOfPeriod.dataPreviews[0].row).toHaveLength(source.fileInfo.columnData.length);
     // The line with an unreadable date (13/45/2023), its quoted multi-line memo as in the file.
-    expect(month.body.entriesWithoutValidDate.dataPreviews).toEqual([
+    expect(month.body.metricDetails.entriesWithoutValidDate.dataPreviews).toEqual([
       { rowIndex: 8, row: ["JE1003", "1", "13/45/2023", "03/31/2023", "", "Unknown", "100.00", "", "Reclass per review,\nsee memo", "GJ", "lgarcia", "", "USD"] },
     ]);
     const week = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=WEEK`);
-    expect(week.body.inPeriodCountHistogram.histogram).toEqual({ "2023-01-09": 2, "2023-02-27": 4, "2023-03-27": 1 });
+    expect(week.body.inPeriodCountHistogram).toEqual({ "2023-01-09": 2, "2023-02-27": 4, "2023-03-27": 1 });
     const day = await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=DAY`);
-    expect(day.body.inPeriodCountHistogram.histogram).toEqual({ "2023-01-15": 2, "2023-02-28": 4, "2023-03-31": 1 });
+    expect(day.body.inPeriodCountHistogram).toEqual({ "2023-01-15": 2, "2023-02-28": 4, "2023-03-31": 1 });
     expect((await server.api.get(`/analysis-sources/${source.id}/effective-date-metrics?period=YEAR`)).status).toBe(400);
     expect((await server.api.get(`/analysis-sources/0123456789abcdef01234567/effective-date-metrics?period=DAY`)).status).toBe(404);
   });
@@ -457,7 +469,13 @@ describe("effective date metrics and previews", () => {
     expect(page.body.content).toHaveLength(2);
     const preview = await server.api.get(`/transaction-id-previews/${page.body.content[0].id}`);
     expect(preview.body).toMatchObject({ analysisSourceId: source.id, analysisId: fixture.analysisId, engagementId: fixture.engagementId, type: "COMBINATION", smartSplitter: false });
-    expect(preview.body.indicators.UNBALANCED_TRANSACTIONS).toMatchObject({ value: 1 });
+    // wire reference 8: each indicator's facts in `value`, its `data` always a list of preview rows.
+    const unbalanced = preview.body.indicators.UNBALANCED_TRANSACTIONS;
+    expect(unbalanced).toMatchObject({ rating: expect.any(String), value: { count: 1, transactions: expect.any(Number) } });
+    expect(unbalanced.data.length).toBeGreaterThan(0);
+    for (const row of unbalanced.data) expect(row).toEqual({ transactionId: expect.any(String), entryCount: expect.any(Number), balance: expect.any(Number), detailRows: expect.any(Array) });
+    expect(unbalanced.data.every((row: { balance: number }) => row.balance !== 0)).toBe(true);
+    for (const indicator of Object.values(preview.body.indicators) as Array<{ data: unknown }>) expect(Array.isArray(indicator.data)).toBe(true);
     expect(preview.body.entryPreviews.length).toBeGreaterThan(0);
   });
 });
@@ -513,7 +531,7 @@ describe("parse results and events", () => {
     expect(status.body.sourceStatuses).toEqual([{ sourceId: source.id, analysisSourceTypeId: GL_SOURCE_TYPE, periodId: own.periodId, status: "IN_PROGRESS" }]);
     // The parse finds an unreadable date: a warning, which blocks the run until it is ignored.
     const { source: parsed } = await advance(server, source.id, { targetWorkflowState: "PARSED" });
-    expect(parsed.warnings).toEqual(["1 value of effective_date could not be read and is empty in the entries"]);
+    expect(parsed.warnings).toEqual([{ code: "UNPARSEABLE_VALUES", defaultMessage: "1 value of effective_date could not be read and is empty in the entries" }]);
     expect((await server.api.get(`/analyses/${own.analysisId}/status`)).body.preflightErrors).toContain("SOURCE_WARNINGS_PRESENT");
     await advance(server, source.id, { warningsIgnored: true, targetWorkflowState: "COMPLETED" });
     const after = await server.api.get(`/analyses/${own.analysisId}/status`);

@@ -1,6 +1,7 @@
 import { builder } from "../../graphql/builder.js";
 import { whereArg } from "../common/where.js";
 import { configurationColumns } from "./configuration.columns.js";
+import { INTEGER, LOCALIZED_TEXT, mapOf, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import type { Configuration, RiskGroup } from "../catalogue/control-points.data.js";
@@ -19,15 +20,15 @@ const RiskGroupFilter = builder.objectRef<{ values: string[] }>("RiskGroupFilter
 const RiskGroupRef = builder.objectRef<RiskGroup>("RiskGroup").implement({
   fields: (t) => ({
     id: t.exposeID("id"),
-    name: t.field({ type: "JSON", description: "Language code -> text", resolve: (g) => g.name }),
-    description: t.field({ type: "JSON", description: "Language code -> text", resolve: (g) => g.description }),
-    category: t.field({ type: "JSON", description: "Language code -> text", resolve: (g) => g.category }),
+    name: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: "Language code -> text", resolve: (g) => g.name }),
+    description: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: "Language code -> text", resolve: (g) => g.description }),
+    category: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: "Language code -> text", resolve: (g) => g.category }),
     analysisTypeId: t.exposeID("analysisTypeId"),
     riskAssertionCategory: t.field({ type: RiskAssertionCategory, resolve: (g) => g.riskAssertionCategory }),
     system: t.exposeBoolean("system"),
     disabled: t.exposeBoolean("disabled"),
     controlPointBundleVersion: t.exposeString("controlPointBundleVersion"),
-    controlPointWeights: t.field({ type: "JSON", description: "Control point -> integer weight (0..100)", resolve: (g) => g.controlPointWeights }),
+    controlPointWeights: t.field({ type: "JSON", ...shaped(mapOf(INTEGER)), description: "Control point -> integer weight (0..100)", resolve: (g) => g.controlPointWeights }),
     filter: t.field({ type: RiskGroupFilter, resolve: (g) => g.filter }),
     applicableRiskRanges: t.exposeIDList("applicableRiskRanges"),
     selectedRiskRange: t.exposeID("selectedRiskRange", { nullable: true }),
@@ -69,7 +70,7 @@ const RiskGroupUpdateInput = builder.inputType("RiskGroupUpdateInput", {
   fields: (t) => ({
     id: t.id({ required: true }),
     disabled: t.boolean(),
-    controlPointWeights: t.field({ type: "JSON", description: "Control point -> integer weight (0..100); merged into the stored weights" }),
+    controlPointWeights: t.field({ type: "JSON", ...shaped(mapOf(INTEGER)), description: "Control point -> integer weight (0..100); merged into the stored weights" }),
     filter: t.field({ type: RiskGroupFilterInput }),
     applicableRiskRanges: t.idList(),
     selectedRiskRange: t.id(),

@@ -6,6 +6,12 @@ import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { User } from "../users/user.schema.js";
 import * as service from "./api-token.service.js";
+import { ALL_PERMISSIONS } from "../../auth/permissions.js";
+import { listOf, namedShape, shaped } from "../common/json-shape.js";
+
+// GraphQL enum values cannot contain dots: permissions are strings there, an enum in OpenAPI.
+const PERMISSIONS = shaped(listOf(namedShape("Permission", { type: "string", enum: [...ALL_PERMISSIONS], description: "Token permission (wire reference 7)" })));
+const PERMISSIONS_DESCRIPTION = "Permissions (wire reference 7: api.<area>.read|write|delete and a few more; the OpenAPI document lists them)";
 
 export const ApiToken = builder.prismaObject("ApiToken", {
   interfaces: [Entity],
@@ -13,7 +19,7 @@ export const ApiToken = builder.prismaObject("ApiToken", {
     name: t.exposeString("name"),
     userId: t.exposeID("userId"),
     expiry: t.expose("expiry", { type: "DateTime" }),
-    permissions: t.exposeStringList("permissions"),
+    permissions: t.exposeStringList("permissions", { ...PERMISSIONS, description: PERMISSIONS_DESCRIPTION }),
     allowedAddresses: t.exposeStringList("allowedAddresses"),
     partialToken: t.exposeString("partialToken"),
     user: t.relation("user", { type: User, authScopes: { permission: "api.users.read" } } as never),
@@ -27,7 +33,7 @@ const CreatedApiToken = builder.objectRef<Awaited<ReturnType<typeof service.crea
     name: t.exposeString("name"),
     userId: t.exposeID("userId"),
     expiry: t.expose("expiry", { type: "DateTime" }),
-    permissions: t.exposeStringList("permissions"),
+    permissions: t.exposeStringList("permissions", { ...PERMISSIONS, description: PERMISSIONS_DESCRIPTION }),
     allowedAddresses: t.exposeStringList("allowedAddresses"),
     partialToken: t.exposeString("partialToken"),
     token: t.exposeString("token", { description: "The full secret; shown only in this response" }),
@@ -38,7 +44,7 @@ const CreateApiTokenInput = builder.inputType("CreateApiTokenInput", {
   fields: (t) => ({
     name: t.string({ required: true }),
     expiry: t.field({ type: "DateTime", description: "At most 2 years ahead; defaults to 2 years" }),
-    permissions: t.stringList({ required: true }),
+    permissions: t.stringList({ required: true, ...PERMISSIONS, description: `${PERMISSIONS_DESCRIPTION}; an unknown name is refused (400 naming it)` }),
     allowedAddresses: t.stringList({ description: "IPv4/IPv6 addresses or CIDR ranges; empty allows any" }),
   }),
 });

@@ -2,7 +2,7 @@ import { ForbiddenError, NotFoundError, ValidationError, type Problem } from "..
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type Actor, type PageArgs } from "../../entity/index.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import { addressEntryProblem } from "../../auth/ip-allow.js";
+import { addressEntryProblem, entryWithin } from "../../auth/ip-allow.js";
 import { ALL_PERMISSIONS, isPermission, type Permission } from "../../auth/permissions.js";
 import { generateTokenSecret, hashToken, partialToken } from "../../auth/token-secret.js";
 import { apiTokenColumns } from "./api-token.columns.js";
@@ -26,16 +26,29 @@ export interface CreateApiTokenInput {
   allowedAddresses?: string[] | null;
 }
 
-export function getApiToken(ctx: RequestContext, id: string) {
-  return findEntity(ctx.app, "apiToken", ENTITY, id);
+/**
+ * A token sees and touches only tokens that hold no permission it lacks: otherwise a token with
+ * `api.api-tokens.delete` could delete the App Admin token, and one with `.read` learn what the
+ * stronger tokens are. Others are absent to it (404), as in a query.
+ */
+function withinCaller(ctx: RequestContext, token: { permissions: readonly string[] }): boolean {
+  const own = ctx.auth!.permissions;
+  return token.permissions.every((permission) => own.has(permission as Permission));
+}
+
+export async function getApiToken(ctx: RequestContext, id: string) {
+  const token = await findEntity(ctx.app, "apiToken", ENTITY, id);
+  if (!withinCaller(ctx, token)) throw new NotFoundError(ENTITY, id);
+  return token;
 }
 
 export function getCurrentApiToken(ctx: RequestContext) {
-  return getApiToken(ctx, ctx.auth!.tokenId);
+  return findEntity(ctx.app, "apiToken", ENTITY, ctx.auth!.tokenId);
 }
 
 export function queryApiTokens(ctx: RequestContext, args: PageArgs) {
-  return queryEntities(ctx.app, { model: "apiToken", columns: apiTokenColumns }, args);
+  const own = [...ctx.auth!.permissions];
+  return queryEntities(ctx.app, { model: "apiToken", columns: apiTokenColumns, scope: (params) => `t.permissions <@ ${params.add(own, "text[]")}` }, args);
 }
 
 function checkTokenInput(input: CreateApiTokenInput, now: number): void {
@@ -93,12 +106,43 @@ export async function insertApiToken(tx: Tx, actor: Actor | null, input: CreateA
   return { ...token, token: secret };
 }
 
-export async function createApiToken(ctx: RequestContext, input: CreateApiTokenInput) {
-  assertContent(input, ["permissions"]);
-  checkTokenInput(input, Date.now());
-  // A token can hand out only permissions it holds itself.
-  const escalated = input.permissions.filter((p) => !ctx.auth!.permissions.has(p as Permission));
+/**
+ * A token can give only what it has: permissions it holds, an expiry no later than its own, and
+ * addresses within its own (a token limited to 10.0.0.0/8 made one for anywhere with
+ * `allowedAddresses: []`). Left out, expiry and addresses default to the caller's limits.
+ */
+function withinCallerLimits(ctx: RequestContext, input: CreateApiTokenInput): CreateApiTokenInput {
+  const auth = ctx.auth!;
+  const escalated = input.permissions.filter((p) => !auth.permissions.has(p as Permission));
   if (escalated.length > 0) throw new ForbiddenError(`The calling token cannot grant permissions it does not hold: ${escalated.join(", ")}`, { identifier: "permissions", values: escalated });
+  const ownExpiry = new Date(auth.expiresAt);
+  if (input.expiry && input.expiry.getTime() > auth.expiresAt) {
+    throw new ForbiddenError(`The calling token cannot create a token that outlives it: expiry must be at most ${ownExpiry.toISOString()}`, {
+      identifier: "expiry",
+      values: [input.expiry.toISOString()],
+      suggestedValues: [ownExpiry.toISOString()],
+    });
+  }
+  const own = auth.allowedAddresses;
+  const requested = input.allowedAddresses ?? (own.length > 0 ? [...own] : []);
+  if (own.length > 0) {
+    const outside = requested.length === 0 ? ["(any address)"] : requested.filter((entry) => !entryWithin(entry, own));
+    if (outside.length > 0) {
+      throw new ForbiddenError(`The calling token may be used only from ${own.join(", ")}; it cannot create a token usable from ${outside.join(", ")}`, {
+        identifier: "allowedAddresses",
+        values: outside,
+        suggestedValues: [...own],
+      });
+    }
+  }
+  const defaultExpiry = twoYearsAfter(Date.now());
+  return { ...input, expiry: input.expiry ?? (defaultExpiry.getTime() > auth.expiresAt ? ownExpiry : defaultExpiry), allowedAddresses: requested };
+}
+
+export async function createApiToken(ctx: RequestContext, requested: CreateApiTokenInput) {
+  assertContent(requested, ["permissions"]);
+  checkTokenInput(requested, Date.now());
+  const input = withinCallerLimits(ctx, requested);
   const actor = actorOf(ctx);
   return inTransaction(ctx.app, async (tx, emit) => {
     const token = await insertApiToken(tx, actor, input);
@@ -110,6 +154,7 @@ export async function createApiToken(ctx: RequestContext, input: CreateApiTokenI
 export async function updateApiToken(ctx: RequestContext, id: string, input: { name?: string | null; version: number }) {
   assertContent(input);
   const actor = actorOf(ctx);
+  await getApiToken(ctx, id);
   const token = await inTransaction(ctx.app, async (tx, emit) => {
     const updated = await saveVersioned(tx.apiToken, ENTITY, id, input.version, input.name ? { name: input.name } : {}, actor);
     if (input.name) await tx.user.update({ where: { id: updated.userId }, data: { lastName: input.name, version: { increment: 1 } } });
@@ -124,8 +169,8 @@ export async function updateApiToken(ctx: RequestContext, id: string, input: { n
 export async function deleteApiToken(ctx: RequestContext, id: string) {
   const actor = actorOf(ctx);
   const result = await inTransaction(ctx.app, async (tx, emit) => {
-    const token = await tx.apiToken.findUnique({ where: { id }, select: { userId: true } });
-    if (!token) throw new NotFoundError(ENTITY, id);
+    const token = await tx.apiToken.findUnique({ where: { id }, select: { userId: true, permissions: true } });
+    if (!token || !withinCaller(ctx, token)) throw new NotFoundError(ENTITY, id);
     await tx.apiToken.delete({ where: { id } });
     await tx.user.delete({ where: { id: token.userId } });
     emit({ type: "api-token.deleted", entityType: "API_TOKEN", entityId: id, userId: actor.userId, payload: { apiTokenId: id } });

@@ -17,7 +17,7 @@ const READ_PERMISSION = new Map<string, PermissionScope>([
   ["FILE_MANAGER_FILE", "api.file-manager.read"],
   ["ACCOUNT_GROUPING", "api.account-groupings.read"],
   ["ENGAGEMENT_ACCOUNT_GROUPING", "api.engagement-account-groupings.read"],
-  ["DATA_SOURCE_IMPORT_TASK", "api.data-catalog-entries.read"],
+  ["DATA_SOURCE_IMPORT_TASK", "api.connections.read"],
 ]);
 
 /** Target types whose async results (and targets) only the starting token may see. */

@@ -1,5 +1,7 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
 import * as service from "./chunked-file.service.js";
 import "./chunked-file.cleanup.js";
 
@@ -41,23 +43,38 @@ const ChunkedFilePartInput = builder.inputType("ChunkedFilePartInput", {
 builder.queryFields((t) => ({
   chunkedFile: t.prismaField({
     type: "ChunkedFile",
-    authScopes: { permission: ["api.file-manager.read", "api.chunked-files.read"] },
+    description: "Only the token that declared a chunked file sees it",
+    authScopes: { permission: "api.file-manager.read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, { id }, ctx) => service.getChunkedFile(ctx, id),
+  }),
+  chunkedFiles: t.field({
+    type: pageOf(ChunkedFile, "ChunkedFilePage"),
+    description: "The calling token's chunked files (within their 7 days)",
+    authScopes: { permission: "api.file-manager.read" },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryChunkedFiles(ctx, args),
   }),
 }));
 
 builder.mutationFields((t) => ({
+  deleteChunkedFile: t.field({
+    type: DeleteResult,
+    description: "Gives up a chunked upload: the parts received are deleted with it",
+    authScopes: { permission: "api.file-manager.delete" },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, { id }, ctx) => service.deleteChunkedFile(ctx, id),
+  }),
   createChunkedFile: t.prismaField({
     type: "ChunkedFile",
-    authScopes: { permission: ["api.file-manager.write", "api.chunked-files.write"] },
+    authScopes: { permission: "api.file-manager.write" },
     args: { input: t.arg({ type: CreateChunkedFileInput, required: true }) },
     resolve: (_query, _root, { input }, ctx) => service.createChunkedFile(ctx, input),
   }),
   uploadChunkedFilePart: t.prismaField({
     type: "ChunkedFile",
     description: "Multipart only: POST /api/v1/chunked-files/{id}/part with parts chunkedFilePart (JSON) and fileChunk (bytes)",
-    authScopes: { permission: ["api.file-manager.write", "api.chunked-files.write"] },
+    authScopes: { permission: "api.file-manager.write" },
     args: {
       id: t.arg.id({ required: true }),
       part: t.arg({ type: ChunkedFilePartInput, required: true }),

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, touchAudit } from "../../entity/index.js";
+import { assertContent, createAudit, queryEntities, touchAudit, type PageArgs } from "../../entity/index.js";
+import { chunkedFileColumns } from "./chunked-file.columns.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { App } from "../../app-types.js";
 import { takeUpload } from "../../requests/uploads.js";
@@ -17,11 +18,39 @@ function expired(creationDate: Date): boolean {
   return creationDate.getTime() < Date.now() - CHUNKED_FILE_RETENTION_DAYS * 24 * 3600 * 1000;
 }
 
-/** A chunked file with its parts in offset order; 404 once it is past its 7 days. */
-export async function getChunkedFile(ctx: { prisma: App["prisma"] }, id: string) {
+/**
+ * A chunked file with its parts in offset order; 404 once it is past its 7 days, and for any
+ * token but the one that declared it (its API token user): like file results, an upload in
+ * progress belongs to whoever started it, and nobody else may read, extend, use or delete it.
+ */
+export async function getChunkedFile(ctx: RequestContext, id: string) {
   const row = await ctx.prisma.chunkedFile.findUnique({ where: { id }, include: { parts: { orderBy: { offset: "asc" } } } });
-  if (!row || expired(row.creationDate)) throw new NotFoundError(ENTITY, id);
+  if (!row || expired(row.creationDate) || row.createdUserId !== ctx.auth?.userId) throw new NotFoundError(ENTITY, id);
   return row;
+}
+
+/** POST /chunked-files/query: the caller's own chunked files still within their 7 days. */
+export function queryChunkedFiles(ctx: RequestContext, args: PageArgs) {
+  const owner = ctx.auth!.userId;
+  return queryEntities(ctx.app, {
+    model: "chunkedFile",
+    columns: chunkedFileColumns,
+    scope: (params) => `t.created_user_id = ${params.add(owner, "text")} AND t.creation_date >= now() - ${params.add(`${CHUNKED_FILE_RETENTION_DAYS} days`, "interval")}`,
+  }, args);
+}
+
+/**
+ * DELETE /chunked-files/{id}: gives up an upload (its parts' bytes go with it). The row goes first,
+ * in a transaction that waits for a part being stored, so no part can land after the bytes are removed.
+ */
+export async function deleteChunkedFile(ctx: RequestContext, id: string) {
+  await getChunkedFile(ctx, id);
+  await ctx.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM chunked_file WHERE id = ${id} FOR UPDATE`;
+    await tx.chunkedFile.deleteMany({ where: { id } });
+  });
+  await ctx.app.storage.deletePrefix(`chunked/${id}`);
+  return { id };
 }
 
 export async function createChunkedFile(ctx: RequestContext, input: { name: string; size: number }) {
@@ -92,7 +121,9 @@ export async function uploadChunkedFilePart(ctx: RequestContext, id: string, par
   }
   await ctx.prisma.$transaction(async (tx) => {
     // One part at a time per chunked file, so the overlap check sees every committed part.
-    await tx.$queryRaw`SELECT id FROM chunked_file WHERE id = ${id} FOR UPDATE`;
+    const held = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM chunked_file WHERE id = ${id} FOR UPDATE`;
+    // Deleted while this part was arriving: its bytes must not land beside nothing.
+    if (held.length === 0) throw new NotFoundError(ENTITY, id);
     const start = BigInt(part.offset);
     const end = BigInt(part.offset + part.size);
     const overlapping = await tx.chunkedFilePart.findFirst({ where: { chunkedFileId: id, offset: { not: start, lt: end } }, orderBy: { offset: "desc" } });
@@ -130,8 +161,9 @@ export interface CompleteChunkedFile {
  * For consumers of chunked files (file manager, account grouping import): the assembled content,
  * streamed. 409 while bytes are missing, naming the gaps.
  */
-export async function openChunkedFile(app: App, id: string): Promise<CompleteChunkedFile> {
-  const file = await getChunkedFile(app, id);
+export async function openChunkedFile(ctx: RequestContext, id: string): Promise<CompleteChunkedFile> {
+  const app = ctx.app;
+  const file = await getChunkedFile(ctx, id);
   const gaps: string[] = [];
   let position = 0n;
   for (const part of file.parts) {

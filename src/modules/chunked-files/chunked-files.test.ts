@@ -230,7 +230,7 @@ describe("chunked files", () => {
     expect(await declaredOnly("/chunked-files/0123456789abcdef01234567/part", 50 * 1024 * 1024 * 1024)).toBe(404);
   });
 
-  it("needs api.file-manager.read/write (the older api.chunked-files.* names still work)", async () => {
+  it("needs api.file-manager.read/write (chunked files belong to the file manager area)", async () => {
     const fileManager = await clientWithPermissions(server.api, ["api.file-manager.read", "api.file-manager.write"], "file manager");
     const created = await fileManager.post("/chunked-files", { name: "wire.csv", size: content.length });
     expect(created.status).toBe(200);
@@ -243,21 +243,16 @@ describe("chunked files", () => {
     const assembled = await fileManager.post("/file-manager/create-from-chunked-file", { chunkedFileId: created.body.id, engagementId, name: "wire" });
     expect(assembled.status).toBe(200);
 
-    const older = await clientWithPermissions(server.api, ["api.chunked-files.read", "api.chunked-files.write"], "older chunked");
-    const olderFile = await older.post("/chunked-files", { name: "old.csv", size: 3 });
-    expect(olderFile.status).toBe(200);
-    expect((await older.get(`/chunked-files/${olderFile.body.id}`)).status).toBe(200);
-
     const neither = await clientWithPermissions(server.api, ["api.engagements.read"], "no files");
     const refused = await neither.post("/chunked-files", { name: "x.csv", size: 3 });
     expect(refused.status).toBe(403);
-    expect(refused.body.problems[0].values).toEqual(["api.file-manager.write", "api.chunked-files.write"]);
+    expect(refused.body.problems[0].values).toEqual(["api.file-manager.write"]);
     const refusedPart = await postMultipart(server.url, neither.token, `/chunked-files/${created.body.id}/part`, [
       { name: "chunkedFilePart", json: { offset: 0, size: 1 } },
       { name: "fileChunk", filename: "x.csv", data: "x" },
     ]);
     expect(refusedPart.status).toBe(403);
-    expect(refusedPart.body.problems[0].values).toEqual(["api.file-manager.write", "api.chunked-files.write"]);
+    expect(refusedPart.body.problems[0].values).toEqual(["api.file-manager.write"]);
     expect((await neither.get(`/chunked-files/${created.body.id}`)).status).toBe(403);
   });
 

@@ -44,11 +44,23 @@ export function csvFormatOf(input: CsvConfigurationInput | null | undefined, key
 }
 
 /**
+ * Spreadsheet formula injection ("CSV injection", OWASP): a spreadsheet evaluates a cell starting
+ * with =, +, -, @, a tab or a carriage return as a formula. Text cells starting so are written with
+ * a leading apostrophe, as spreadsheet-safe exporters do (OWASP's advice, GitLab's CSV exports):
+ * spreadsheets show the text and hide the apostrophe. Numbers, dates and booleans are never touched.
+ */
+export function neutraliseFormula(text: string): string {
+  const c = text.charCodeAt(0);
+  return c === 61 || c === 43 || c === 45 || c === 64 || c === 9 || c === 13 ? `'${text}` : text;
+}
+
+/**
  * A CSV writer for one format: a value is quoted when it holds the delimiter, the quote, the escape
  * character or a line break; inside quotes the quote is preceded by quoteEscape and (when that is
- * another character) quoteEscape by quoteEscapeEscape. Null and empty both write nothing.
+ * another character) quoteEscape by quoteEscapeEscape. Null and empty both write nothing. Values of
+ * the columns flagged in `textColumns` go through neutraliseFormula.
  */
-export function csvWriter(format: CsvFormat): (values: readonly unknown[]) => string {
+export function csvWriter(format: CsvFormat, textColumns: readonly boolean[] = []): (values: readonly unknown[]) => string {
   const { delimiter, quote, quoteEscape, quoteEscapeEscape } = format;
   const special = new Set([delimiter, quote, quoteEscape, "\r", "\n"]);
   const field = (value: unknown): string => {
@@ -72,7 +84,10 @@ export function csvWriter(format: CsvFormat): (values: readonly unknown[]) => st
   };
   return (values) => {
     let line = "";
-    for (let i = 0; i < values.length; i++) line += (i === 0 ? "" : delimiter) + field(values[i]);
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      line += (i === 0 ? "" : delimiter) + field(textColumns[i] && typeof value === "string" ? neutraliseFormula(value) : value);
+    }
     return line + "\r\n";
   };
 }

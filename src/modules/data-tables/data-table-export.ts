@@ -77,7 +77,8 @@ export async function planExport(pool: pg.Pool, table: RowsTable, input: ExportI
  * FETCH_ROWS rows are in memory at a time whatever the table's size. Header: the column fields.
  */
 export async function* exportCsv(pool: pg.Pool, plan: ExportPlan, signal?: AbortSignal): AsyncGenerator<Buffer> {
-  const write = csvWriter(plan.format);
+  const header = csvWriter(plan.format);
+  const write = csvWriter(plan.format, plan.columns.map((c) => c.type === "STRING"));
   const list = innerListWriter(plan.innerFormat);
   const lists = plan.columns.map((c) => c.type === "ARRAY_STRINGS" || c.type === "ARRAY_INT64");
   const line = lists.some(Boolean) ? (row: readonly unknown[]) => write(row.map((v, i) => (lists[i] && Array.isArray(v) ? list(v) : v))) : write;
@@ -87,7 +88,7 @@ export async function* exportCsv(pool: pg.Pool, plan: ExportPlan, signal?: Abort
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     await client.query(`DECLARE data_table_export NO SCROLL CURSOR FOR ${plan.sql}`, plan.values);
     async function* lines() {
-      yield line(plan.columns.map((c) => c.field));
+      yield header(plan.columns.map((c) => c.field));
       for (;;) {
         if (signal?.aborted) throw signal.reason ?? new Error("export aborted");
         const batch = await client.query({ text: `FETCH ${FETCH_ROWS} FROM data_table_export`, rowMode: "array" });

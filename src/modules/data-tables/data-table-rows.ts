@@ -109,13 +109,12 @@ export function selectedColumns(table: RowsTable, options: { fields?: readonly s
     });
   }
   if (problems.length > 0) throw ValidationError.of(problems);
-  if (options.fields && options.fields.length > 0) {
-    const byField = new Map(readable.map((c) => [c.field, c]));
-    return [...new Set(options.fields)].map((f) => byField.get(f)!);
-  }
+  const byField = new Map(readable.map((c) => [c.field, c]));
+  // `fields` chooses the columns and their order (default all); `excludeFields` then leaves some out.
+  const chosen = options.fields && options.fields.length > 0 ? [...new Set(options.fields)].map((f) => byField.get(f)!) : readable;
   const excluded = new Set(options.excludeFields ?? []);
-  const kept = readable.filter((c) => !excluded.has(c.field));
-  if (kept.length === 0) throw new ValidationError("excludeFields leaves no column to return", { identifier: "excludeFields" });
+  const kept = chosen.filter((c) => !excluded.has(c.field));
+  if (kept.length === 0) throw new ValidationError("excludeFields leaves no column to return", { identifier: "excludeFields", values: [...excluded] });
   return kept;
 }
 
@@ -124,6 +123,7 @@ export interface DataPageInput {
   pageSize?: number | null;
   query?: unknown;
   sort?: SortInput | SortInput[] | null;
+  fields?: string[] | null;
   excludeFields?: string[] | null;
   /** Keyset form: the `endCursor` of the previous page; rows after it in the same order. */
   after?: string | null;
@@ -221,7 +221,7 @@ export function dataPageQuery(table: RowsTable, input: DataPageInput) {
   }
   const set = columnSet(table);
   const orders = parseSortOrders(input.sort, set, "sort", table);
-  const columns = selectedColumns(table, { excludeFields: input.excludeFields });
+  const columns = selectedColumns(table, { fields: input.fields, excludeFields: input.excludeFields });
   const { sql: where, params } = compileFilter(input.query ?? {}, set, new SqlParams());
   const keys = orderKeys(orders, set);
   if (input.after !== undefined && input.after !== null && page !== 0) {

@@ -20,7 +20,7 @@ export const dataTableRoutes: RouteDef[] = [
     operation: "query",
     field: "dataTableData",
     args: { id, input: { from: "body" } },
-    summary: "A page of rows: {page, pageSize (at most 2000), query, sort, excludeFields} -> {content: [rows]}",
+    summary: "A page of rows: {page, pageSize (at most 2000), query, sort, fields, excludeFields} -> {content: [rows]}",
     tag,
   }),
   route({ method: "POST", path: "/data-tables/{dataTableId}/export", operation: "mutation", field: "exportDataTable", args: { id, input: { from: "body" } }, summary: "Export as CSV (async result DATA_TABLE_EXPORT, target a FILE_RESULT)", tag }),

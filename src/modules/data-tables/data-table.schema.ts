@@ -1,6 +1,7 @@
 import { builder } from "../../graphql/builder.js";
 import { whereArg } from "../common/where.js";
 import { dataTableColumns } from "./data-table.columns.js";
+import { listOf, mapOf, ref, shaped } from "../common/json-shape.js";
 import { COLUMN_TYPES } from "../../query-language/columns.js";
 import { Entity } from "../common/entity.js";
 import { Engagement } from "../engagements/engagement.schema.js";
@@ -58,7 +59,11 @@ export const DataTable = builder.prismaObject("DataTable", {
 const DataTablePage = builder.objectRef<DataPage>("DataTableDataPage").implement({
   description: "One page of a data table's rows; each row is an object keyed by column field",
   fields: (t) => ({
-    content: t.field({ type: ["JSON"], resolve: (p) => p.content }),
+    content: t.field({
+      type: ["JSON"],
+      ...shaped(listOf(mapOf({ type: ["string", "integer", "number", "boolean", "array", "object"] }, "Column field -> value (MONEY_100 and INT64 as integers, DATE as YYYY-MM-DD, ARRAY_* as lists, MAP_SCALARS and JSONB as objects); nulls omitted"))),
+      resolve: (p) => p.content,
+    }),
     number: t.int({ resolve: (p) => p.page }),
     size: t.int({ resolve: (p) => p.size }),
     numberOfElements: t.int({ resolve: (p) => p.content.length }),
@@ -89,8 +94,9 @@ const DataTableDataInput = builder.inputType("DataTableDataInput", {
   fields: (t) => ({
     page: t.int({ description: "Zero-based page (default 0)" }),
     pageSize: t.int({ description: "Rows per page, 1 to 2000 (default 100)" }),
-    query: t.field({ type: "JSON", description: "Query-language filter over the table's columns (spec 4.2)" }),
+    query: t.field({ type: "JSON", ...shaped(ref("Filter")), description: "Query-language filter over the table's columns (spec 4.2)" }),
     sort: t.field({ type: [DataTableSortInput], description: "One {field, direction} or a list; rowid ends every order" }),
+    fields: t.stringList({ description: "The columns to return, in this order (default all)" }),
     excludeFields: t.stringList({ description: "Columns left out of the rows" }),
     after: t.string({ description: "Keyset paging: the endCursor of the previous page (same query and sort; page stays 0)" }),
   }),
@@ -104,7 +110,7 @@ const DataTableExportInput = builder.inputType("DataTableExportInput", {
     fields: t.stringList(),
     limit: t.field({ type: "Long" }),
     sort: t.field({ type: DataTableSortInput }),
-    query: t.field({ type: "JSON" }),
+    query: t.field({ type: "JSON", ...shaped(ref("Filter")) }),
     csvConfiguration: t.field({ type: CsvConfigurationInput }),
     innerListCsvConfiguration: t.field({ type: CsvConfigurationInput }),
   }),
@@ -119,7 +125,7 @@ const ImportFileFromDataTableInput = builder.inputType("ImportFileFromDataTableI
     fields: t.stringList({ description: EXPORT_FIELDS }),
     limit: t.field({ type: "Long" }),
     sort: t.field({ type: DataTableSortInput }),
-    query: t.field({ type: "JSON" }),
+    query: t.field({ type: "JSON", ...shaped(ref("Filter")) }),
     csvConfiguration: t.field({ type: CsvConfigurationInput }),
     innerListCsvConfiguration: t.field({ type: CsvConfigurationInput }),
   }),

@@ -381,6 +381,26 @@ describe("the data endpoint", () => {
     }
   });
 
+  it("returns only the columns `fields` names, in that order, less any in excludeFields (wire reference 5)", async () => {
+    const problem = async (body: unknown) => {
+      const response = await data(body);
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      return response.body.problems[0];
+    };
+    const chosen = await data({ fields: ["debit", "account", "rowid"], sort: { field: "rowid" }, pageSize: 2 });
+    expect(chosen.status, JSON.stringify(chosen.body)).toBe(200);
+    expect(chosen.body.content.map((row: Record<string, unknown>) => Object.keys(row))).toEqual([
+      ["debit", "account", "rowid"],
+      ["debit", "account", "rowid"],
+    ]);
+    const narrowed = await data({ fields: ["debit", "account", "rowid"], excludeFields: ["debit"], pageSize: 1 });
+    expect(Object.keys(narrowed.body.content[0])).toEqual(["account", "rowid"]);
+    expect(await problem({ fields: ["account", "nope"] })).toMatchObject({ identifier: "fields[1]", values: ["nope"] });
+    expect(await problem({ fields: ["account"], excludeFields: ["account"] })).toMatchObject({ identifier: "excludeFields" });
+    const gql = await server.gql(`query($id: ID!, $input: DataTableDataInput) { dataTableData(id: $id, input: $input) { content } }`, { id: dataTableId, input: { fields: ["account"], pageSize: 1 } });
+    expect(Object.keys(gql.body.data.dataTableData.content[0])).toEqual(["account"]);
+  });
+
   it("serves the same rows through GraphQL", async () => {
     const result = await server.gql(`query($id: ID!, $input: DataTableDataInput) { dataTableData(id: $id, input: $input) { content numberOfElements last } }`, {
       id: dataTableId,
@@ -414,6 +434,29 @@ describe("CSV export", () => {
     expect(csv).toBe("txid;memo;amount\r\nJE2;Paper \"A4\", toner;4599\r\nJE3;Reclass to reserve;30000\r\n");
     const quoted = await exportCsv({ fields: ["memo"], query: { rowid: 3 }, csvConfiguration: { delimiter: ",", quote: '"', quoteEscape: "\\", quoteEscapeEscape: "\\" } });
     expect(quoted).toBe('memo\r\n"Paper \\"A4\\", toner"\r\n');
+  });
+
+  it("neutralises spreadsheet formulas in text cells (=, +, -, @, tab, CR get a leading apostrophe), never in numbers", async () => {
+    const hostile = [
+      "Journal ID,Effective Date,Account,Account Description,Debit,Credit,Memo,Reference",
+      'JE9,01/15/2023,10100,=HYPERLINK("http://evil.example";"x"),10.00,,@SUM(A1:A9),+1+2',
+      'JE9,01/15/2023,40100,"-2+3+cmd|\' /C calc\'!A0",,10.00,"\tTab",-R-9',
+    ].join("\r\n") + "\r\n";
+    const parsed = await parseIntoEntriesTable(server, hostile, { proposedColumnMappings: MAPPINGS });
+    const [table] = await findDataTable(parsed.analysisId);
+    const csv = await exportCsv({ fields: ["txid", "account_description", "memo", "x_reference", "amount"] }, server.api, table.id);
+    expect(csv).toBe(
+      [
+        "txid,account_description,memo,x_reference,amount",
+        `JE9,"'=HYPERLINK(""http://evil.example"";""x"")",'@SUM(A1:A9),'+1+2,1000`,
+        `JE9,'-2+3+cmd|' /C calc'!A0,'\tTab,'-R-9,-1000`,
+        "",
+      ].join("\r\n"),
+    );
+    // The data itself is untouched: the rows still read as written.
+    const rows = (await data({ sort: { field: "rowid" } }, table.id)).body.content;
+    expect(rows.map((r: Record<string, string>) => r.account_description)).toEqual(['=HYPERLINK("http://evil.example";"x")', "-2+3+cmd|' /C calc'!A0"]);
+    await dropEntriesTable(server, parsed);
   });
 
   it("refuses bad export requests with 400 naming the key, before starting a job", async () => {

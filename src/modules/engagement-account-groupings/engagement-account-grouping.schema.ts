@@ -2,6 +2,7 @@ import { builder } from "../../graphql/builder.js";
 import { whereArg } from "../common/where.js";
 import { engagementAccountGroupingColumns } from "./engagement-account-grouping.columns.js";
 import { engagementAccountGroupColumns } from "./engagement-account-grouping.columns.js";
+import { LOCALIZED_TEXT, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
@@ -20,8 +21,8 @@ export const EngagementAccountGrouping = builder.prismaObject("EngagementAccount
   fields: (t) => ({
     engagementId: t.exposeID("engagementId"),
     accountGroupingId: t.exposeID("accountGroupingId", { nullable: true, description: "The grouping this copy was made from (never followed afterwards)" }),
-    name: t.field({ type: "JSON", description: LANG, resolve: (g) => g.name }),
-    codeDisplayName: t.field({ type: "JSON", description: LANG, resolve: (g) => g.codeDisplayName }),
+    name: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG, resolve: (g) => g.name }),
+    codeDisplayName: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG, resolve: (g) => g.codeDisplayName }),
     delimiter: t.exposeString("delimiter"),
     groups: t.prismaField({
       type: ["EngagementAccountGroup"],
@@ -39,7 +40,7 @@ export const EngagementAccountGroup = builder.prismaObject("EngagementAccountGro
     engagementAccountGroupingId: t.exposeID("engagementAccountGroupingId"),
     code: t.exposeString("code"),
     parentCode: t.exposeString("parentCode", { nullable: true }),
-    description: t.field({ type: "JSON", description: LANG, resolve: (g) => g.description }),
+    description: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG, resolve: (g) => g.description }),
     hierarchy: t.exposeStringList("hierarchy"),
     lowestLevel: t.exposeBoolean("lowestLevel"),
     macCode: t.exposeString("macCode", { nullable: true }),
@@ -58,7 +59,7 @@ const CreateEngagementAccountGroupInput = builder.inputType("CreateEngagementAcc
     engagementAccountGroupingId: t.id({ required: true }),
     code: t.string({ required: true }),
     parentCode: t.string({ description: "Code of an existing group; absent for a level-1 group" }),
-    description: t.field({ type: "JSON", description: LANG }),
+    description: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG }),
     alias: t.string(),
     hidden: t.boolean(),
     macCode: t.string(),

@@ -18,8 +18,8 @@ const READ_PERMISSION = new Map<string, PermissionScope>([
   ["REPORTING_PERIOD_CONFIGURATION", "api.reporting-period-configurations.read"],
   ["ACCOUNT_GROUPING", "api.account-groupings.read"],
   ["ENGAGEMENT_ACCOUNT_GROUPING", "api.engagement-account-groupings.read"],
-  // Account mappings are read with the wire area analyses; the older name is still honoured.
-  ["ACCOUNT_MAPPING", ["api.analyses.read", "api.account-mappings.read"]],
+  // Account mappings belong to the analyses area (src/auth/permissions.ts).
+  ["ACCOUNT_MAPPING", "api.analyses.read"],
   ["DATA_TABLE", "api.data-tables.read"],
 ]);
 

@@ -5,6 +5,7 @@ import { Entity, type AuditShape } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { ALL_GROUPED_FORMATS } from "../../ingestion/types.js";
+import { INTEGER, listOf, mapOf, namedShape, objectOf, ref, shaped, STRING } from "../common/json-shape.js";
 import { FILE_INFO_STATUSES, FILE_INFO_TYPES } from "./file-info.columns.js";
 import { ColumnMetadata, TableMetadata } from "./file-info-metrics.schema.js";
 import * as service from "./file-info.service.js";
@@ -25,6 +26,20 @@ export const GroupedFormat = builder.enumType("GroupedFormat", {
   values: ALL_GROUPED_FORMATS,
 });
 
+/** Evidence of an effective date metric: a staged record (zero-based), the column and value it is about, or the whole row. */
+export const DATA_PREVIEW = namedShape("DataPreview", objectOf({ rowIndex: INTEGER, position: INTEGER, value: STRING, row: listOf(STRING) }, ["rowIndex"]));
+/**
+ * A metric as an analysis source's deprecated `fileInfo` stores it: `state` and `dataPreviews`
+ * (the typed FileInfoTableMetadata / FileInfoColumnMetadata of GET /file-info/{id} list each
+ * metric's keys), its own details beside them.
+ */
+export const FILE_METRIC = namedShape("FileMetric", {
+  type: "object",
+  properties: { state: ref("MetricState"), dataPreviews: listOf({ type: "object" }) },
+  additionalProperties: true,
+});
+export const FILE_METRICS = mapOf(FILE_METRIC, "Metric name -> metric");
+
 interface FileInfoRow extends AuditShape {
   name: string;
   type: string;
@@ -33,6 +48,7 @@ interface FileInfoRow extends AuditShape {
   fileManagerFileId: string | null;
   encoding: string | null;
   state: string;
+  analysisSourceId: string | null;
 }
 
 export const FileInfoNode = builder.interfaceRef<FileInfoRow>("FileInfoNode").implement({
@@ -49,6 +65,7 @@ export const FileInfoNode = builder.interfaceRef<FileInfoRow>("FileInfoNode").im
     // Not in the wire reference's read keys (callers tolerate extra keys): without it a file info
     // still being computed looks exactly like a finished non-tabular FILE_INFO.
     status: t.field({ type: FileInfoStatus, description: "PENDING while being computed, then COMPLETE or FAILED", resolve: (i) => i.state as "PENDING" | "COMPLETE" | "FAILED" }),
+    analysisSourceId: t.exposeID("analysisSourceId", { nullable: true, description: "Set on an analysis source's own reading of its file (its fileInfoVersions name it)" }),
   }),
 });
 
@@ -65,7 +82,7 @@ const ColumnData = builder.objectRef<ColumnDataShape>("FileInfoColumnData").impl
     position: t.exposeInt("position"),
     columnName: t.exposeString("columnName", { nullable: true }),
     synthetic: t.exposeBoolean("synthetic"),
-    rowSample: t.field({ type: "JSON", nullable: true, resolve: (c) => c.rowSample ?? null }),
+    rowSample: t.field({ type: "JSON", nullable: true, ...shaped(listOf(STRING)), resolve: (c) => c.rowSample ?? null }),
     columnMetadata: t.field({ type: ColumnMetadata, nullable: true, description: "The column's metrics, each with state (PASS/WARN/FAIL) and dataPreviews", resolve: (c) => (c.columnMetadata as Record<string, unknown>) ?? null }),
   }),
 });

@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import iconv from "iconv-lite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
@@ -7,8 +8,10 @@ import { awaitJob, clientWithPermissions, createEngagement, waitFor } from "../.
 import { postMultipart } from "../../../test/helpers/multipart.js";
 import { holdJob } from "../../../test/fixtures/test-jobs.js";
 import { inTransaction } from "../../events/outbox.js";
+import { newId } from "../../core/ids.js";
 import { xlsOf, xlsxOf } from "../../../test/ingestion/workbooks.js";
 import { startJob } from "../../jobs/index.js";
+import { createFileRow, fileObjectKey } from "../file-manager/file-manager.service.js";
 
 let server: TestServer;
 let engagementId: string;
@@ -34,6 +37,21 @@ async function settledInfo(id: string) {
     const response = await server.api.get(`/file-info/${id}`);
     return response.body.status === "PENDING" ? undefined : response.body;
   }, `file info ${id}`);
+}
+
+/**
+ * A file as a job produces one (a merge, an export into the file manager): bytes written by the
+ * server, then the row, whose file info the file info job computes afterwards.
+ */
+async function jobProducedFile(filename: string, data: string | Uint8Array) {
+  const app = server.running.app;
+  const user = (await server.api.get("/users/current")).body;
+  const id = newId();
+  await app.storage.write(fileObjectKey(id), Readable.from([Buffer.from(data)]));
+  const [stem, extension] = filename.split(".");
+  return inTransaction(app, (tx, emit) =>
+    createFileRow(tx, emit, { id, engagementId, name: stem, extension, originalName: filename, size: Buffer.byteLength(data) }, { userId: user.id, userName: user.userName }),
+  ) as Promise<{ id: string; fileInfoId: string }>;
 }
 
 /** Occupies the only job slot for `ms`, so file info jobs queued meanwhile stay PENDING. Returns its async result id. */
@@ -136,9 +154,10 @@ describe("file infos", () => {
   });
 
   it("says PENDING while being computed, then COMPLETE (or FAILED), so clients can poll; queries filter on it", async () => {
+    // Uploads are read as they arrive (next test): files produced by jobs get theirs from a job.
     const hold = await occupyJobSlot(4000);
-    const tabular = await importFile("pending.csv", "a;b\n1;2\n");
-    const vanished = await importFile("vanished.csv", "a;b\n1;2\n");
+    const tabular = await jobProducedFile("pending.csv", "a;b\n1;2\n");
+    const vanished = await jobProducedFile("vanished.csv", "a;b\n1;2\n");
     // The bytes go away before the job reads them: the info can never be computed.
     rmSync(join(server.dataDir, "files", "files", vanished.id));
 
@@ -159,6 +178,54 @@ describe("file infos", () => {
     expect(failed).not.toHaveProperty("columnData");
     const byStatus = await server.api.post("/file-info/query", { $and: [{ status: "FAILED" }, { fileManagerFileId: { $in: [tabular.id, vanished.id] } }] });
     expect(byStatus.body.content.map((i: { id: string }) => i.id)).toEqual([vanished.fileInfoId]);
+  });
+
+  it("is COMPLETE when an upload, a chunked file's assembly or a JSON table's merge answers (read as the bytes arrived), and the same as the file info job's", async () => {
+    const app = server.running.app;
+    const lines = ["Date;Account;Description;Amount"];
+    for (let i = 0; i < 3000; i++) lines.push(`${String((i % 28) + 1).padStart(2, "0")}/02/2024;${1000 + (i % 37)};Line ${i % 50}, "x";${(i * 7.31).toFixed(2).replace(".", ",")}`);
+    lines.splice(1500, 0, "", "bad date;9999;;12,00");
+    const csv = `${lines.join("\r\n")}\r\n`;
+    const hold = await occupyJobSlot(8000);
+
+    const uploaded = await importFile("ledger.csv", csv);
+    // Chunked: three parts, sent out of order.
+    const bytes = Buffer.from(csv);
+    const chunked = (await server.api.post("/chunked-files", { name: "chunked.csv", size: bytes.length })).body;
+    for (const offset of [40_000, 0, 80_000].filter((o) => o < bytes.length)) {
+      const part = bytes.subarray(offset, Math.min(bytes.length, offset + 40_000));
+      const sent = await postMultipart(server.url, server.token, `/chunked-files/${chunked.id}/part`, [
+        { name: "chunkedFilePart", json: { offset, size: part.length } },
+        { name: "fileChunk", filename: "chunked.csv", data: part },
+      ]);
+      expect(sent.status).toBe(200);
+    }
+    const assembled = (await server.api.post("/file-manager/create-from-chunked-file", { chunkedFileId: chunked.id, engagementId })).body;
+    const table = (await server.api.post("/json-tables", {})).body;
+    expect((await server.api.post(`/json-tables/${table.id}/append`, [{ account: "1000", amount: 12.5 }, { account: "2000", amount: -3 }])).status).toBe(200);
+    const merged = (await server.api.post("/file-manager/import-from-json-table", { engagementId, jsonTableId: table.id, name: "rows" })).body;
+
+    // The only job slot is still taken: these were complete when the requests answered, no job involved.
+    for (const file of [uploaded, assembled, merged]) {
+      const info = (await server.api.get(`/file-info/${file.fileInfoId}`)).body;
+      expect(info).toMatchObject({ status: "COMPLETE", type: "TABULAR_FILE_INFO", version: 0 });
+      expect(await app.prisma.asyncResult.count({ where: { entityId: file.fileInfoId } })).toBe(0);
+    }
+    expect((await server.api.get(`/file-info/${merged.fileInfoId}`)).body.columnData.map((c: { columnName: string }) => c.columnName)).toEqual(["account", "amount"]);
+
+    // The file info job reading the stored bytes afterwards finds what the reading on arrival found.
+    const byJob = await jobProducedFile("ledger.csv", csv);
+    expect((await awaitJob(server.api, hold)).status).toBe("COMPLETE");
+    const reference = await settledInfo(byJob.fileInfoId);
+    const comparable = (info: Record<string, unknown>) => {
+      const { id, version, creationDate, lastModifiedDate, fileManagerFileId, createdUser, lastModifiedUser, ...rest } = info;
+      return rest;
+    };
+    expect(comparable(reference)).toMatchObject({ status: "COMPLETE", type: "TABULAR_FILE_INFO", delimiter: ";" });
+    for (const file of [uploaded, assembled]) {
+      const info = (await server.api.get(`/file-info/${file.fileInfoId}`)).body;
+      expect(comparable({ ...info, name: reference.name })).toEqual(comparable(reference));
+    }
   });
 
   it("detects a non-UTF-8 encoding and reports column names, samples and snippets as text (latin-1, Windows-1252, UTF-16LE with BOM)", async () => {

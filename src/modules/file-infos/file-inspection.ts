@@ -26,6 +26,20 @@ export interface TabularReading {
   encoding?: string;
   delimiter?: string;
   workbook?: WorkbookInfo;
+  /**
+   * The file's rows already in a staging table, loaded while the bytes arrived (file-arrival.ts):
+   * the first analysis source of the file takes the table over instead of reading the file again.
+   */
+  staged?: ArrivalStaging;
+}
+
+export interface ArrivalStaging {
+  table: string;
+  rowCount: number;
+  /** The staging table's columns (StagedColumn[] of the engine). */
+  columns: unknown[];
+  /** Wall time of the staging pass (later steps scale their progress estimates by it). */
+  ms: number;
 }
 
 export interface InspectableFile {

@@ -1,7 +1,7 @@
 import type { FileInspection, InspectableFile } from "./file-inspection.js";
 import { inspectTabularFile } from "./tabular-inspector.js";
 
-export type { FileInspection, InspectableFile, TabularReading } from "./file-inspection.js";
+export type { FileInspection, InspectableFile, TabularReading, ArrivalStaging } from "./file-inspection.js";
 
 /**
  * Computes a file's info. The default is the ingestion engine's streaming inspector
@@ -14,6 +14,11 @@ let inspector: FileInspector = inspectTabularFile;
 
 export function registerFileInspector(next: FileInspector): void {
   inspector = next;
+}
+
+/** Whether files are inspected by the engine's own inspector (which can also read bytes as they arrive). */
+export function engineInspection(): boolean {
+  return inspector === inspectTabularFile;
 }
 
 export async function inspectFile(file: InspectableFile): Promise<FileInspection> {

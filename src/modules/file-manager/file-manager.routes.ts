@@ -1,6 +1,8 @@
 import { queryArgs, route, type RouteDef } from "../../../rest/route-helpers.js";
 import type { FileDownloadShape } from "../file-results/file-download.js";
+import { receiveFile } from "../file-infos/file-arrival.js";
 import { fileObjectKey } from "./file-manager.service.js";
+import { splitFileName } from "./file-names.js";
 
 const tag = "File manager";
 const id = { from: "path", name: "fileManagerEntityId" } as const;
@@ -18,7 +20,12 @@ export const fileManagerRoutes: RouteDef[] = [
     operation: "mutation",
     field: "importFileManagerFile",
     args: { input: { from: "part", name: "fileManagerFile" }, file: { from: "file", name: "file" } },
-    upload: { jsonParts: ["fileManagerFile"], filePart: "file" },
+    upload: {
+      jsonParts: ["fileManagerFile"],
+      filePart: "file",
+      // The file info (and the staging table of its first analysis source) is made as the bytes arrive.
+      observe: (ctx, file) => receiveFile(ctx.app, { name: file.fileName, extension: splitFileName(file.fileName).extension, size: file.declaredBytes }),
+    },
     summary: "Upload a file (multipart: fileManagerFile JSON part and file part; up to 8 GiB)",
     tag,
   }),

@@ -4,11 +4,16 @@ import { assertContent, createAudit, findEntity, queryEntities, relatedList, rel
 import { newId } from "../../core/ids.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
+import type { UploadObserver } from "../../app-types.js";
 import { jobStarter, type JobStarter } from "../../jobs/index.js";
 import type { App } from "../../app-types.js";
+import { dropTables } from "../../ingestion/index.js";
 import { takeUpload } from "../../requests/uploads.js";
 import { openChunkedFile } from "../chunked-files/chunked-file.service.js";
+import { receiveFile } from "../file-infos/file-arrival.js";
+import { arrivalTablesOf } from "../file-infos/file-info.cleanup.js";
 import { attachFileInfo } from "../file-infos/file-info.jobs.js";
+import type { FileInspection } from "../file-infos/file-inspection.js";
 import { fileManagerColumns } from "./file-manager.columns.js";
 import { fileDeleteBlockers } from "./file-manager.guards.js";
 import { contentTypeFor, splitFileName } from "./file-names.js";
@@ -97,6 +102,8 @@ export interface NewFile {
   /** False while a job is still producing the bytes (the file exists so callers can GET it). */
   ready?: boolean;
   size?: number;
+  /** The file info, when the bytes were inspected as they arrived (else a job computes it). */
+  inspection?: FileInspection | null;
 }
 
 /**
@@ -120,7 +127,7 @@ export async function createFileRow(tx: Tx, emit: Emit, file: NewFile & { id?: s
     },
   });
   emitChange(emit, "file-manager.created", row, startedBy.userId);
-  if (row.ready) return fileWithInfo(tx, row, startedBy);
+  if (row.ready) return fileWithInfo(tx, row, startedBy, file.inspection);
   return row;
 }
 
@@ -130,27 +137,41 @@ export async function markFileReady(tx: Tx, id: string, size: number, startedBy:
   return fileWithInfo(tx, row, startedBy);
 }
 
-async function fileWithInfo<T extends { id: string; name: string; originalName: string | null }>(tx: Tx, row: T, startedBy: JobStarter) {
-  const fileInfoId = await attachFileInfo(tx, row, fileObjectKey(row.id), startedBy);
+async function fileWithInfo<T extends { id: string; name: string; originalName: string | null }>(tx: Tx, row: T, startedBy: JobStarter, inspection?: FileInspection | null) {
+  const fileInfoId = await attachFileInfo(tx, row, fileObjectKey(row.id), startedBy, inspection);
   return { ...row, fileInfoId };
 }
 
 /**
  * Stores a new file: checks where it goes, writes the bytes under the new id with `write`, then
- * creates the row. If anything fails after the bytes were written, they are removed again.
+ * creates the row. If anything fails after the bytes were written, they are removed again, with
+ * what reading them on arrival made (`observer`).
  */
-async function storeNewFile(ctx: RequestContext, file: NewFile, write: (key: string) => Promise<{ size: number }>) {
+async function storeNewFile(ctx: RequestContext, file: NewFile, write: (key: string) => Promise<{ size: number }>, observer?: UploadObserver | null) {
   assertContent({ name: file.name });
-  await checkPlacement(ctx, file.engagementId, file.parentFileManagerEntityId);
-  const id = newId();
-  const key = fileObjectKey(id);
-  const { size } = await write(key);
   try {
-    return await inTransaction(ctx.app, (tx, emit) => createFileRow(tx, emit, { ...file, id, size }, jobStarter(ctx)));
+    await checkPlacement(ctx, file.engagementId, file.parentFileManagerEntityId);
   } catch (error) {
-    await ctx.app.storage.delete(key).catch(() => undefined);
+    await observer?.discard();
     throw error;
   }
+  const id = newId();
+  const key = fileObjectKey(id);
+  try {
+    const { size } = await write(key);
+    const inspection = observer ? ((await observer.result()) as FileInspection | null) : null;
+    const row = await inTransaction(ctx.app, (tx, emit) => createFileRow(tx, emit, { ...file, id, size, inspection }, jobStarter(ctx)));
+    observer?.keep();
+    return row;
+  } catch (error) {
+    await Promise.all([ctx.app.storage.delete(key).catch(() => undefined), observer?.discard().catch(() => undefined)]);
+    throw error;
+  }
+}
+
+/** Reads a new file's bytes as they are written (file-arrival.ts), when the file is worth it. */
+function arriving(ctx: RequestContext, fileName: string, size: number | null): UploadObserver<FileInspection | null> | null {
+  return receiveFile(ctx.app, { name: fileName, extension: splitFileName(fileName).extension, size });
 }
 
 /** POST /file-manager/import: the multipart `file` part (already staged) becomes a FILE. */
@@ -159,23 +180,30 @@ export async function importFile(ctx: RequestContext, input: PlacementInput, upl
   const { stem, extension } = splitFileName(upload.fileName);
   const name = input.name ?? stem;
   if (!upload.fileName) throw new ValidationError("The file part needs a filename, e.g. ledger.csv", { identifier: "file" });
-  return storeNewFile(ctx, { ...input, name, extension, originalName: upload.fileName, contentType: contentTypeFor(extension, upload.contentType) }, async (key) => {
-    await ctx.app.storage.move(upload.key, key);
-    return { size: upload.size };
-  });
+  return storeNewFile(
+    ctx,
+    { ...input, name, extension, originalName: upload.fileName, contentType: contentTypeFor(extension, upload.contentType) },
+    async (key) => {
+      await ctx.app.storage.move(upload.key, key);
+      return { size: upload.size };
+    },
+    upload.observer,
+  );
 }
 
 /** Assembles a complete chunked file into a new FILE (streamed part after part). */
 export async function createFileFromChunkedFile(ctx: RequestContext, chunkedFileId: string, input: PlacementInput) {
-  const chunked = await openChunkedFile(ctx.app, chunkedFileId);
+  const chunked = await openChunkedFile(ctx, chunkedFileId);
   const { stem, extension } = splitFileName(chunked.name);
-  return storeNewFile(ctx, { ...input, name: input.name ?? stem, extension, originalName: chunked.name }, (key) => ctx.app.storage.write(key, chunked.stream()));
+  const observer = arriving(ctx, chunked.name, chunked.size);
+  return storeNewFile(ctx, { ...input, name: input.name ?? stem, extension, originalName: chunked.name }, (key) => ctx.app.storage.write(key, observer ? observer.through(chunked.stream()) : chunked.stream()), observer);
 }
 
 /** Stores bytes produced by the server itself (e.g. the CSV of a JSON table) as a new FILE. */
 export function createFileFromStream(ctx: RequestContext, input: PlacementInput & { fileName: string }, source: () => Readable | AsyncIterable<Uint8Array>) {
   const { stem, extension } = splitFileName(input.fileName);
-  return storeNewFile(ctx, { ...input, name: input.name ?? stem, extension, originalName: input.fileName }, (key) => ctx.app.storage.write(key, source()));
+  const observer = arriving(ctx, input.fileName, null);
+  return storeNewFile(ctx, { ...input, name: input.name ?? stem, extension, originalName: input.fileName }, (key) => ctx.app.storage.write(key, observer ? observer.through(source()) : source()), observer);
 }
 
 export interface UpdateFileManagerInput {
@@ -234,6 +262,7 @@ function addStatus(status: string[], value: string): string[] {
  */
 export async function deleteFileManagerEntity(ctx: RequestContext, id: string) {
   const actor = actorOf(ctx);
+  let arrivalTables: string[] = [];
   const removedFiles = await inTransaction(ctx.app, async (tx, emit) => {
     const root = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM file_manager_entity WHERE id = ${id} FOR UPDATE`;
     if (root.length === 0) throw new NotFoundError(FILE_ENTITY, id);
@@ -258,12 +287,15 @@ export async function deleteFileManagerEntity(ctx: RequestContext, id: string) {
       const [fileId, reason] = [...blocked][0];
       throw new ConflictError(`File ${fileId} cannot be deleted: ${reason}`, { problemType: "CANNOT_DELETE", entityId: fileId, entityType: FILE_ENTITY, values: [...blocked.keys()] });
     }
+    arrivalTables = await arrivalTablesOf(ctx.app, files.map((f) => f.id));
     await tx.fileInfo.deleteMany({ where: { fileManagerFileId: { in: files.map((f) => f.id) } } });
     await tx.fileManagerEntity.delete({ where: { id } }); // children go with it (ON DELETE CASCADE)
     for (const entity of tree) emitChange(emit, "file-manager.deleted", { id: entity.id, type: entity.type, engagementId: entity.engagement_id }, actor.userId);
     return files.map((f) => f.id);
   });
   await Promise.all(removedFiles.map((fileId) => ctx.app.storage.delete(fileObjectKey(fileId)).catch((error) => ctx.app.logger.warn("could not delete file bytes", { error, fileId }))));
+  // Staging tables no source took over (a leftover is dropped by the arrival-table cleanup).
+  await dropTables(ctx.app.pool, arrivalTables).catch((error) => ctx.app.logger.warn("could not drop staging tables of deleted files", { error: String(error) }));
   return { id };
 }
 
@@ -287,7 +319,9 @@ export async function deleteOrphanedFiles(app: App): Promise<number> {
     `DELETE FROM file_manager_entity f WHERE NOT EXISTS (SELECT 1 FROM engagement e WHERE e.id = f.engagement_id) RETURNING id, type`,
   );
   const files = rows.filter((r) => r.type === "FILE").map((r) => r.id);
+  const arrivalTables = await arrivalTablesOf(app, files);
   if (files.length > 0) await app.pool.query("DELETE FROM file_info WHERE file_manager_file_id = ANY($1)", [files]);
+  await dropTables(app.pool, arrivalTables);
   for (const fileId of files) await app.storage.delete(fileObjectKey(fileId));
   return rows.length;
 }

@@ -1,6 +1,7 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
+import { pageArgs, pageOf } from "../common/page.js";
 import { FileDownload } from "./file-download.js";
 import { registerOwnedEventType } from "../events/event-permissions.js";
 import * as service from "./file-result.service.js";
@@ -25,6 +26,13 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.getFileResult(ctx, id),
+  }),
+  fileResults: t.field({
+    type: pageOf(FileResult, "FileResultPage"),
+    description: "The calling token's file results",
+    authScopes: { authenticated: true },
+    args: pageArgs(t),
+    resolve: (_root, args, ctx) => service.queryFileResults(ctx, args),
   }),
   fileResultDownload: t.field({
     type: FileDownload,

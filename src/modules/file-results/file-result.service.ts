@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
-import { createAudit, relatedOne } from "../../entity/index.js";
+import { createAudit, queryEntities, relatedOne, type PageArgs } from "../../entity/index.js";
+import { fileResultColumns } from "./file-result.columns.js";
 import type { Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { startJob, type JobContext, type JobDefinition, type JobStarter } from "../../jobs/index.js";
@@ -16,6 +17,12 @@ export async function getFileResult(ctx: RequestContext, id: string) {
   const row = await ctx.prisma.fileResult.findUnique({ where: { id } });
   if (!row || row.tokenId !== ctx.auth?.tokenId) throw new NotFoundError(ENTITY, id);
   return row;
+}
+
+/** POST /file-results/query: the calling token's own file results. */
+export function queryFileResults(ctx: RequestContext, args: PageArgs) {
+  const owner = ctx.auth!.tokenId;
+  return queryEntities(ctx.app, { model: "fileResult", columns: fileResultColumns, scope: (params) => `t.token_id = ${params.add(owner, "text")}` }, args);
 }
 
 export async function getFileResultDownload(ctx: RequestContext, id: string) {

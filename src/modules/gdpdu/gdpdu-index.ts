@@ -175,8 +175,21 @@ function parseTable(node: Node, mediaName: string): GdpduTable {
   return table;
 }
 
+/** A GDPdU index nests about six elements deep; the XML reader recurses, so depth is bounded first. */
+const MAX_XML_DEPTH = 64;
+
+function checkDepth(xml: string): void {
+  let depth = 0;
+  for (const tag of xml.matchAll(/<([!?/]?)[^>]*?(\/?)>/g)) {
+    if (tag[1] === "!" || tag[1] === "?" || tag[2] === "/") continue;
+    if (tag[1] === "/") depth--;
+    else if (++depth > MAX_XML_DEPTH) throw new GdpduFormatError(`index.xml nests elements more than ${MAX_XML_DEPTH} deep`);
+  }
+}
+
 /** Parses and checks index.xml; throws GdpduFormatError naming the problem. */
 export function parseGdpduIndex(xml: string): GdpduTable[] {
+  checkDepth(xml);
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw new GdpduFormatError(`index.xml is not well-formed XML (line ${valid.err.line}): ${valid.err.msg}`);
   const parser = new XMLParser({ ignoreAttributes: true, trimValues: false, parseTagValue: false, isArray: (name) => REPEATED.has(name) });

@@ -19,6 +19,16 @@ export interface UnpackPayload {
 }
 
 const MAX_INDEX_BYTES = 16 * 1024 * 1024;
+/**
+ * Zip bombs are refused from the central directory, before a byte is inflated: yauzl checks while
+ * reading that an entry inflates to exactly its declared size, so the declared sizes bound the work.
+ * Deflate reaches about 1,000:1 on a run of one byte; real exports (CSV, fixed-length text) compress
+ * 5 to 50:1. Above MAX_RATIO (for entries of more than a mebibyte) the archive is refused, and the
+ * tables together may inflate to at most MAX_UNPACKED_FACTOR times the largest upload.
+ */
+const MAX_RATIO = 200;
+const MAX_UNPACKED_FACTOR = 10;
+const MAX_ENTRIES = 65_535;
 
 async function readAll(stream: Readable, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -80,6 +90,7 @@ export const gdpduUnpackJob = defineJob<UnpackPayload>({
         throw new JobError(`The file is not a readable zip archive: ${error.message}`);
       });
       try {
+        if (zip.entries.length > MAX_ENTRIES) throw new JobError(`The archive has ${zip.entries.length} entries; at most ${MAX_ENTRIES} are read`);
         const files = zip.entries.filter((e) => !e.fileName.endsWith("/"));
         const indexEntry = files
           .filter((e) => e.fileName.split("/").pop()!.toLowerCase() === "index.xml")
@@ -95,7 +106,15 @@ export const gdpduUnpackJob = defineJob<UnpackPayload>({
         const byPath = new Map(files.map((e) => [e.fileName, e]));
         const byLowerPath = new Map(files.map((e) => [e.fileName.toLowerCase(), e]));
         const names = uniqueNames(tables.map((t) => t.name));
-        const total = tables.reduce((sum, t) => sum + (byLowerPath.get(resolveEntryPath(indexEntry.fileName, t.url).toLowerCase())?.uncompressedSize ?? 0), 0) || 1;
+        const referenced = tables.map((t) => byLowerPath.get(resolveEntryPath(indexEntry.fileName, t.url).toLowerCase()));
+        for (const entry of referenced) {
+          if (entry && entry.uncompressedSize > 1024 * 1024 && entry.uncompressedSize > MAX_RATIO * Math.max(1, entry.compressedSize)) {
+            throw new JobError(`${entry.fileName} inflates ${Math.round(entry.uncompressedSize / Math.max(1, entry.compressedSize))} times (${entry.compressedSize} to ${entry.uncompressedSize} bytes); more than ${MAX_RATIO} times is refused as a zip bomb`);
+          }
+        }
+        const total = referenced.reduce((sum, e) => sum + (e?.uncompressedSize ?? 0), 0) || 1;
+        const unpackLimit = MAX_UNPACKED_FACTOR * app.config.maxUploadBytes;
+        if (total > unpackLimit) throw new JobError(`The tables inflate to ${total} bytes; at most ${unpackLimit} (${MAX_UNPACKED_FACTOR} times MAX_UPLOAD_BYTES) are unpacked`);
         let done = 0;
         const out: StagedTable[] = [];
         for (const [index, table] of tables.entries()) {

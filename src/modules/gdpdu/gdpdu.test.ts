@@ -192,6 +192,21 @@ describe("GDPdU unpack", () => {
     await expectFailure(await cashRegisterArchive({ "daten/bonkopf.csv": bonkopf + "4;04.01.2024;08:00\r\n" }), /Table "Bonkopf" \(daten\/bonkopf\.csv\), record 5: 3 field\(s\) where index\.xml declares 5 column\(s\)/);
   });
 
+  it("refuses a zip bomb from the archive's directory, before inflating it", async () => {
+    // 64 MiB of one byte deflates about 1,000:1; real exports compress far less.
+    await expectFailure(await cashRegisterArchive({ "daten/bonkopf.csv": Buffer.alloc(64 * 1024 * 1024, 0x30) }), /^daten\/bonkopf\.csv inflates \d+ times .* refused as a zip bomb$/);
+  });
+
+  it("refuses entries named with .. or an absolute path, and an index.xml nested too deep", async () => {
+    // yazl will not write such names: an entry is written under a same-length name and renamed in the bytes.
+    const rename = (zip: Buffer, from: string, to: string) => Buffer.from(zip.toString("latin1").split(from).join(to), "latin1");
+    const archive = await cashRegisterArchive({ "zz/evil.csv": "x" });
+    await expectFailure(rename(archive, "zz/evil.csv", "../evil.csv"), /^The file is not a readable zip archive: invalid relative path: \.\.\/evil\.csv/);
+    await expectFailure(rename(archive, "zz/evil.csv", "/z/evil.csv"), /^The file is not a readable zip archive: absolute path: \/z\/evil\.csv/);
+    const deep = `<?xml version="1.0"?><DataSet><Media>${"<a>".repeat(100_000)}${"</a>".repeat(100_000)}</Media></DataSet>`;
+    await expectFailure(await zipOf({ "index.xml": deep }), /^index\.xml nests elements more than 64 deep$/);
+  });
+
   it("validates the request", async () => {
     const engagement = await createEngagement(server.api, "gdpdu request");
     const directory = await server.api.post("/file-manager", { engagementId: engagement.id, name: "d" });

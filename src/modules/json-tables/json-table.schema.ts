@@ -25,7 +25,7 @@ const ImportFromJsonTableInput = builder.inputType("ImportFileFromJsonTableInput
 builder.queryFields((t) => ({
   jsonTable: t.field({
     type: JsonTable,
-    authScopes: { permission: ["api.file-manager.read", "api.json-tables.read"] },
+    authScopes: { permission: "api.file-manager.read" },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.getJsonTable(ctx, id),
   }),
@@ -34,7 +34,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createJsonTable: t.field({
     type: JsonTable,
-    authScopes: { permission: ["api.file-manager.write", "api.json-tables.write"] },
+    authScopes: { permission: "api.file-manager.write" },
     args: { input: t.arg({ type: "JSON", description: "{} (a read body is accepted too)" }) },
     resolve: (_root, { input }, ctx) => service.createJsonTable(ctx, input),
   }),
@@ -42,7 +42,7 @@ builder.mutationFields((t) => ({
     type: JsonTable,
     description:
       "Appends one page: an array of row objects (keys are column headers), as exactly one of rows or rowsText. 409 while another page is being appended.",
-    authScopes: { permission: ["api.file-manager.write", "api.json-tables.write"] },
+    authScopes: { permission: "api.file-manager.write" },
     args: {
       id: t.arg.id({ required: true }),
       rows: t.arg({
@@ -58,7 +58,7 @@ builder.mutationFields((t) => ({
     type: JsonTable,
     description:
       "Appends one page sent as the request body of POST /api/v1/json-tables/{id}/append, which streams it into storage first so that a large page is never parsed whole. GraphQL clients use appendJsonTable.",
-    authScopes: { permission: ["api.file-manager.write", "api.json-tables.write"] },
+    authScopes: { permission: "api.file-manager.write" },
     args: { id: t.arg.id({ required: true }), page: t.arg.id({ required: true, description: "The request body staged by the REST route" }) },
     resolve: (_root, { id, page }, ctx) => service.appendJsonTableFromBody(ctx, id, page),
   }),

@@ -22,10 +22,13 @@ export function jsonTablePageKey(id: string, page: number): string {
   return `json-tables/${id}/${String(page).padStart(6, "0")}`;
 }
 
-export async function getJsonTable(ctx: RequestContext | App, id: string) {
-  const app = "app" in ctx ? ctx.app : ctx;
-  const table = await findEntity(app, "jsonTable", ENTITY, id);
-  if (table.creationDate.getTime() < Date.now() - RETENTION_MS) throw new NotFoundError(ENTITY, id);
+/**
+ * 404 once past its 7 days, and for any token but the one that created it (its API token user):
+ * a table being filled belongs to whoever started it, and nobody else may read, extend or import it.
+ */
+export async function getJsonTable(ctx: RequestContext, id: string) {
+  const table = await findEntity(ctx.app, "jsonTable", ENTITY, id);
+  if (table.creationDate.getTime() < Date.now() - RETENTION_MS || table.createdUserId !== ctx.auth?.userId) throw new NotFoundError(ENTITY, id);
   return table;
 }
 
@@ -83,7 +86,7 @@ async function* pageLines(elements: AsyncIterable<PageElement> | Iterable<PageEl
     try {
       row = JSON.parse(text);
     } catch (error) {
-      throw new ValidationError(`Request body is not valid JSON: array element ${index}: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE" });
+      throw new ValidationError(`Request body is not valid JSON: array element ${index}: ${(error as Error).message}`, { problemType: "INCORRECT_DATA_TYPE", identifier: `[${index}]` });
     }
     const problem = rowProblem(row, index);
     if (problem) {
@@ -150,8 +153,8 @@ async function appendPage(ctx: RequestContext, id: string, elements: Parameters<
     await client.query("BEGIN");
     let locked;
     try {
-      locked = await client.query<{ headers: string[]; page_count: number; creation_date: Date }>(
-        "SELECT headers, page_count, creation_date FROM json_table WHERE id = $1 FOR UPDATE NOWAIT",
+      locked = await client.query<{ headers: string[]; page_count: number; creation_date: Date; created_user_id: string | null }>(
+        "SELECT headers, page_count, creation_date, created_user_id FROM json_table WHERE id = $1 FOR UPDATE NOWAIT",
         [id],
       );
     } catch (error) {
@@ -160,7 +163,7 @@ async function appendPage(ctx: RequestContext, id: string, elements: Parameters<
     }
     if (!(await claimFreeInTransaction(ctx, client, appendClaim(id)))) throw appendInProgress(id);
     const table = locked.rows[0];
-    if (!table || table.creation_date.getTime() < Date.now() - RETENTION_MS) throw new NotFoundError(ENTITY, id);
+    if (!table || table.creation_date.getTime() < Date.now() - RETENTION_MS || table.created_user_id !== actor.userId) throw new NotFoundError(ENTITY, id);
     const page = { headers: [...table.headers], rows: 0 };
     const { size } = await ctx.app.storage.write(jsonTablePageKey(id, table.page_count), Readable.from(batched(pageLines(elements, page))));
     await client.query(

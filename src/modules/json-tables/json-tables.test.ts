@@ -269,7 +269,7 @@ describe("JSON tables", () => {
     expect((await server.api.get(`/json-tables/${id}`)).body.version).toBe(1);
   });
 
-  it("needs api.file-manager.read/write (the older api.json-tables.* names still work)", async () => {
+  it("needs api.file-manager.read/write (JSON tables belong to the file manager area)", async () => {
     const fileManager = await clientWithPermissions(server.api, ["api.file-manager.read", "api.file-manager.write"], "file manager");
     const created = await fileManager.post("/json-tables", {});
     expect(created.status).toBe(200);
@@ -277,18 +277,14 @@ describe("JSON tables", () => {
     expect((await fileManager.get(`/json-tables/${created.body.id}`)).body.headers).toEqual(["a"]);
     expect((await fileManager.post("/file-manager/import-from-json-table", { engagementId, jsonTableId: created.body.id, name: "wire" })).status).toBe(200);
 
-    const older = await clientWithPermissions(server.api, ["api.json-tables.read", "api.json-tables.write"], "older json tables");
-    const olderTable = await older.post("/json-tables", {});
-    expect(olderTable.status).toBe(200);
-    expect((await older.post(`/json-tables/${olderTable.body.id}/append`, [{ b: 2 }])).status).toBe(200);
-    expect((await older.get(`/json-tables/${olderTable.body.id}`)).status).toBe(200);
-
     const neither = await clientWithPermissions(server.api, ["api.engagements.read"], "no tables");
     const refused = await neither.post(`/json-tables/${created.body.id}/append`, [{ a: 2 }]);
     expect(refused.status).toBe(403);
-    expect(refused.body.problems[0].values).toEqual(["api.file-manager.write", "api.json-tables.write"]);
+    expect(refused.body.problems[0].values).toEqual(["api.file-manager.write"]);
     expect((await neither.get(`/json-tables/${created.body.id}`)).status).toBe(403);
-    expect((await server.api.get(`/json-tables/${created.body.id}`)).body.version).toBe(1);
+    expect((await fileManager.get(`/json-tables/${created.body.id}`)).body.version).toBe(1);
+    // A JSON table belongs to the token that created it: even the admin token does not see it.
+    expect((await server.api.get(`/json-tables/${created.body.id}`)).status).toBe(404);
   });
 
   it("refuses to import an unknown or empty table", async () => {

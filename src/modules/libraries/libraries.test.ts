@@ -122,7 +122,18 @@ describe("libraries REST", () => {
     expect(refused.body.problems[0].identifier).toBe("convertSettings");
     const converted = await createLibrary({ accountGroupingId: otherGrouping, convertSettings: true });
     expect(converted.accountGroupingId).toBe(otherGrouping);
-    expect(converted.conversionWarnings).toEqual([{ code: "ACCOUNT_GROUPING_CHANGED", defaultMessage: expect.any(String) }]);
+    // Problem objects, as in the error body's problems (wire reference 8).
+    expect(converted.conversionWarnings).toEqual([
+      {
+        problemType: "FILTER_CONVERSION_FAILED",
+        severity: "WARNING",
+        identifier: "accountGroupingId",
+        reason: expect.stringContaining("risk group account filters were reset"),
+        values: [expect.stringMatching(/^[0-9a-f]{24}$/)],
+        entityType: "ACCOUNT_GROUPING",
+        entityId: otherGrouping,
+      },
+    ]);
     const [configuration] = await configurationsOf({ libraryId: converted.id, analysisTypeId: GL });
     expect(configuration.configuration.riskGroups.every((g: { filter: { values: string[] } }) => g.filter.values.length === 0)).toBe(true);
   });

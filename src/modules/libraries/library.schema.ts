@@ -3,19 +3,14 @@ import { whereArg } from "../common/where.js";
 import { libraryColumns } from "./library.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
+import { Problem } from "../common/problem.js";
+import type { Problem as ProblemModel } from "../../core/errors.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { RISK_SCORE_DISPLAYS } from "./library.columns.js";
 import * as service from "./library.service.js";
 
 export const RiskScoreDisplay = builder.enumType("RiskScoreDisplay", { values: RISK_SCORE_DISPLAYS });
 
-const ConversionWarning = builder.objectRef<{ code: string; defaultMessage: string }>("ConversionWarning").implement({
-  description: "A setting that could not be carried over unchanged when the library was created",
-  fields: (t) => ({
-    code: t.exposeString("code"),
-    defaultMessage: t.exposeString("defaultMessage"),
-  }),
-});
 
 export const Library = builder.prismaObject("Library", {
   interfaces: [Entity],
@@ -34,7 +29,11 @@ export const Library = builder.prismaObject("Library", {
     controlPointWeightPermission: t.exposeBoolean("controlPointWeightPermission"),
     riskRangeEditPermission: t.exposeBoolean("riskRangeEditPermission"),
     riskScoreAndGroupsSelectionPermission: t.exposeBoolean("riskScoreAndGroupsSelectionPermission"),
-    conversionWarnings: t.field({ type: [ConversionWarning], resolve: (l) => l.conversionWarnings as Array<{ code: string; defaultMessage: string }> }),
+    conversionWarnings: t.field({
+      type: [Problem],
+      description: "Settings that could not be carried over unchanged when the library was created (problem objects, as in the error body)",
+      resolve: (l) => l.conversionWarnings as unknown as ProblemModel[],
+    }),
     warningsDismissed: t.exposeBoolean("warningsDismissed"),
   }),
 });

@@ -136,9 +136,7 @@ export async function createLibrary(ctx: RequestContext, input: CreateLibraryInp
         archived: false,
         system: false,
         ...settingsOf(input, base),
-        conversionWarnings: groupingChanged
-          ? [{ code: "ACCOUNT_GROUPING_CHANGED", defaultMessage: "The account grouping differs from the base library's: risk group account filters were reset" }]
-          : [],
+        conversionWarnings: groupingChanged ? [groupingChangedWarning(base.accountGroupingId, accountGroupingId)] : [],
       },
     });
     const inherited = analysisTypeIds.filter((id) => base.analysisTypeIds.includes(id));
@@ -203,4 +201,17 @@ export async function deleteLibrary(ctx: RequestContext, id: string) {
     emit({ type: "library.deleted", entityType: "LIBRARY", entityId: id, userId: actor.userId, payload: { libraryId: id } });
     return { id };
   });
+}
+
+/** Wire reference 8: conversion warnings are problem objects, as in the error body's problems. */
+function groupingChangedWarning(baseGroupingId: string | null, groupingId: string | null): Prisma.InputJsonObject {
+  const problem: Problem = {
+    problemType: "FILTER_CONVERSION_FAILED",
+    severity: "WARNING",
+    identifier: "accountGroupingId",
+    reason: "The account grouping differs from the base library's: risk group account filters were reset",
+    values: baseGroupingId ? [baseGroupingId] : [],
+    ...(groupingId ? { entityId: groupingId, entityType: "ACCOUNT_GROUPING" } : {}),
+  };
+  return problem as unknown as Prisma.InputJsonObject;
 }

@@ -8,7 +8,7 @@ import { assertAllowed, assertManagedThroughApi, userKind } from "./user-permiss
 import { userColumns } from "./user.columns.js";
 
 const ENTITY = "User";
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const EMAIL = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f]+$/;
 
 export interface InviteUserInput {
   email: string;

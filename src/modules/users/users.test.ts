@@ -482,13 +482,13 @@ function rawRequest(url: string, method: string, path: string, token: string, bo
   });
 }
 
-describe("activation links without PUBLIC_URL use the address the request came to", () => {
+describe("activation links without PUBLIC_URL: the listen address, or a host of PUBLIC_HOSTS", () => {
   let plain: TestServer;
   let proxied: TestServer;
   beforeAll(async () => {
     [plain, proxied] = await Promise.all([
-      startTestServer({ modifyUsersHourlyLimit: 100_000 }),
-      startTestServer({ modifyUsersHourlyLimit: 100_000, trustProxy: true }),
+      startTestServer({ modifyUsersHourlyLimit: 100_000, publicHosts: ["ledger.internal.example:8443", "ledger.internal.example"] }),
+      startTestServer({ modifyUsersHourlyLimit: 100_000, trustProxy: true, publicHosts: ["ledger.example.org", "api.example.org"] }),
     ]);
   });
   afterAll(async () => {
@@ -497,12 +497,13 @@ describe("activation links without PUBLIC_URL use the address the request came t
   });
 
   const linkTo = (s: TestServer, email: string) => readOutbox(s.dataDir).filter((m) => m.to === email).map((m) => m.link);
+  const listenLink = (s: TestServer) => new RegExp(`^${s.url.replace(/[.]/g, "\\.")}/api/activate\\?token=`);
 
-  it("invite, resend and re-enable links carry the request's host, not localhost", async () => {
+  it("invite, resend and re-enable links carry the requested host when it is listed, else the listen address", async () => {
     const email = uniqueEmail("origin");
     const invited = await plain.api.post("/users", { email, role: "ROLE_USER" });
     expect(invited.status).toBe(200);
-    expect(linkTo(plain, email)[0]).toMatch(new RegExp(`^${plain.url.replace(/[.]/g, "\\.")}/api/activate\\?token=`));
+    expect(linkTo(plain, email)[0]).toMatch(listenLink(plain));
     expect(plain.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
     const host = { host: "ledger.internal.example:8443" };
@@ -517,7 +518,13 @@ describe("activation links without PUBLIC_URL use the address the request came t
     expect(links[2]).toMatch(/^http:\/\/ledger\.internal\.example:8443\/api\/activate\?token=/);
   });
 
-  it("ignores X-Forwarded-Proto/-Host without TRUST_PROXY and a Host that is not a bare host[:port]", async () => {
+  it("never builds a link from an unlisted Host (audit: Host: evil.example:8443 reached an App Admin's email), nor from X-Forwarded-* without TRUST_PROXY", async () => {
+    const admin = uniqueEmail("admin-evil-host");
+    const evil = await rawRequest(plain.url, "POST", "/api/v1/users", plain.token, { email: admin, role: "ROLE_ADMIN" }, { host: "evil.example:8443" });
+    expect(evil.status, JSON.stringify(evil.body)).toBe(200);
+    expect(linkTo(plain, admin)[0]).toMatch(listenLink(plain));
+    expect(linkTo(plain, admin)[0]).not.toContain("evil");
+
     const email = uniqueEmail("forged");
     const forged = await rawRequest(plain.url, "POST", "/api/v1/users", plain.token, { email, role: "ROLE_USER" }, { host: "ledger.internal.example", "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" });
     expect(forged.status).toBe(200);
@@ -529,7 +536,7 @@ describe("activation links without PUBLIC_URL use the address the request came t
     expect(linkTo(plain, odd)[0]).not.toContain("evil");
   });
 
-  it("follows X-Forwarded-Proto and X-Forwarded-Host with TRUST_PROXY, like the client address does", async () => {
+  it("follows X-Forwarded-Proto, and X-Forwarded-Host when listed, with TRUST_PROXY", async () => {
     const email = uniqueEmail("proxied");
     const response = await rawRequest(proxied.url, "POST", "/api/v1/users", proxied.token, { email, role: "ROLE_USER" }, { "x-forwarded-proto": "https", "x-forwarded-host": "ledger.example.org", "x-forwarded-for": "203.0.113.9" });
     expect(response.status).toBe(200);
@@ -538,5 +545,9 @@ describe("activation links without PUBLIC_URL use the address the request came t
     const schemeOnly = uniqueEmail("scheme-only");
     await rawRequest(proxied.url, "POST", "/api/v1/users", proxied.token, { email: schemeOnly, role: "ROLE_USER" }, { "x-forwarded-proto": "https", host: "api.example.org" });
     expect(linkTo(proxied, schemeOnly)[0]).toMatch(/^https:\/\/api\.example\.org\/api\/activate\?token=/);
+    // A forwarded host that is not listed: the listen address, with the proxy's scheme.
+    const unlisted = uniqueEmail("unlisted");
+    await rawRequest(proxied.url, "POST", "/api/v1/users", proxied.token, { email: unlisted, role: "ROLE_USER" }, { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" });
+    expect(linkTo(proxied, unlisted)[0]).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${new URL(proxied.url).port}/api/activate`));
   });
 });

@@ -11,10 +11,6 @@ const SPEC_NAMESPACES = ["analysis", "engagement", "unmapped", "ingestion", "exp
 /** Spec 6.5 events no family emits yet, and why (docs/webhooks.md says the same). */
 const NOT_EMITTED_YET: Record<string, string> = {
   "user.login": "no user sessions: the platform signs in with API tokens only",
-  "connection.created": "the connections family",
-  "connection.deleted": "the connections family",
-  "connection.data.complete": "the connections family",
-  "connection.test.complete": "the connections family",
   "mcp.grant.approved": "an MCP endpoint",
   "mcp.grant.denied": "an MCP endpoint",
   "mcp.grant.revoked": "an MCP endpoint",

@@ -174,6 +174,8 @@ async function attemptDelivery(ctx: JobContext, deliveryId: string): Promise<voi
       ? { responseStatusCode: attempt.statusCode, responseHeaders: attempt.headers, responseBody: attempt.truncated ? `${attempt.body}\n[truncated after ${RESPONSE_BODY_LIMIT} bytes]` : attempt.body }
       : {};
   const responseTimeSec = attempt ? Math.round(attempt.seconds * 1000) / 1000 : null;
+  app.metrics.webhookDeliveries.inc({ event: delivery.event_type, status: outcome.status });
+  if (attempt) app.metrics.webhookDuration.observe({ status: outcome.status }, attempt.seconds);
 
   if (outcome.status === "COMPLETED") {
     await app.prisma.$transaction([

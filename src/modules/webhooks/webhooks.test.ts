@@ -213,6 +213,10 @@ describe("delivery", () => {
   it("a receiver failing twice then succeeding: three logs, one delivery, the same signed body each time", async () => {
     const { path, webhook } = await webhookFor(["engagement.created"], "flaky");
     receiver.reply(path, (_request, count) => (count < 2 ? { status: 500, body: `failure ${count + 1}` } : { status: 204, body: "" }));
+    // The Prometheus counter of delivery attempts (GET /metrics) moves with them.
+    const attempts = async (status: string) =>
+      (await server.running.app.metrics.webhookDeliveries.get()).values.find((v) => v.labels.event === "engagement.created" && v.labels.status === status)?.value ?? 0;
+    const [failedBefore, completedBefore] = [await attempts("FAILED"), await attempts("COMPLETED")];
     await createEngagement(server.api, "Flaky receiver");
     const logs = await logsOf(webhook.id, 3);
     expect(logs.map((l: { status: string }) => l.status)).toEqual(["FAILED", "FAILED", "COMPLETED"]);
@@ -231,6 +235,8 @@ describe("delivery", () => {
     expect(requests.every((r) => signatureValid(webhook.publicKey, r))).toBe(true);
     const { rows } = await db.query("SELECT status FROM webhook_delivery WHERE webhook_id = $1", [webhook.id]);
     expect(rows).toEqual([{ status: "COMPLETED" }]);
+    expect((await attempts("FAILED")) - failedBefore).toBeGreaterThanOrEqual(2);
+    expect((await attempts("COMPLETED")) - completedBefore).toBeGreaterThanOrEqual(1);
   });
 
   it("waits as long as Retry-After asks when that is longer than the schedule", async () => {

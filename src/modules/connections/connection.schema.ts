@@ -1,0 +1,169 @@
+import { builder } from "../../graphql/builder.js";
+import { Entity } from "../common/entity.js";
+import { DeleteResult } from "../common/delete-result.js";
+import { pageArgs, pageOf } from "../common/page.js";
+import { ColumnType } from "../data-tables/data-table.schema.js";
+import { AUTH_TYPES, CONNECTION_TYPES } from "./connection.columns.js";
+import * as service from "./connection.service.js";
+import type { TabularColumn, TabularSchema as TabularSchemaShape } from "./warehouse-types.js";
+
+export const ConnectionType = builder.enumType("ConnectionType", { values: CONNECTION_TYPES });
+export const WarehouseAuthType = builder.enumType("WarehouseAuthType", { values: AUTH_TYPES });
+
+export const TabularSchemaColumn = builder.objectRef<TabularColumn>("TabularSchemaColumn").implement({
+  description: "Spec 2.4: precision is returned on read; scale can be set on create",
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    displayName: t.string({ nullable: true, resolve: (c) => c.displayName ?? null }),
+    description: t.string({ nullable: true, resolve: (c) => c.description ?? null }),
+    columnType: t.field({ type: ColumnType, resolve: (c) => c.columnType as never }),
+    nullable: t.boolean({ resolve: (c) => c.nullable }),
+    precision: t.int({ nullable: true, resolve: (c) => c.precision ?? null }),
+    scale: t.int({ nullable: true, resolve: (c) => c.scale ?? null }),
+  }),
+});
+
+export const TabularSchema = builder.objectRef<TabularSchemaShape>("TabularSchema").implement({
+  fields: (t) => ({
+    displayName: t.string({ nullable: true, resolve: (s) => s.displayName ?? null }),
+    description: t.string({ nullable: true, resolve: (s) => s.description ?? null }),
+    columns: t.field({ type: [TabularSchemaColumn], resolve: (s) => s.columns }),
+  }),
+});
+
+export const Connection = builder.prismaObject("Connection", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    type: t.field({ type: ConnectionType, resolve: (c) => c.type as never }),
+    description: t.exposeString("description", { nullable: true }),
+    authorization: t.relation("authorization", { nullable: true, authScopes: { permission: "api.connections.read" } }),
+    tables: t.relation("tables", { authScopes: { permission: "api.connections.read" }, query: { orderBy: { tableId: "asc" } } }),
+  }),
+});
+
+export const WarehouseAuthorization = builder.prismaObject("WarehouseAuthorization", {
+  interfaces: [Entity],
+  description: "Credentials of one connection; accessToken and clientSecret are write-only (encrypted at rest, never returned)",
+  fields: (t) => ({
+    connectionId: t.exposeID("connectionId"),
+    authType: t.field({ type: WarehouseAuthType, resolve: (a) => a.authType as never }),
+    host: t.exposeString("host"),
+    httpPath: t.exposeString("httpPath"),
+    port: t.exposeInt("port", { nullable: true }),
+    clientId: t.exposeString("clientId", { nullable: true }),
+  }),
+});
+
+export const ConnectionTestResult = builder.prismaObject("ConnectionTestResult", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    connectionId: t.exposeID("connectionId"),
+    success: t.exposeBoolean("success"),
+    message: t.exposeString("message"),
+  }),
+});
+
+export const ConnectionTablesResult = builder.prismaObject("ConnectionTablesResult", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    connectionId: t.exposeID("connectionId"),
+    success: t.exposeBoolean("success"),
+    message: t.exposeString("message", { nullable: true }),
+    totalTables: t.exposeInt("totalTables"),
+  }),
+});
+
+export const ConnectionTable = builder.prismaObject("ConnectionTable", {
+  interfaces: [Entity],
+  fields: (t) => ({
+    tablesResultId: t.exposeID("tablesResultId"),
+    connectionId: t.exposeID("connectionId"),
+    tableId: t.exposeString("tableId"),
+    name: t.exposeString("name"),
+    schema: t.field({ type: TabularSchema, resolve: (c) => c.schema as unknown as TabularSchemaShape }),
+    connection: t.relation("connection", { authScopes: { permission: "api.connections.read" } }),
+  }),
+});
+
+const CreateConnectionInput = builder.inputType("CreateConnectionInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    type: t.field({ type: ConnectionType, description: "Default WAREHOUSE (the only type)" }),
+    description: t.string(),
+  }),
+});
+
+const authFields = (t: any, required: boolean) => ({
+  authType: t.field({ type: WarehouseAuthType, required }),
+  host: t.string({ required, description: "Workspace host name, e.g. adb-123.4.azuredatabricks.net" }),
+  httpPath: t.string({ required, description: "The SQL warehouse's HTTP path, e.g. /sql/1.0/warehouses/abc123" }),
+  port: t.int({ description: "Default 443" }),
+  accessToken: t.string({ description: "PAT only; write-only" }),
+  clientId: t.string({ description: "OAUTH_M2M only" }),
+  clientSecret: t.string({ description: "OAUTH_M2M only; write-only" }),
+});
+
+const CreateWarehouseAuthorizationInput = builder.inputType("CreateWarehouseAuthorizationInput", {
+  fields: (t) => ({ connectionId: t.id({ required: true }), ...authFields(t, true) }),
+});
+
+const UpdateWarehouseAuthorizationInput = builder.inputType("UpdateWarehouseAuthorizationInput", {
+  fields: (t) => ({
+    id: t.id({ required: true }),
+    version: t.int({ required: true }),
+    connectionId: t.id({ description: "Cannot change" }),
+    ...authFields(t, false),
+  }),
+});
+
+const READ = { permission: "api.connections.read" } as const;
+const WRITE = { permission: "api.data-catalog-entries.write" } as const;
+const DELETE = { permission: "api.data-catalog-entries.write" } as const;
+
+builder.queryFields((t) => ({
+  connection: t.field({ type: Connection, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnection(ctx, id) }),
+  connections: t.field({ type: pageOf(Connection, "ConnectionPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryConnections(ctx, args) }),
+  warehouseAuthorization: t.field({ type: WarehouseAuthorization, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getWarehouseAuthorization(ctx, id) }),
+  warehouseAuthorizations: t.field({ type: pageOf(WarehouseAuthorization, "WarehouseAuthorizationPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryWarehouseAuthorizations(ctx, args) }),
+  connectionTestResult: t.field({ type: ConnectionTestResult, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnectionTestResult(ctx, id) }),
+  connectionTestResults: t.field({ type: pageOf(ConnectionTestResult, "ConnectionTestResultPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryConnectionTestResults(ctx, args) }),
+  connectionTablesResult: t.field({ type: ConnectionTablesResult, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnectionTablesResult(ctx, id) }),
+  connectionTablesResults: t.field({ type: pageOf(ConnectionTablesResult, "ConnectionTablesResultPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryConnectionTablesResults(ctx, args) }),
+  connectionTable: t.field({ type: ConnectionTable, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnectionTable(ctx, id) }),
+  connectionTables: t.field({ type: pageOf(ConnectionTable, "ConnectionTablePage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryConnectionTables(ctx, args) }),
+}));
+
+builder.mutationFields((t) => ({
+  createConnection: t.field({ type: Connection, authScopes: WRITE, args: { input: t.arg({ type: CreateConnectionInput, required: true }) }, resolve: (_r, { input }, ctx) => service.createConnection(ctx, input) }),
+  deleteConnection: t.field({ type: DeleteResult, authScopes: DELETE, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.deleteConnection(ctx, id) }),
+  testConnection: t.field({
+    type: ConnectionTestResult,
+    description: "Runs SELECT 1 on the warehouse and records whether it worked (or why not); emits connection.test.complete",
+    authScopes: WRITE,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, { id }, ctx) => service.testConnection(ctx, id),
+  }),
+  discoverConnectionTables: t.field({
+    type: ConnectionTablesResult,
+    description: "Reads the warehouse's tables and upserts the connection's tables by tableId",
+    authScopes: WRITE,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, { id }, ctx) => service.discoverConnectionTables(ctx, id),
+  }),
+  createWarehouseAuthorization: t.field({
+    type: WarehouseAuthorization,
+    description: "At most one per connection (a second is 409)",
+    authScopes: WRITE,
+    args: { input: t.arg({ type: CreateWarehouseAuthorizationInput, required: true }) },
+    resolve: (_r, { input }, ctx) => service.createWarehouseAuthorization(ctx, input as never),
+  }),
+  updateWarehouseAuthorization: t.field({
+    type: WarehouseAuthorization,
+    description: "Secrets left out keep their stored value (unless authType changes)",
+    authScopes: WRITE,
+    args: { input: t.arg({ type: UpdateWarehouseAuthorizationInput, required: true }) },
+    resolve: (_r, { input }, ctx) => service.updateWarehouseAuthorization(ctx, input as never),
+  }),
+  deleteWarehouseAuthorization: t.field({ type: DeleteResult, authScopes: DELETE, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.deleteWarehouseAuthorization(ctx, id) }),
+}));

@@ -1,0 +1,226 @@
+import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
+import { Agent, request, type Dispatcher } from "undici";
+
+/**
+ * A client of a Databricks SQL warehouse over its documented REST protocol: the SQL Statement
+ * Execution API 2.0 (`POST /api/2.0/sql/statements`, `GET .../statements/{id}`, `GET
+ * .../statements/{id}/result/chunks/{index}`, `POST .../cancel`) with INLINE JSON_ARRAY results read
+ * chunk by chunk, authenticated by a personal access token or by OAuth machine-to-machine
+ * (client credentials at `POST /oidc/v1/token`, cached until shortly before expiry and renewed once
+ * when the warehouse answers 401). Every request is bounded by `timeoutMs`; failures become a
+ * `WarehouseError` whose message is written for the user (recorded in test results and import
+ * tasks), never an unexpected error.
+ */
+export interface WarehouseCredentials {
+  authType: string;
+  host: string;
+  httpPath: string;
+  port?: number | null;
+  accessToken?: string | null;
+  clientId?: string | null;
+  clientSecret?: string | null;
+}
+
+export interface WarehouseOptions {
+  timeoutMs: number;
+  /** Extra trusted certificate authorities (PEM). */
+  caFile?: string;
+  /** How long one statement may run in all (polling included). */
+  statementTimeoutMs?: number;
+}
+
+export type WarehouseErrorKind = "AUTHENTICATION" | "UNKNOWN_WAREHOUSE" | "UNREACHABLE" | "TIMEOUT" | "STATEMENT_FAILED" | "PROTOCOL";
+
+export class WarehouseError extends Error {
+  constructor(
+    readonly kind: WarehouseErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = "WarehouseError";
+  }
+}
+
+export interface ResultColumn {
+  name: string;
+  typeText: string;
+  typeName: string;
+  position: number;
+  precision: number | null;
+  scale: number | null;
+}
+
+interface StatementResponse {
+  statement_id: string;
+  status: { state: string; error?: { error_code?: string; message?: string } };
+  manifest?: { schema?: { columns?: Array<{ name: string; type_text?: string; type_name?: string; position?: number; type_precision?: number; type_scale?: number }> }; total_chunk_count?: number; total_row_count?: number };
+  result?: ChunkResponse;
+}
+
+interface ChunkResponse {
+  chunk_index?: number;
+  row_count?: number;
+  data_array?: Array<Array<string | null>>;
+  next_chunk_index?: number;
+}
+
+const agents = new Map<string, Agent>();
+function agentFor(caFile: string | undefined, timeoutMs: number): Agent {
+  const key = `${caFile ?? ""}|${timeoutMs}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const ca = caFile ? [...rootCertificates, readFileSync(caFile, "utf8")] : undefined;
+    agent = new Agent({ connect: { ca, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+const tokens = new Map<string, { token: string; expiresAt: number }>();
+
+/** `/sql/1.0/warehouses/<id>` (or the older `/sql/1.0/endpoints/<id>`) -> `<id>`. */
+export function warehouseIdOf(httpPath: string): string | null {
+  const match = /\/(?:warehouses|endpoints)\/([A-Za-z0-9_-]+)\/?$/.exec(httpPath.trim());
+  return match ? match[1] : null;
+}
+
+const TERMINAL = new Set(["SUCCEEDED", "FAILED", "CANCELED", "CLOSED"]);
+
+export class WarehouseClient {
+  private readonly base: string;
+  private readonly dispatcher: Dispatcher;
+  private readonly warehouseId: string;
+
+  constructor(
+    private readonly credentials: WarehouseCredentials,
+    private readonly options: WarehouseOptions,
+  ) {
+    const id = warehouseIdOf(credentials.httpPath);
+    if (!id) throw new WarehouseError("UNKNOWN_WAREHOUSE", `httpPath ${credentials.httpPath} does not name a SQL warehouse (expected /sql/1.0/warehouses/<id>)`);
+    this.warehouseId = id;
+    this.base = `https://${credentials.host}${credentials.port && credentials.port !== 443 ? `:${credentials.port}` : ""}`;
+    this.dispatcher = agentFor(options.caFile, options.timeoutMs);
+  }
+
+  private async call(method: "GET" | "POST", path: string, body: unknown, headers: Record<string, string>, signal?: AbortSignal): Promise<{ status: number; json: any }> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    try {
+      const response = await request(`${this.base}${path}`, {
+        method,
+        dispatcher: this.dispatcher,
+        headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": typeof body === "string" ? "application/x-www-form-urlencoded" : "application/json" }), ...headers },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      const text = await response.body.text();
+      let json: any = null;
+      try {
+        json = text ? JSON.parse(text) : null;
+      } catch {
+        json = { message: text.slice(0, 200) };
+      }
+      return { status: response.statusCode, json };
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      throw this.transportError(error);
+    }
+  }
+
+  private transportError(error: unknown): WarehouseError {
+    const e = error as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
+    const code = e.code ?? e.cause?.code ?? "";
+    if (e.name === "TimeoutError" || e.name === "AbortError" || /TIMEOUT/.test(code)) return new WarehouseError("TIMEOUT", `The warehouse at ${this.credentials.host} did not answer within ${Math.round(this.options.timeoutMs / 1000)} s`);
+    if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code)) return new WarehouseError("UNREACHABLE", `TLS failure connecting to ${this.credentials.host}: ${e.message ?? code}`);
+    return new WarehouseError("UNREACHABLE", `Cannot reach ${this.credentials.host}${this.credentials.port ? `:${this.credentials.port}` : ""}: ${code || e.message || "connection failed"}`);
+  }
+
+  private tokenKey(): string {
+    return `${this.base}|${this.credentials.clientId}|${this.credentials.clientSecret}`;
+  }
+
+  private async bearer(signal?: AbortSignal, renew = false): Promise<string> {
+    if (this.credentials.authType === "PAT") return this.credentials.accessToken ?? "";
+    const key = this.tokenKey();
+    const cached = tokens.get(key);
+    if (cached && !renew && cached.expiresAt > Date.now()) return cached.token;
+    const basic = Buffer.from(`${this.credentials.clientId}:${this.credentials.clientSecret}`).toString("base64");
+    const { status, json } = await this.call("POST", "/oidc/v1/token", "grant_type=client_credentials&scope=all-apis", { authorization: `Basic ${basic}` }, signal);
+    if (status === 400 || status === 401 || status === 403) throw new WarehouseError("AUTHENTICATION", `OAuth token request refused (${status}): ${json?.error_description ?? json?.error ?? "invalid client credentials"}`);
+    if (status !== 200 || typeof json?.access_token !== "string") throw new WarehouseError("PROTOCOL", `OAuth token endpoint answered ${status}`);
+    const lifetime = Number(json.expires_in ?? 3600) * 1000;
+    // Renew a little before the warehouse would refuse the token.
+    tokens.set(key, { token: json.access_token, expiresAt: Date.now() + Math.max(0, lifetime - Math.min(60_000, lifetime / 10)) });
+    return json.access_token;
+  }
+
+  /** One authenticated API call; an OAuth token the warehouse refuses is renewed once. */
+  private async api(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<any> {
+    let token = await this.bearer(signal);
+    let { status, json } = await this.call(method, path, body, { authorization: `Bearer ${token}` }, signal);
+    if (status === 401 && this.credentials.authType === "OAUTH_M2M") {
+      token = await this.bearer(signal, true);
+      ({ status, json } = await this.call(method, path, body, { authorization: `Bearer ${token}` }, signal));
+    }
+    if (status === 401 || status === 403) throw new WarehouseError("AUTHENTICATION", `The warehouse refused the credentials (${status}${json?.error_code ? ` ${json.error_code}` : ""}): ${json?.message ?? "unauthenticated"}`);
+    if (status === 404 || json?.error_code === "RESOURCE_DOES_NOT_EXIST") throw new WarehouseError("UNKNOWN_WAREHOUSE", `Unknown SQL warehouse ${this.warehouseId}: ${json?.message ?? "not found"}`);
+    if (status >= 400) throw new WarehouseError("STATEMENT_FAILED", `The warehouse answered ${status}${json?.error_code ? ` ${json.error_code}` : ""}: ${json?.message ?? ""}`.trim());
+    return json;
+  }
+
+  /** Runs a statement to a terminal state (polling while it runs); returns its manifest and first chunk. */
+  async execute(statement: string, signal?: AbortSignal): Promise<{ statementId: string; columns: ResultColumn[]; totalChunkCount: number; first: ChunkResponse | undefined }> {
+    const deadline = Date.now() + (this.options.statementTimeoutMs ?? this.options.timeoutMs * 4);
+    let response: StatementResponse = await this.api(
+      "POST",
+      "/api/2.0/sql/statements",
+      { statement, warehouse_id: this.warehouseId, wait_timeout: "10s", on_wait_timeout: "CONTINUE", disposition: "INLINE", format: "JSON_ARRAY" },
+      signal,
+    );
+    let wait = 100;
+    while (!TERMINAL.has(response.status?.state)) {
+      if (Date.now() > deadline) {
+        await this.api("POST", `/api/2.0/sql/statements/${response.statement_id}/cancel`, {}, signal).catch(() => undefined);
+        throw new WarehouseError("TIMEOUT", `The statement did not finish within ${Math.round((this.options.statementTimeoutMs ?? this.options.timeoutMs * 4) / 1000)} s and was cancelled`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      wait = Math.min(wait * 2, 2000);
+      response = await this.api("GET", `/api/2.0/sql/statements/${response.statement_id}`, undefined, signal);
+    }
+    if (response.status.state !== "SUCCEEDED") {
+      const error = response.status.error;
+      throw new WarehouseError("STATEMENT_FAILED", `Statement ${response.status.state}${error?.error_code ? ` (${error.error_code})` : ""}: ${error?.message ?? "no reason given"}`);
+    }
+    const columns = (response.manifest?.schema?.columns ?? []).map((c, i) => ({
+      name: c.name,
+      typeText: c.type_text ?? c.type_name ?? "STRING",
+      typeName: c.type_name ?? c.type_text ?? "STRING",
+      position: c.position ?? i,
+      precision: c.type_precision ?? null,
+      scale: c.type_scale ?? null,
+    }));
+    return { statementId: response.statement_id, columns, totalChunkCount: response.manifest?.total_chunk_count ?? 0, first: response.result };
+  }
+
+  /** The result's rows chunk by chunk (following next_chunk_index), so memory holds one chunk. */
+  async *chunks(statement: string, signal?: AbortSignal): AsyncGenerator<{ columns: ResultColumn[]; rows: Array<Array<string | null>> }> {
+    const { statementId, columns, first } = await this.execute(statement, signal);
+    let chunk = first;
+    while (chunk) {
+      yield { columns, rows: chunk.data_array ?? [] };
+      if (chunk.next_chunk_index === undefined || chunk.next_chunk_index === null) break;
+      chunk = await this.api("GET", `/api/2.0/sql/statements/${statementId}/result/chunks/${chunk.next_chunk_index}`, undefined, signal);
+    }
+  }
+
+  /** Every row of a small result (discovery queries). */
+  async rows(statement: string, signal?: AbortSignal): Promise<{ columns: ResultColumn[]; rows: Array<Array<string | null>> }> {
+    let columns: ResultColumn[] = [];
+    const rows: Array<Array<string | null>> = [];
+    for await (const chunk of this.chunks(statement, signal)) {
+      columns = chunk.columns;
+      rows.push(...chunk.rows);
+    }
+    return { columns, rows };
+  }
+}
