@@ -33,7 +33,7 @@ const SCALARS: Record<string, JsonSchema> = {
 };
 
 function isEntity(type: GraphQLNamedType): boolean {
-  return type.name === "Entity" || (isObjectType(type) && type.getInterfaces().some((i) => i.name === "Entity"));
+  return type.name === "Entity" || ((isObjectType(type) || isInterfaceType(type)) && type.getInterfaces().some((i) => i.name === "Entity"));
 }
 
 /**

@@ -13,7 +13,7 @@ const MAX_DEPTH = 8;
 
 function isEntity(type: GraphQLNamedType): boolean {
   if (type.name === "Entity") return true;
-  return isObjectType(type) && type.getInterfaces().some((i) => i.name === "Entity");
+  return (isObjectType(type) || isInterfaceType(type)) && type.getInterfaces().some((i) => i.name === "Entity");
 }
 
 /**

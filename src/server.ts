@@ -180,7 +180,7 @@ async function startAll(config: Config, logger: Logger, families: readonly Famil
   });
   web.use(ACTIVATION_PATH, activationRouter(app));
   web.use(CONSOLE_PATH, consoleRouter());
-  web.use(GRAPHQL_PATH, createGraphqlHandler({ yoga, identify, bodyLimit: config.jsonBodyLimit, maskError: graphql.maskError }));
+  web.use(GRAPHQL_PATH, createGraphqlHandler({ yoga, identify, bodyLimit: config.jsonBodyLimit, maskError: graphql.maskError, uploads: { storage: app.storage, maxBytes: config.maxUploadBytes } }));
   web.use(REST_BASE, createRestHandler({ routes, yoga: yoga as never, logger, bodyLimit: config.jsonBodyLimit, identify, storage: app.storage, maxUploadBytes: config.maxUploadBytes }));
   web.use((req: Request, res: Response) => {
     const { status, body } = errorBody(new NotFoundError("Endpoint", `${req.method} ${req.path}`), { id: randomUUID(), path: req.path });

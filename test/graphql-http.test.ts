@@ -7,7 +7,7 @@ const BODY_LIMIT = 20_000;
 let server: TestServer;
 let organizationId: string;
 beforeAll(async () => {
-  server = await startTestServer({ jsonBodyLimit: BODY_LIMIT });
+  server = await startTestServer({ jsonBodyLimit: BODY_LIMIT, maxUploadBytes: BODY_LIMIT }); // multipart file parts are bounded by MAX_UPLOAD_BYTES
   organizationId = (await server.api.post("/organizations", { name: "HTTP org" })).body.id;
 });
 afterAll(async () => server?.close());
@@ -122,14 +122,14 @@ describe("/api/graphql over HTTP", () => {
     const brokenMap = await multipart({ operations: JSON.stringify({ query: "{ __typename }" }), map: "{" });
     expect(brokenMap.status).toBe(400);
     expect(brokenMap.body.errors[0].extensions.problems[0]).toMatchObject({ identifier: "map", problemType: "INCORRECT_DATA_TYPE" });
-    const tooLarge = await multipart({ operations: JSON.stringify({ query: "{ __typename }" }), map: JSON.stringify({ 0: ["variables.file"] }), 0: new Blob(["x".repeat(BODY_LIMIT)]) });
+    const tooLarge = await multipart({ operations: JSON.stringify({ query: "{ __typename }" }), map: JSON.stringify({ 0: ["variables.file"] }), 0: new Blob(["x".repeat(BODY_LIMIT + 1)]) });
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.errors[0].extensions).toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 413 });
     // Streamed without a declared length: refused while reading.
     const form = new FormData();
     form.append("operations", JSON.stringify({ query: "{ __typename }" }));
     form.append("map", JSON.stringify({ 0: ["variables.file"] }));
-    form.append("0", new Blob(["x".repeat(BODY_LIMIT)]));
+    form.append("0", new Blob(["x".repeat(BODY_LIMIT + 1)]));
     const encoded = new Response(form);
     const streamed = await fetch(`${server.url}/api/graphql`, {
       method: "POST",

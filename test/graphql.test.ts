@@ -264,17 +264,41 @@ describe("GraphQL", () => {
     expect(over.body.errors[0].extensions.problems[0].reason).toMatch(/\[-9223372036854775808, 9223372036854775807\]/);
   });
 
-  it("refuses documents nesting too many entity lists or too many aliases, and still answers introspection", async () => {
-    const cycle = (pairs: number) => `{ organizations(size: 5) { content { ${"engagements { organization { ".repeat(pairs)}id${" } }".repeat(pairs)} } } }`;
-    const allowed = await server.gql(cycle(2));
-    expect(allowed.body.errors, JSON.stringify(allowed.body.errors)).toBeUndefined();
-    const refused = await server.gql(cycle(3));
-    expect(refused.body.data).toBeUndefined();
-    expect(refused.body.errors[0].message).toMatch(/nests 4 lists of entities inside one another; at most 3/);
-    expect(refused.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+  it("prices documents by page sizes multiplied through the nesting: a four-level tree and 60 aliased counts fit, a runaway is refused", async () => {
+    const tree = (size: string) =>
+      `query${size.startsWith("$") ? "($s: Int)" : ""} { organizations(size: ${size}) { totalElements content { id engagements { id analyses { id analysisSources { id analysisSourceTypeId } } } } } }`;
+    expect((await server.api.post("/organizations", { name: "Priced org" })).status).toBe(200);
+    // 20 + 20*20 + 20*20*20 + 20*20*20*20 = 168,420 items counted: within the limit.
+    const accepted = await server.gql(tree("20"));
+    expect(accepted.body.errors, JSON.stringify(accepted.body.errors)).toBeUndefined();
+    expect(accepted.body.data.organizations.totalElements).toBeGreaterThan(0);
+    const viaVariable = await server.gql(tree("$s"), { s: 20 });
+    expect(viaVariable.body.errors, JSON.stringify(viaVariable.body.errors)).toBeUndefined();
 
-    const aliased = await server.gql(`{ ${Array.from({ length: 31 }, (_, i) => `a${i}: currentUser { id }`).join(" ")} }`);
-    expect(aliased.body.errors[0].message).toMatch(/31 aliased fields; at most 30/);
+    // The same tree under 2000 organizations is refused before it runs, written inline (a
+    // validation error) or through a variable (priced with the request's variables).
+    for (const refused of [await server.gql(tree("2000")), await server.gql(tree("$s"), { s: 2000 })]) {
+      expect(refused.body.data ?? undefined).toBeUndefined();
+      expect(refused.body.errors[0].message).toMatch(/may return 16842000 items and field calls .*at most 500000/);
+      expect(refused.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    }
+    // `first` bounds a relation list, and the price follows it.
+    const bounded = await server.gql(`{ organizations(size: 2000) { content { engagements(first: 2) { analyses(first: 2) { analysisSources(first: 2) { id } } } } } }`);
+    expect(bounded.body.errors, JSON.stringify(bounded.body.errors)).toBeUndefined();
+    const cyclic = `{ organizations(size: 100) { content { ${"engagements { organization { ".repeat(4)}id${" } }".repeat(4)} } } }`;
+    expect((await server.gql(cyclic)).body.errors[0].message).toMatch(/at most 500000/);
+
+    // Data table pages count their pageSize (inline or in the input variable): 300 aliased pages of 2000 rows are refused.
+    const pages = Array.from({ length: 300 }, (_, i) => `p${i}: dataTableData(id: $id, input: $i) { numberOfElements }`).join(" ");
+    const manyPages = await server.gql(`query($id: ID!, $i: DataTableDataInput) { ${pages} }`, { id: "0123456789abcdef01234567", i: { pageSize: 2000 } });
+    expect(manyPages.body.errors[0].message).toMatch(/may return 600000 items/);
+
+    // A dashboard: 60 aliased counts in one document.
+    const counts = Array.from({ length: 60 }, (_, i) => `c${i}: engagements(filter: $f${i % 2}, size: 1) { totalElements }`).join(" ");
+    const dashboard = await server.gql(`query($f0: JSON, $f1: JSON) { ${counts} }`, { f0: {}, f1: { name: { $iprefix: "zzz-none" } } });
+    expect(dashboard.body.errors, JSON.stringify(dashboard.body.errors)).toBeUndefined();
+    expect(Object.keys(dashboard.body.data)).toHaveLength(60);
+    expect(dashboard.body.data.c1.totalElements).toBe(0);
 
     const introspection = await server.gql(getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, inputValueDeprecation: true }));
     expect(introspection.body.errors).toBeUndefined();

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { PrismaClient } from "../generated/prisma/client.js";
-import type { ColumnSet, SqlParams } from "../query-language/index.js";
+import { combinedFilter, type ColumnSet, type SqlParams } from "../query-language/index.js";
 import { NotFoundError } from "../core/errors.js";
 import { findPageIds } from "./entity-query.js";
 import { pageFromIds, pageRequest, type Page } from "./paging.js";
@@ -8,6 +8,8 @@ import { rowReader, type ModelName, type ModelShape } from "./row-reader.js";
 
 export interface PageArgs {
   filter?: unknown;
+  /** The typed form of the filter (GraphQL `where`); combined with `filter` when both are given. */
+  where?: unknown;
   page?: number | null;
   size?: number | null;
   sort?: readonly string[] | null;
@@ -36,7 +38,7 @@ export async function queryEntities<M extends ModelName>(
 ): Promise<Page<ModelShape<M>>> {
   const reader = rowReader(db.prisma, spec.model);
   const request = pageRequest(args, spec.columns);
-  const { ids, total } = await findPageIds(db.pool, { table: reader.table, columns: spec.columns, filter: args.filter ?? {}, page: request, scope: spec.scope });
+  const { ids, total } = await findPageIds(db.pool, { table: reader.table, columns: spec.columns, filter: combinedFilter(args.filter, args.where), page: request, scope: spec.scope });
   const rows = await reader.byIds(db.pool, ids);
   return pageFromIds(ids, rows as Array<ModelShape<M> & { id: string }>, total, request);
 }

@@ -6,6 +6,8 @@ import type { RequestIdentity } from "./context-factory.js";
 import { responseBody, responseInit, withProblemExtensions } from "./error-format.js";
 import { checkParams, isJsonContentType, paramsFromJson, paramsFromSearch, requestError, type GraphqlParams } from "./params.js";
 import type { AppYoga } from "./yoga.js";
+import type { FileStorage } from "../storage/storage.js";
+import { receiveGraphqlMultipart, type GraphqlMultipart } from "./multipart.js";
 
 type NodeRequest = IncomingMessage & { originalUrl?: string; path?: string };
 
@@ -72,8 +74,10 @@ export function createGraphqlHandler(options: {
   identify: (req: IncomingMessage) => RequestIdentity;
   bodyLimit: number;
   maskError: (error: unknown) => GraphQLError;
+  /** Where multipart file parts are staged (GraphQL uploads), and their size limit. */
+  uploads?: { storage: FileStorage; maxBytes: number };
 }) {
-  const { yoga, identify, bodyLimit, maskError } = options;
+  const { yoga, identify, bodyLimit, maskError, uploads } = options;
 
   /** Lets Yoga answer a request whose body this handler has already read. */
   async function handOff(req: NodeRequest, res: ServerResponse, body: string | undefined): Promise<void> {
@@ -86,19 +90,24 @@ export function createGraphqlHandler(options: {
   return async function graphqlHandler(req: NodeRequest, res: ServerResponse): Promise<void> {
     const method = req.method;
     const mediaType = req.path === "/" ? jsonResponseType(req.headers.accept) : undefined;
+    const isMultipart = uploads !== undefined && method === "POST" && /^multipart\/form-data/i.test(req.headers["content-type"] ?? "");
     const ours =
       mediaType !== undefined &&
-      (method === "POST" ? isJsonContentType(req.headers["content-type"]) : method === "GET" && !req.headers.accept?.includes("text/html"));
+      (method === "POST" ? isJsonContentType(req.headers["content-type"]) || isMultipart : method === "GET" && !req.headers.accept?.includes("text/html"));
     if (!ours) {
       await yoga(req, res);
       return;
     }
     const headers: Record<string, string> = { "Content-Type": `${mediaType}; charset=utf-8` };
     let result: ExecutionResult;
+    let multipart: GraphqlMultipart | undefined;
     try {
       let body: string | undefined;
       let params: GraphqlParams | GraphqlParams[];
-      if (method === "POST") {
+      if (isMultipart) {
+        multipart = await receiveGraphqlMultipart(req, uploads!.storage, uploads!.maxBytes);
+        params = multipart.params;
+      } else if (method === "POST") {
         body = await readBody(req, bodyLimit);
         params = paramsFromJson(body);
       } else {
@@ -120,6 +129,7 @@ export function createGraphqlHandler(options: {
       if (operation.operation === "mutation" && method === "GET") {
         throw requestError("Can only perform a mutation operation from a POST request.", "BAD_REQUEST", { status: 405, headers: { Allow: "POST" } });
       }
+      if (operation.operation === "subscription" && multipart) throw requestError("Subscriptions cannot be sent as multipart requests", "BAD_REQUEST", { status: 400 });
       if (operation.operation === "subscription") {
         await handOff(req, res, body);
         return;
@@ -129,6 +139,8 @@ export function createGraphqlHandler(options: {
         result = { errors };
       } else {
         const contextValue = await contextFactory();
+        // Staged file parts, taken by mutations through takeUpload as REST upload routes do.
+        if (multipart) (contextValue as { uploads?: GraphqlMultipart["uploads"] }).uploads = multipart.uploads;
         result = (await execute({ schema, document, contextValue, variableValues: params.variables as Record<string, unknown> | undefined, operationName })) as ExecutionResult;
       }
     } catch (error) {
@@ -136,6 +148,8 @@ export function createGraphqlHandler(options: {
       // A body left unread (refused while reading it) is not drained: the connection ends.
       if (error instanceof PayloadTooLargeError || !req.complete) headers.Connection = "close";
       result = { errors: [maskError(error)] };
+    } finally {
+      await multipart?.discard();
     }
     if (result.errors?.length) result = { ...result, errors: result.errors.map(withProblemExtensions) };
     let text: string;

@@ -63,7 +63,7 @@ export function paramsFromSearch(search: string): GraphqlParams {
 }
 
 /** Sets `value` at a dotted path of the GraphQL multipart request spec (`variables.file`, `variables.files.0`). */
-function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const keys = path.split(".");
   let current = target;
   for (let i = 0; i < keys.length; i++) {

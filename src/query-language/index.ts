@@ -7,6 +7,8 @@ import { validateFilter, type CheckedNode } from "./validate.js";
 export { defineColumns, columnSetOf, AUDIT_COLUMNS, TEXT, ID, enumOf, FLAG, ID_LIST, type ColumnDef, type ColumnSet, type ColumnType } from "./columns.js";
 export { SqlParams, quoteIdent } from "./translate.js";
 export { parseSort, orderByClause, type SortOrder } from "./sort.js";
+export { whereToFilter, combinedFilter } from "./where.js";
+export { operatorsFor } from "./validate.js";
 
 /** Parses and validates a filter; throws one 400 listing every problem found. */
 export function checkFilter(filter: unknown, columns: ColumnSet, options: { populationsSupported?: boolean } = {}): CheckedNode {

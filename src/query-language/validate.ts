@@ -50,6 +50,11 @@ const RULES: Record<ColumnOperator, OperatorRule> = {
   $niprefix: { types: ["STRING"], flag: "caseInsensitivePrefixSearch" },
 };
 
+/** The column operators a column allows: those of its type whose search flag it sets (what GraphQL `where` inputs offer). */
+export function operatorsFor(column: ColumnDef): ColumnOperator[] {
+  return (Object.entries(RULES) as Array<[ColumnOperator, OperatorRule]>).filter(([, rule]) => rule.types.includes(column.type) && (!rule.flag || column[rule.flag])).map(([op]) => op);
+}
+
 export interface ValidateOptions {
   /** Whether `$population`/`$not_population` can be evaluated for this subject. */
   populationsSupported?: boolean;

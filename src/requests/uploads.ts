@@ -9,7 +9,10 @@ import type { RequestContext, StagedUpload } from "../app-types.js";
 export function takeUpload(ctx: RequestContext, id: string, identifier: string, restPath: string): StagedUpload {
   const upload = [...(ctx.uploads?.values() ?? [])].find((u) => u.id === id && !u.taken);
   if (!upload) {
-    throw new ValidationError(`${identifier} must be a file sent in this request: send the bytes as multipart/form-data to POST /api/v1${restPath}`, { identifier, values: [id] });
+    throw new ValidationError(
+      `${identifier} must be a file sent in this request: send the bytes as multipart/form-data to POST /api/v1${restPath}, or to /api/graphql as a GraphQL multipart request (the file part mapped to this variable)`,
+      { identifier, values: [id] },
+    );
   }
   upload.taken = true;
   return upload;

@@ -1,4 +1,7 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { accountGroupingColumns } from "./account-grouping.columns.js";
+import { accountGroupColumns } from "./account-grouping.columns.js";
 import { LOCALIZED_TEXT, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
@@ -99,7 +102,7 @@ builder.queryFields((t) => ({
   accountGroupings: t.field({
     type: pageOf(AccountGrouping, "AccountGroupingPage"),
     authScopes: { permission: "api.account-groupings.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AccountGrouping", accountGroupingColumns) },
     resolve: (_root, args, ctx) => groupings.queryAccountGroupings(ctx, args),
   }),
   accountGroup: t.field({
@@ -111,7 +114,7 @@ builder.queryFields((t) => ({
   accountGroups: t.field({
     type: pageOf(AccountGroup, "AccountGroupPage"),
     authScopes: { permission: "api.account-groupings.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AccountGroup", accountGroupColumns) },
     resolve: (_root, args, ctx) => groups.queryAccountGroups(ctx, args),
   }),
 }));

@@ -1,5 +1,9 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { accountMappingColumns } from "./account-mapping.columns.js";
 import { Entity } from "../common/entity.js";
+import { Engagement } from "../engagements/engagement.schema.js";
+import { engagementOf } from "../engagements/engagement.service.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import * as service from "./account-mapping.service.js";
 import "./account-mapping.status-feed.js";
@@ -15,6 +19,7 @@ export const AccountMapping = builder.prismaObject("AccountMapping", {
   interfaces: [Entity],
   fields: (t) => ({
     engagementId: t.exposeID("engagementId"),
+    engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (m, _args, ctx) => engagementOf(ctx, m.engagementId) as never }),
     account: t.exposeString("account"),
     accountDescription: t.exposeString("accountDescription", { nullable: true }),
     code: t.exposeString("code", { nullable: true, description: "Code of the engagement account group the account maps to" }),
@@ -59,7 +64,7 @@ builder.queryFields((t) => ({
   accountMappings: t.field({
     type: pageOf(AccountMapping, "AccountMappingPage"),
     authScopes: { permission: "api.analyses.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AccountMapping", accountMappingColumns) },
     resolve: (_root, args, ctx) => service.queryAccountMappings(ctx, args),
   }),
 }));

@@ -1,4 +1,7 @@
 import { builder } from "../../graphql/builder.js";
+import { analysisSourceColumns } from "../analysis-sources/analysis-source.columns.js";
+import { whereArg } from "../common/where.js";
+import { analysisColumns } from "./analysis.columns.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
@@ -71,7 +74,7 @@ export const Analysis = builder.prismaObject("Analysis", {
     analysisSources: t.prismaField({
       type: ["AnalysisSource"],
       authScopes: { permission: "api.analysis-sources.read" },
-      args: relatedListArgs(t),
+      args: { ...relatedListArgs(t), ...whereArg(t, "AnalysisSource", analysisSourceColumns) },
       resolve: (_query, analysis, args, ctx) => analysisSources.analysisAnalysisSources(ctx, analysis.id, args),
     }),
   }),
@@ -178,7 +181,7 @@ builder.queryFields((t) => ({
   analyses: t.field({
     type: pageOf(Analysis, "AnalysisPage"),
     authScopes: { permission: "api.analyses.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "Analysis", analysisColumns) },
     resolve: (_root, args, ctx) => service.queryAnalyses(ctx, args),
   }),
   analysisStatus: t.field({

@@ -1,4 +1,6 @@
 import { Repeater } from "graphql-yoga";
+import { whereArg } from "../common/where.js";
+import { analysisResultColumns } from "./analysis-result.columns.js";
 import { builder } from "../../graphql/builder.js";
 import type { ControlPointSummary, Explanation, ResultSummary } from "../../engine/index.js";
 import type { ExplainedPoint } from "../../engine/explain.js";
@@ -152,7 +154,7 @@ builder.queryFields((t) => ({
   analysisResults: t.field({
     type: pageOf(AnalysisResult, "AnalysisResultPage"),
     authScopes: { permission: "api.analyses.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AnalysisResult", analysisResultColumns) },
     resolve: (_root, args, ctx) => service.queryAnalysisResults(ctx, args),
   }),
   explainEntryScore: t.field({

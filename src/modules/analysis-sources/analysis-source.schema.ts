@@ -1,4 +1,7 @@
 import { Repeater } from "graphql-yoga";
+import { transactionIdPreviewColumns } from "./analysis-source.columns.js";
+import { whereArg } from "../common/where.js";
+import { analysisSourceColumns } from "./analysis-source.columns.js";
 import type { TransientEvent } from "../../events/domain-event.js";
 import { builder } from "../../graphql/builder.js";
 import {
@@ -383,7 +386,7 @@ builder.queryFields((t) => ({
   analysisSources: t.field({
     type: pageOf(AnalysisSource, "AnalysisSourcePage"),
     authScopes: { permission: "api.analysis-sources.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AnalysisSource", analysisSourceColumns) },
     resolve: (_root, args, ctx) => service.queryAnalysisSources(ctx, args),
   }),
   analysisSourceEffectiveDateMetrics: t.field({
@@ -401,7 +404,7 @@ builder.queryFields((t) => ({
   transactionIdPreviews: t.field({
     type: pageOf(TransactionIdPreview, "TransactionIdPreviewPage"),
     authScopes: { permission: "api.analysis-sources.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "TransactionIdPreview", transactionIdPreviewColumns) },
     resolve: (_root, args, ctx) => service.queryTransactionIdPreviews(ctx, args),
   }),
 }));
@@ -474,3 +477,14 @@ builder.subscriptionField("analysisSourceProgress", (t) =>
     resolve: (progress) => progress,
   }),
 );
+
+builder.objectField(AsyncResult, "analysisSource", (t) =>
+  t.field({
+    type: AnalysisSource,
+    nullable: true,
+    description: "The analysis source the job works on, when entityType is ANALYSIS_SOURCE",
+    authScopes: { permission: "api.analysis-sources.read" },
+    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_SOURCE" ? (service.analysisSourceOf(ctx, r.entityId) as never) : null),
+  }),
+);
+

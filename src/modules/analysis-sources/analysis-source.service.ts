@@ -1,4 +1,4 @@
-import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, relatedList, relatedOne, saveVersioned, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
 import { inTransaction, type Tx } from "../../events/outbox.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -76,6 +76,13 @@ const sourcesByAnalysis = relatedList({ model: "analysisSource", columns: analys
 /** `Analysis.analysisSources`: the analysis's sources with the /analysis-sources/query filter and sort. */
 export function analysisAnalysisSources(ctx: RequestContext, analysisId: string, args: RelatedListArgs) {
   return sourcesByAnalysis(ctx.app, ctx, analysisId, args);
+}
+
+const sourceById = relatedOne("analysisSource");
+
+/** `AsyncResult.analysisSource`: the source an ingestion job works on (batched per request). */
+export function analysisSourceOf(ctx: RequestContext, id: string | null | undefined) {
+  return sourceById(ctx.app, ctx, id);
 }
 
 export function queryAnalysisSources(ctx: RequestContext, args: PageArgs) {

@@ -1,4 +1,6 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { configurationColumns } from "./configuration.columns.js";
 import { INTEGER, LOCALIZED_TEXT, mapOf, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
@@ -101,7 +103,7 @@ builder.queryFields((t) => ({
   analysisTypeConfigurations: t.field({
     type: pageOf(AnalysisTypeConfiguration, "AnalysisTypeConfigurationPage"),
     authScopes: { permission: "api.analysis-type-configuration.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AnalysisTypeConfiguration", configurationColumns) },
     resolve: (_root, args, ctx) => service.queryConfigurations(ctx, args),
   }),
 }));

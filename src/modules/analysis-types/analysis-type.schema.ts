@@ -1,4 +1,7 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { analysisTypeColumns } from "./analysis-type.columns.js";
+import { analysisSourceTypeColumns } from "./analysis-type.columns.js";
 import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { FEATURES, type ColumnDefinition } from "../catalogue/analysis-source-types.data.js";
@@ -78,7 +81,7 @@ builder.queryFields((t) => ({
   analysisTypes: t.field({
     type: pageOf(AnalysisType, "AnalysisTypePage"),
     authScopes: { permission: "api.analysis-types.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AnalysisType", analysisTypeColumns) },
     resolve: (_root, args, ctx) => service.queryAnalysisTypes(ctx, args),
   }),
   analysisSourceType: t.field({
@@ -90,7 +93,7 @@ builder.queryFields((t) => ({
   analysisSourceTypes: t.field({
     type: pageOf(AnalysisSourceType, "AnalysisSourceTypePage"),
     authScopes: { permission: "api.analysis-source-types.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AnalysisSourceType", analysisSourceTypeColumns) },
     resolve: (_root, args, ctx) => service.queryAnalysisSourceTypes(ctx, args),
   }),
 }));

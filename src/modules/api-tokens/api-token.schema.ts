@@ -1,4 +1,6 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { apiTokenColumns } from "./api-token.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
@@ -70,7 +72,7 @@ builder.queryFields((t) => ({
   apiTokens: t.field({
     type: pageOf(ApiToken, "ApiTokenPage"),
     authScopes: { permission: "api.api-tokens.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "ApiToken", apiTokenColumns) },
     resolve: (_root, args, ctx) => service.queryApiTokens(ctx, args),
   }),
 }));

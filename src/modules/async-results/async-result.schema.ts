@@ -1,4 +1,6 @@
 import { Repeater } from "graphql-yoga";
+import { whereArg } from "../common/where.js";
+import { asyncResultColumns } from "./async-result.columns.js";
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
@@ -34,7 +36,7 @@ builder.queryFields((t) => ({
     type: pageOf(AsyncResult, "AsyncResultPage"),
     description: "Async results whose targets the token may read; poll with {\"id\":{\"$in\":[...]}}",
     authScopes: { authenticated: true },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "AsyncResult", asyncResultColumns) },
     resolve: (_root, args, ctx) => service.queryAsyncResults(ctx, args),
   }),
 }));

@@ -55,6 +55,7 @@ export function pageOf<T>(item: ObjectRef<AppSchemaTypes, T, any>, name: string)
 export const relatedListArgs = (t: { arg: ArgBuilder<AppSchemaTypes> }) => ({
   filter: t.arg({ type: "JSON", required: false, description: "Query-language filter (spec 4.2) over the child's columns; {} or absent matches all" }),
   sort: t.arg.stringList({ required: false, description: "Sort orders like name,desc; id breaks ties" }),
+  first: t.arg.int({ required: false, description: "At most this many per parent, 1 to 2000 (default: all; the document's cost counts an absent first as 20)" }),
 });
 
 /** Arguments of every list field: a query-language filter, paging and sorting. */

@@ -125,6 +125,8 @@ export interface DataPageInput {
   sort?: SortInput | SortInput[] | null;
   fields?: string[] | null;
   excludeFields?: string[] | null;
+  /** Keyset form: the `endCursor` of the previous page; rows after it in the same order. */
+  after?: string | null;
 }
 
 export interface DataPage {
@@ -132,6 +134,77 @@ export interface DataPage {
   page: number;
   size: number;
   last: boolean;
+  /** The position of the page's last row, for `after` (null on an empty page). */
+  endCursor: string | null;
+}
+
+interface OrderKey {
+  /** SQL of the sort key as ORDER BY compares it. */
+  expression: string;
+  direction: "ASC" | "DESC";
+  /** Cast of the cursor's value back to the key's type. */
+  cast: string;
+}
+
+const CURSOR_CASTS: Record<string, string> = { STRING: "text", DATE: "date", DATE_TIME: "timestamptz", MONEY_100: "bigint", INT64: "bigint", INT32: "integer", NUMBER: "numeric", DOUBLE: "double precision", BOOLEAN: "boolean" };
+
+/** The keys of an order as SQL, `row_no` last (the unique tiebreaker that makes keyset pages exact). */
+function orderKeys(orders: SortOrder[], set: ColumnSet): OrderKey[] {
+  const keys: OrderKey[] = orders.map((o) => {
+    const column = set.byField.get(o.field)!;
+    const expression = column.type === "STRING" ? `lower(${quoteIdent(column.sql)})` : quoteIdent(column.sql);
+    return { expression, direction: o.direction === "DESC" ? "DESC" : "ASC", cast: CURSOR_CASTS[column.type] ?? "text" };
+  });
+  if (!orders.some((o) => set.byField.get(o.field)?.sql === "row_no")) keys.push({ expression: `"row_no"`, direction: "ASC", cast: "bigint" });
+  return keys;
+}
+
+/** A cursor names the order it belongs to, so one from another sort is refused rather than misread. */
+function orderFingerprint(keys: OrderKey[]): string {
+  return keys.map((k) => `${k.expression} ${k.direction}`).join(",");
+}
+
+function encodeCursor(keys: OrderKey[], values: unknown[]): string {
+  return Buffer.from(JSON.stringify({ o: orderFingerprint(keys), v: values })).toString("base64url");
+}
+
+function badCursor(reason: string, after: string): ValidationError {
+  return new ValidationError(`after is not a cursor of this table and sort: ${reason}`, { identifier: "after", values: [after] });
+}
+
+/**
+ * Rows strictly after the cursor's row in the order of `keys`, where nulls sort as larger than any
+ * value (ascending: last; descending: first), as ORDER BY puts them:
+ * k1 > v1 OR (k1 = v1 AND (k2 > v2 OR ...)), led by a range on the first key (k1 >= v1) so that
+ * PostgreSQL starts its index scan at the cursor instead of walking from the first row. Ascending
+ * from a non-null value, the rows whose first key is null (which all follow) are a second branch
+ * (`nullTail`): an OR in the range would make the planner give up the index.
+ */
+function afterCursor(keys: OrderKey[], after: string, params: SqlParams): { condition: string; nullTail?: string } {
+  let decoded: { o?: unknown; v?: unknown };
+  try {
+    decoded = JSON.parse(Buffer.from(after, "base64url").toString("utf8")) as typeof decoded;
+  } catch {
+    throw badCursor("not readable", after);
+  }
+  if (decoded.o !== orderFingerprint(keys)) throw badCursor("it was issued for another sort", after);
+  const values = decoded.v;
+  if (!Array.isArray(values) || values.length !== keys.length) throw badCursor("wrong number of keys", after);
+  const placeholders = values.map((v, i) => (v === null ? null : params.add(String(v), keys[i]!.cast)));
+  const greater = (i: number): string => {
+    const { expression, direction } = keys[i]!;
+    const p = placeholders[i];
+    if (direction === "ASC") return p === null ? "FALSE" : i === 0 ? `${expression} > ${p}` : `(${expression} > ${p} OR ${expression} IS NULL)`;
+    return p === null ? `${expression} IS NOT NULL` : `${expression} < ${p}`;
+  };
+  const equal = (i: number): string => (placeholders[i] === null ? `${keys[i]!.expression} IS NULL` : `${keys[i]!.expression} = ${placeholders[i]}`);
+  let condition = greater(keys.length - 1);
+  for (let i = keys.length - 2; i >= 0; i--) condition = `(${greater(i)} OR (${equal(i)} AND ${condition}))`;
+  const first = keys[0]!;
+  const start = placeholders[0];
+  if (start === null) return { condition: first.direction === "ASC" ? `${first.expression} IS NULL AND ${condition}` : condition };
+  if (first.direction === "DESC") return { condition: `${first.expression} <= ${start} AND ${condition}` };
+  return { condition: `${first.expression} >= ${start} AND ${condition}`, nullTail: `${first.expression} IS NULL` };
 }
 
 /**
@@ -152,15 +225,39 @@ export function dataPageQuery(table: RowsTable, input: DataPageInput, population
   const orders = parseSortOrders(input.sort, set, "sort", table);
   const columns = selectedColumns(table, { fields: input.fields, excludeFields: input.excludeFields });
   const { sql: where, params } = compileFilter(input.query ?? {}, set, new SqlParams(), { populationSql });
-  const sql =
-    `SELECT ${columns.map(selectExpression).join(", ")} FROM ${quotedTable(table.tableName)} WHERE ${where} ` +
-    `ORDER BY ${rowsOrderBy(orders, set)} LIMIT ${size + 1} OFFSET ${page * size}`;
-  return { sql, values: params.values, columns, page, size };
+  const keys = orderKeys(orders, set);
+  if (input.after !== undefined && input.after !== null && page !== 0) {
+    throw new ValidationError("page and after cannot be combined: after continues from a cursor", { identifier: "page", values: [String(page)] });
+  }
+  // The sort keys ride along after the columns: as compared (for the outer order of the union
+  // below) and as text (for the next page's cursor; pg would turn dates into local-time Dates).
+  const select = [...columns.map(selectExpression), ...keys.map((k, i) => `${k.expression} AS "_k${i}"`), ...keys.map((k, i) => `(${k.expression})::text AS "_c${i}"`)].join(", ");
+  const from = `FROM ${quotedTable(table.tableName)}`;
+  const order = rowsOrderBy(orders, set);
+  let sql: string;
+  if (input.after === undefined || input.after === null) {
+    sql = `SELECT ${select} ${from} WHERE ${where} ORDER BY ${order} LIMIT ${size + 1} OFFSET ${page * size}`;
+  } else {
+    const { condition, nullTail } = afterCursor(keys, input.after, params);
+    sql = `SELECT ${select} ${from} WHERE ${where} AND ${condition} ORDER BY ${order} LIMIT ${size + 1}`;
+    if (nullTail) {
+      const positions = keys.map((k, i) => `"_k${i}" ${k.direction}`).join(", ");
+      sql = `SELECT * FROM ((${sql}) UNION ALL (SELECT ${select} ${from} WHERE ${where} AND ${nullTail} ORDER BY ${order} LIMIT ${size + 1})) s ORDER BY ${positions} LIMIT ${size + 1}`;
+    }
+  }
+  return { sql, values: params.values, columns, keys, page, size };
 }
 
 export async function readDataPage(pool: pg.Pool, table: RowsTable, input: DataPageInput, populationSql?: PopulationSql): Promise<DataPage> {
-  const { sql, values, columns, page, size } = dataPageQuery(table, input, populationSql);
+  const { sql, values, columns, keys, page, size } = dataPageQuery(table, input, populationSql);
   const result = await pool.query({ text: sql, values, rowMode: "array" });
-  const rows = result.rows as unknown[][];
-  return { content: rows.slice(0, size).map((row) => wireRow(columns, row)), page, size, last: rows.length <= size };
+  const rows = (result.rows as unknown[][]).slice(0, size);
+  const lastRow = rows[rows.length - 1];
+  return {
+    content: rows.map((row) => wireRow(columns, row)),
+    page,
+    size,
+    last: result.rows.length <= size,
+    endCursor: lastRow ? encodeCursor(keys, lastRow.slice(columns.length + keys.length)) : null,
+  };
 }

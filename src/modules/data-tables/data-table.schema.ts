@@ -1,7 +1,11 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { dataTableColumns } from "./data-table.columns.js";
 import { listOf, mapOf, ref, shaped } from "../common/json-shape.js";
 import { COLUMN_TYPES } from "../../query-language/columns.js";
 import { Entity } from "../common/entity.js";
+import { Engagement } from "../engagements/engagement.schema.js";
+import { engagementOf } from "../engagements/engagement.service.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { API_STABILITIES, type ApiStability as ApiStabilityValue, type DataTableColumn as StoredColumn } from "./data-table-definition.js";
@@ -46,6 +50,8 @@ export const DataTable = builder.prismaObject("DataTable", {
     rowCount: t.field({ type: "Long", resolve: (d) => d.rowCount }),
     columns: t.field({ type: [DataTableColumn], resolve: (d) => d.columns as unknown as StoredColumn[] }),
     analysis: t.relation("analysis", { authScopes: { permission: "api.analyses.read" } }),
+    analysisResult: t.relation("analysisResult", { nullable: true, authScopes: { permission: "api.analyses.read" } }),
+    engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (d, _args, ctx) => engagementOf(ctx, d.engagementId) as never }),
     analysisSource: t.relation("analysisSource", { nullable: true, authScopes: { permission: "api.analysis-sources.read" } }),
   }),
 });
@@ -63,6 +69,8 @@ const DataTablePage = builder.objectRef<DataPage>("DataTableDataPage").implement
     numberOfElements: t.int({ resolve: (p) => p.content.length }),
     first: t.boolean({ resolve: (p) => p.page === 0 }),
     last: t.boolean({ resolve: (p) => p.last }),
+    endCursor: t.string({ nullable: true, description: "Position of the page's last row: pass it as after for the next page (keyset paging, as fast deep in the table as on the first page)" , resolve: (p) => p.endCursor }),
+    hasNextPage: t.boolean({ resolve: (p) => !p.last }),
   }),
 });
 
@@ -91,6 +99,7 @@ const DataTableDataInput = builder.inputType("DataTableDataInput", {
     fields: t.stringList({ description: "The columns to return, in this order (default all)" }),
     excludeFields: t.stringList({ description: "Columns left out of the rows" }),
     savedFilterId: t.id({ description: "A saved filter whose condition is applied (ANDed with query)" }),
+    after: t.string({ description: "Keyset paging: the endCursor of the previous page (same query and sort; page stays 0)" }),
   }),
 });
 
@@ -133,7 +142,7 @@ builder.queryFields((t) => ({
   dataTables: t.field({
     type: pageOf(DataTable, "DataTablePage"),
     authScopes: { permission: "api.data-tables.read" },
-    args: { ...pageArgs(t), includeUnstableSchemas: t.arg.boolean({ description: "Include tables whose schema is UNSTABLE (default false)" }) },
+    args: { ...pageArgs(t), ...whereArg(t, "DataTable", dataTableColumns), includeUnstableSchemas: t.arg.boolean({ description: "Include tables whose schema is UNSTABLE (default false)" }) },
     resolve: (_root, args, ctx) => service.queryDataTables(ctx, args),
   }),
   dataTableData: t.field({

@@ -313,6 +313,74 @@ describe("the data endpoint", () => {
     expect(Object.keys(pages[0].content[0])).toContain("account");
   });
 
+  it("pages by cursor (after: endCursor) in every order, nulls and ties included, exactly as one page holds them", async () => {
+    const sorts = [
+      undefined,
+      { field: "amount", direction: "DESC" },
+      [{ field: "account" }, { field: "rowid", direction: "DESC" }],
+      { field: "effective_date", direction: "DESC" },
+      [{ field: "x_reference" }, { field: "amount" }],
+      [{ field: "x_reference", direction: "DESC" }, { field: "account", direction: "DESC" }],
+      [{ field: "txid", direction: "DESC" }],
+    ];
+    for (const sort of sorts) {
+      const whole = (await rowsOf({ sort, pageSize: 100 })).map((r) => r.rowid);
+      for (const pageSize of [1, 4]) {
+        const walked: number[] = [];
+        let after: string | undefined;
+        for (let i = 0; i < 10; i++) {
+          const response = await data({ sort, pageSize, ...(after ? { after } : {}) });
+          expect(response.status, JSON.stringify(response.body)).toBe(200);
+          walked.push(...response.body.content.map((r: { rowid: number }) => r.rowid));
+          if (response.body.last) break;
+          expect(response.body.hasNextPage).toBe(true);
+          after = response.body.endCursor;
+        }
+        expect(walked, JSON.stringify(sort)).toEqual(whole);
+      }
+    }
+    // Nulls (blank references) sort as larger than any value: last ascending, first descending.
+    const blanks = await parseIntoEntriesTable(server, LEDGER.replace(/,R-1\r\n/g, ",\r\n").replace("R-3\r\nJE3", "\r\nJE3"), { proposedColumnMappings: MAPPINGS });
+    const [withNulls] = await findDataTable(blanks.analysisId);
+    for (const sort of [[{ field: "x_reference" }], [{ field: "x_reference", direction: "DESC" }], [{ field: "x_reference", direction: "DESC" }, { field: "amount" }]]) {
+      const wholeResponse = await data({ sort, pageSize: 100 }, withNulls!.id);
+      const whole = wholeResponse.body.content.map((r: { rowid: number }) => r.rowid);
+      expect(wholeResponse.body.content.filter((r: Record<string, unknown>) => r.x_reference === undefined).length).toBe(3);
+      const walked: number[] = [];
+      let after: string | undefined;
+      for (let i = 0; i < 10; i++) {
+        const response = await data({ sort, pageSize: 1, ...(after ? { after } : {}) }, withNulls!.id);
+        expect(response.status, JSON.stringify(response.body)).toBe(200);
+        walked.push(...response.body.content.map((r: { rowid: number }) => r.rowid));
+        if (response.body.last) break;
+        after = response.body.endCursor;
+      }
+      expect(walked, JSON.stringify(sort)).toEqual(whole);
+    }
+    // With a filter, through GraphQL.
+    const first = await server.gql(`query($id: ID!, $i: DataTableDataInput) { dataTableData(id: $id, input: $i) { content endCursor hasNextPage } }`, {
+      id: dataTableId,
+      i: { query: { amount: { $gt: 0 } }, sort: { field: "amount", direction: "ASC" }, pageSize: 1 },
+    });
+    expect(first.body.errors, JSON.stringify(first.body.errors)).toBeUndefined();
+    const next = await server.gql(`query($id: ID!, $i: DataTableDataInput) { dataTableData(id: $id, input: $i) { content hasNextPage } }`, {
+      id: dataTableId,
+      i: { query: { amount: { $gt: 0 } }, sort: { field: "amount", direction: "ASC" }, pageSize: 1, after: first.body.data.dataTableData.endCursor },
+    });
+    expect([first, next].map((r) => r.body.data.dataTableData.content[0].amount)).toEqual((await rowsOf({ query: { amount: { $gt: 0 } }, sort: { field: "amount" } })).slice(0, 2).map((r) => r.amount));
+    // A cursor of another sort, a forged one, or one combined with a page number: 400 naming after/page.
+    const cursor = (await data({ sort: { field: "amount" }, pageSize: 1 })).body.endCursor;
+    for (const [body, identifier] of [
+      [{ sort: { field: "account" }, after: cursor }, "after"],
+      [{ after: "not-a-cursor" }, "after"],
+      [{ sort: { field: "amount" }, after: cursor, page: 2 }, "page"],
+    ] as const) {
+      const refused = await data(body);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.problems[0].identifier).toBe(identifier);
+    }
+  });
+
   it("returns only the columns `fields` names, in that order, less any in excludeFields (wire reference 5)", async () => {
     const problem = async (body: unknown) => {
       const response = await data(body);
@@ -407,6 +475,17 @@ describe("CSV export", () => {
     expect(await refuse({ innerListCsvConfiguration: { quote: "\n" } })).toBe("innerListCsvConfiguration.quote");
     expect(await refuse({ format: "xlsx" })).toBe("format");
     expect((await server.api.post("/data-tables/0123456789abcdef01234567/export", {})).status).toBe(404);
+  });
+
+  it("walks from the export's async result to its file result, and from the data table to its engagement and result, in GraphQL", async () => {
+    const started = await server.api.post(`/data-tables/${dataTableId}/export`, {});
+    const done = await awaitJob(server.api, started.body.id);
+    const walked = await server.gql(`query($a: ID!, $d: ID!) {
+      asyncResult(id: $a) { fileResult { id fileName } analysisSource { id } }
+      dataTable(id: $d) { engagement { id } analysisResult { id } analysisSource { id } } }`, { a: started.body.id, d: dataTableId });
+    expect(walked.body.errors, JSON.stringify(walked.body.errors)).toBeUndefined();
+    expect(walked.body.data.asyncResult).toMatchObject({ fileResult: { id: done.entityId }, analysisSource: null });
+    expect(walked.body.data.dataTable).toEqual({ engagement: { id: source.engagementId }, analysisResult: null, analysisSource: { id: source.analysisSourceId } });
   });
 
   it("starts the same export through GraphQL", async () => {

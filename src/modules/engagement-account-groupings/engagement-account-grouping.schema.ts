@@ -1,4 +1,7 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { engagementAccountGroupingColumns } from "./engagement-account-grouping.columns.js";
+import { engagementAccountGroupColumns } from "./engagement-account-grouping.columns.js";
 import { LOCALIZED_TEXT, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
@@ -83,7 +86,7 @@ builder.queryFields((t) => ({
   engagementAccountGroupings: t.field({
     type: pageOf(EngagementAccountGrouping, "EngagementAccountGroupingPage"),
     authScopes: { permission: "api.engagement-account-groupings.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "EngagementAccountGrouping", engagementAccountGroupingColumns) },
     resolve: (_root, args, ctx) => groupings.queryEngagementAccountGroupings(ctx, args),
   }),
   engagementAccountGroup: t.field({
@@ -95,7 +98,7 @@ builder.queryFields((t) => ({
   engagementAccountGroups: t.field({
     type: pageOf(EngagementAccountGroup, "EngagementAccountGroupPage"),
     authScopes: { permission: "api.engagement-account-groupings.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "EngagementAccountGroup", engagementAccountGroupColumns) },
     resolve: (_root, args, ctx) => groups.queryEngagementAccountGroups(ctx, args),
   }),
 }));

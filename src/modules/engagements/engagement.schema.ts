@@ -1,4 +1,7 @@
 import { builder } from "../../graphql/builder.js";
+import { analysisColumns } from "../analyses/analysis.columns.js";
+import { whereArg } from "../common/where.js";
+import { engagementColumns } from "./engagement.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
@@ -43,7 +46,7 @@ export const Engagement = builder.prismaObject("Engagement", {
     analyses: t.prismaField({
       type: ["Analysis"],
       authScopes: { permission: "api.analyses.read" },
-      args: relatedListArgs(t),
+      args: { ...relatedListArgs(t), ...whereArg(t, "Analysis", analysisColumns) },
       resolve: (_query, engagement, args, ctx) => analyses.engagementAnalyses(ctx, engagement.id, args),
     }),
   }),
@@ -111,7 +114,7 @@ builder.queryFields((t) => ({
   engagements: t.field({
     type: pageOf(Engagement, "EngagementPage"),
     authScopes: { permission: "api.engagements.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "Engagement", engagementColumns) },
     resolve: (_root, args, ctx) => service.queryEngagements(ctx, args),
   }),
 }));

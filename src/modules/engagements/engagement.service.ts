@@ -1,5 +1,5 @@
 import { NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, relatedList, relatedOne, saveVersioned, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
@@ -51,6 +51,13 @@ export interface UpdateEngagementInput extends EngagementFields {
 
 export function getEngagement(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "engagement", ENTITY, id);
+}
+
+const engagementById = relatedOne("engagement");
+
+/** The engagement an id field names (`DataTable.engagement`, `AccountMapping.engagement`), batched per request. */
+export function engagementOf(ctx: RequestContext, id: string | null | undefined) {
+  return engagementById(ctx.app, ctx, id);
 }
 
 const engagementsByOrganization = relatedList({ model: "engagement", columns: engagementColumns, parentField: "organizationId" });

@@ -1,4 +1,6 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { fileInfoColumns } from "./file-info.columns.js";
 import { Entity, type AuditShape } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
@@ -116,7 +118,7 @@ builder.queryFields((t) => ({
   fileInfos: t.field({
     type: pageOf(FileInfoNode as never, "FileInfoNodePage"),
     authScopes: { permission: "api.file-infos.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "FileInfo", fileInfoColumns) },
     resolve: (_root, args, ctx) => service.queryFileInfos(ctx, args) as never,
   }),
 }));

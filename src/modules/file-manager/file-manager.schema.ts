@@ -1,7 +1,12 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { fileManagerColumns } from "./file-manager.columns.js";
 import { Entity, type AuditShape } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
+import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import { Engagement } from "../engagements/engagement.schema.js";
+import { engagementOf } from "../engagements/engagement.service.js";
+import { FileInfoNode } from "../file-infos/file-info.schema.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { FileDownload } from "../file-results/file-download.js";
 import { FILE_MANAGER_TYPES } from "./file-manager.columns.js";
@@ -35,6 +40,16 @@ export const FileManagerNode = builder.interfaceRef<FileManagerRow>("FileManager
   }),
 });
 
+builder.interfaceFields(FileManagerNode, (t) => ({
+  engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (e, _args, ctx) => engagementOf(ctx, e.engagementId) as never }),
+  parent: t.field({
+    type: FileManagerNode,
+    nullable: true,
+    description: "The directory holding this entry; null at the engagement's top level",
+    resolve: (e, _args, ctx) => service.fileManagerEntityOf(ctx, e.parentFileManagerEntityId) as never,
+  }),
+}));
+
 export const FileManagerFile = builder.prismaObject("FileManagerEntity", {
   variant: "FileManagerFile",
   interfaces: [Entity, FileManagerNode],
@@ -44,6 +59,7 @@ export const FileManagerFile = builder.prismaObject("FileManagerEntity", {
     originalName: t.exposeString("originalName", { nullable: true }),
     fileInfoId: t.exposeID("fileInfoId", { nullable: true }),
     status: t.field({ type: [FileStatus], resolve: (f) => f.status as never }),
+    fileInfo: t.field({ type: FileInfoNode, nullable: true, authScopes: { permission: "api.file-infos.read" }, resolve: (f, _args, ctx) => service.fileInfoOf(ctx, f.fileInfoId) as never }),
   }),
 });
 
@@ -51,7 +67,14 @@ export const FileManagerDirectory = builder.prismaObject("FileManagerEntity", {
   variant: "FileManagerDirectory",
   interfaces: [Entity, FileManagerNode],
   isTypeOf: (entity) => (entity as FileManagerRow).type === "DIRECTORY",
-  fields: () => ({}),
+  fields: (t) => ({
+    children: t.field({
+      type: [FileManagerNode],
+      description: "The files and directories in this directory (default order: name)",
+      args: relatedListArgs(t),
+      resolve: (d, args, ctx) => service.directoryChildren(ctx, d.id, args) as never,
+    }),
+  }),
 });
 
 const CreateDirectoryInput = builder.inputType("CreateFileManagerDirectoryInput", {
@@ -102,7 +125,7 @@ builder.queryFields((t) => ({
   fileManagerEntities: t.field({
     type: pageOf(FileManagerNode as never, "FileManagerNodePage"),
     authScopes: read,
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "FileManagerEntity", fileManagerColumns) },
     resolve: (_root, args, ctx) => service.queryFileManagerEntities(ctx, args) as never,
   }),
   fileManagerFileDownload: t.field({
@@ -123,11 +146,11 @@ builder.mutationFields((t) => ({
   }),
   importFileManagerFile: t.field({
     type: FileManagerFile,
-    description: "Multipart only: POST /api/v1/file-manager/import with parts fileManagerFile (JSON) and file (bytes)",
+    description: "Multipart only: POST /api/v1/file-manager/import with parts fileManagerFile (JSON) and file (bytes), or POST /api/graphql as a GraphQL multipart request with the file part mapped to variables.file (declared ID!)",
     authScopes: write,
     args: {
       input: t.arg({ type: PlacementInput, required: true }),
-      file: t.arg.id({ required: true, description: "The file part staged by the REST upload" }),
+      file: t.arg.id({ required: true, description: "The file part of this multipart request (REST upload, or GraphQL multipart request mapped to this variable)" }),
     },
     resolve: (_root, { input, file }, ctx) => service.importFile(ctx, input, file),
   }),

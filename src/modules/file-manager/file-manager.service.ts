@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
-import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
+import { assertContent, createAudit, findEntity, queryEntities, relatedList, relatedOne, saveVersioned, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { newId } from "../../core/ids.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -44,6 +44,25 @@ export async function checkPlacement(db: { prisma: App["prisma"] | Tx }, engagem
 
 export function getFileManagerEntity(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "fileManagerEntity", FILE_ENTITY, id);
+}
+
+const entityById = relatedOne("fileManagerEntity");
+const infoById = relatedOne("fileInfo");
+const entriesByDirectory = relatedList({ model: "fileManagerEntity", columns: fileManagerColumns, parentField: "parentFileManagerEntityId", defaultSort: [{ field: "name", direction: "ASC" }] });
+
+/** `FileManagerNode.parent`: the directory holding an entry (batched per request). */
+export function fileManagerEntityOf(ctx: RequestContext, id: string | null | undefined) {
+  return entityById(ctx.app, ctx, id);
+}
+
+/** `FileManagerFile.fileInfo` (batched per request). */
+export function fileInfoOf(ctx: RequestContext, id: string | null | undefined) {
+  return infoById(ctx.app, ctx, id);
+}
+
+/** `FileManagerDirectory.children`: its files and directories with the /file-manager/query filter and sort (default by name). */
+export function directoryChildren(ctx: RequestContext, directoryId: string, args: RelatedListArgs) {
+  return entriesByDirectory(ctx.app, ctx, directoryId, args);
 }
 
 export function queryFileManagerEntities(ctx: RequestContext, args: PageArgs) {

@@ -1,5 +1,6 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { FileDownload } from "./file-download.js";
 import { registerOwnedEventType } from "../events/event-permissions.js";
@@ -41,3 +42,13 @@ builder.queryFields((t) => ({
     resolve: (_root, { id }, ctx) => service.getFileResultDownload(ctx, id),
   }),
 }));
+
+builder.objectField(AsyncResult, "fileResult", (t) =>
+  t.field({
+    type: FileResult,
+    nullable: true,
+    description: "The file the job produces, when entityType is FILE_RESULT (only for the token that started it)",
+    resolve: (r, _args, ctx) => (r.entityType === "FILE_RESULT" ? (service.fileResultOf(ctx, r.entityId) as never) : null),
+  }),
+);
+

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { ConflictError, NotFoundError } from "../../core/errors.js";
-import { createAudit, queryEntities, type PageArgs } from "../../entity/index.js";
+import { createAudit, queryEntities, relatedOne, type PageArgs } from "../../entity/index.js";
 import { fileResultColumns } from "./file-result.columns.js";
 import type { Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
@@ -60,3 +60,12 @@ export async function writeFileResult(ctx: JobContext, source: Readable | AsyncI
     emit({ type: "export.ready", entityType: "FILE_RESULT", entityId: id, userId: ctx.startedBy.userId, payload: { fileExportId: id } });
   });
 }
+
+const fileResultById = relatedOne("fileResult");
+
+/** `AsyncResult.fileResult` (batched per request): only the token that started the export sees it, as with `fileResult(id)`. */
+export async function fileResultOf(ctx: RequestContext, id: string | null | undefined) {
+  const row = await fileResultById(ctx.app, ctx, id);
+  return row && row.tokenId === ctx.auth?.tokenId ? row : null;
+}
+

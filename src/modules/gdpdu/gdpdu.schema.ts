@@ -1,4 +1,6 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { gdpduUnpackJobColumns } from "./gdpdu.columns.js";
 import { Entity } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
@@ -67,7 +69,7 @@ builder.queryFields((t) => ({
   gdpduUnpackJobs: t.field({
     type: pageOf(GdpduUnpackJob, "GdpduUnpackJobPage"),
     authScopes: { permission: "api.file-manager.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "GdpduUnpackJob", gdpduUnpackJobColumns) },
     resolve: (_root, args, ctx) => service.queryGdpduUnpackJobs(ctx, args),
   }),
 }));

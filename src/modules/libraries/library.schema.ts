@@ -1,4 +1,6 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { libraryColumns } from "./library.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { Problem } from "../common/problem.js";
@@ -79,7 +81,7 @@ builder.queryFields((t) => ({
   libraries: t.field({
     type: pageOf(Library, "LibraryPage"),
     authScopes: { permission: "api.libraries.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "Library", libraryColumns) },
     resolve: (_root, args, ctx) => service.queryLibraries(ctx, args),
   }),
 }));

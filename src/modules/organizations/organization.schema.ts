@@ -1,4 +1,7 @@
 import { builder } from "../../graphql/builder.js";
+import { engagementColumns } from "../engagements/engagement.columns.js";
+import { whereArg } from "../common/where.js";
+import { organizationColumns } from "./organization.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
@@ -14,7 +17,7 @@ export const Organization = builder.prismaObject("Organization", {
     engagements: t.prismaField({
       type: ["Engagement"],
       authScopes: { permission: "api.engagements.read" },
-      args: relatedListArgs(t),
+      args: { ...relatedListArgs(t), ...whereArg(t, "Engagement", engagementColumns) },
       resolve: (_query, organization, args, ctx) => engagements.organizationEngagements(ctx, organization.id, args),
     }),
   }),
@@ -47,7 +50,7 @@ builder.queryFields((t) => ({
   organizations: t.field({
     type: pageOf(Organization, "OrganizationPage"),
     authScopes: { permission: "api.organizations.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "Organization", organizationColumns) },
     resolve: (_root, args, ctx) => service.queryOrganizations(ctx, args),
   }),
 }));

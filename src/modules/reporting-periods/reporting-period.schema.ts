@@ -1,4 +1,6 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { reportingPeriodColumns } from "./reporting-period.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
@@ -80,7 +82,7 @@ builder.queryFields((t) => ({
   reportingPeriodConfigurations: t.field({
     type: pageOf(ReportingPeriodConfiguration, "ReportingPeriodConfigurationPage"),
     authScopes: { permission: "api.reporting-period-configurations.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "ReportingPeriodConfiguration", reportingPeriodColumns) },
     resolve: (_root, args, ctx) => service.queryReportingPeriodConfigurations(ctx, args),
   }),
 }));

@@ -1,4 +1,6 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { riskRangeColumns } from "./risk-range.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
@@ -71,7 +73,7 @@ builder.queryFields((t) => ({
   riskRanges: t.field({
     type: pageOf(RiskRange, "RiskRangePage"),
     authScopes: { permission: "api.risk-ranges.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "RiskRange", riskRangeColumns) },
     resolve: (_root, args, ctx) => service.queryRiskRanges(ctx, args),
   }),
 }));

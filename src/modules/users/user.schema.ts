@@ -1,4 +1,6 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { userColumns } from "./user.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
@@ -49,7 +51,7 @@ builder.queryFields((t) => ({
   users: t.field({
     type: pageOf(User, "UserPage"),
     authScopes: { permission: "api.users.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "User", userColumns) },
     resolve: (_root, args, ctx) => service.queryUsers(ctx, args),
   }),
 }));

@@ -1,4 +1,7 @@
 import { builder } from "../../graphql/builder.js";
+import { whereArg } from "../common/where.js";
+import { webhookColumns } from "./webhook.columns.js";
+import { webhookEventLogColumns } from "./webhook.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
@@ -84,7 +87,7 @@ builder.queryFields((t) => ({
   webhooks: t.field({
     type: pageOf(Webhook, "WebhookPage"),
     authScopes: { permission: "api.webhooks.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "Webhook", webhookColumns) },
     resolve: (_root, args, ctx) => service.queryWebhooks(ctx, args),
   }),
   webhookEventLog: t.field({
@@ -96,7 +99,7 @@ builder.queryFields((t) => ({
   webhookEventLogs: t.field({
     type: pageOf(WebhookEventLog, "WebhookEventLogPage"),
     authScopes: { permission: "api.webhooks.read" },
-    args: pageArgs(t),
+    args: { ...pageArgs(t), ...whereArg(t, "WebhookEventLog", webhookEventLogColumns) },
     resolve: (_root, args, ctx) => service.queryWebhookEventLogs(ctx, args),
   }),
 }));

@@ -1,0 +1,29 @@
+/**
+ * Typed GraphQL `where` inputs (`{ name: { iprefix: "acme" }, or: [{ version: { gt: 5 } }] }`),
+ * compiled to the one query language (`{ name: { $iprefix: "acme" }, $or: [...] }`), so they are
+ * validated and translated exactly like `filter` JSON. Keys are column names or `and`/`or`; the
+ * operators are those of the query language without `$`.
+ */
+export function whereToFilter(where: unknown): Record<string, unknown> {
+  if (where === null || where === undefined || typeof where !== "object") return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(where as Record<string, unknown>)) {
+    if (value === undefined || value === null) continue;
+    if (key === "and" || key === "or") {
+      out[`$${key}`] = (value as unknown[]).map(whereToFilter);
+      continue;
+    }
+    const operators: Record<string, unknown> = {};
+    for (const [op, operand] of Object.entries(value as Record<string, unknown>)) if (operand !== undefined) operators[`$${op}`] = operand;
+    out[key] = operators;
+  }
+  return out;
+}
+
+/** `filter` JSON and a typed `where` together: both must hold. */
+export function combinedFilter(filter: unknown, where: unknown): unknown {
+  if (where === undefined || where === null) return filter ?? {};
+  const typed = whereToFilter(where);
+  if (filter === undefined || filter === null) return typed;
+  return { $and: [filter, typed] };
+}

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./helpers/server.js";
+
+let server: TestServer;
+const engagements: string[] = [];
+beforeAll(async () => {
+  server = await startTestServer();
+  const org = await server.api.post("/organizations", { name: "Relations org" });
+  for (const name of ["E1", "E2", "E3", "E4"]) {
+    const engagement = await server.api.post("/engagements", { organizationId: org.body.id, name, accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+    expect(engagement.status, JSON.stringify(engagement.body)).toBe(200);
+    engagements.push(engagement.body.id);
+    // A directory with two subdirectories in each engagement.
+    const mkdir = async (dirName: string, parent?: string) => {
+      const made = await server.gql(`mutation($i: CreateFileManagerDirectoryInput!) { createFileManagerDirectory(input: $i) { id } }`, {
+        i: { engagementId: engagement.body.id, name: dirName, ...(parent ? { parentFileManagerEntityId: parent } : {}) },
+      });
+      expect(made.body.errors, JSON.stringify(made.body.errors)).toBeUndefined();
+      return made.body.data.createFileManagerDirectory.id as string;
+    };
+    const top = await mkdir(`top ${name}`);
+    await mkdir(`b ${name}`, top);
+    await mkdir(`a ${name}`, top);
+  }
+});
+afterAll(async () => server?.close());
+
+/** The SQL statements the server sent through its pool (Prisma's too) while `work` ran. */
+async function statementsDuring(work: () => Promise<unknown>): Promise<string[]> {
+  const pool = server.running.app.pool;
+  const original = pool.query;
+  const seen: string[] = [];
+  pool.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    seen.push(typeof first === "string" ? first : (first?.text ?? ""));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof pool.query;
+  try {
+    await work();
+  } finally {
+    pool.query = original;
+  }
+  return seen;
+}
+
+describe("relations beside id fields", () => {
+  it("walks file manager entries to their engagement, organization, parent and children in batches: as many statements for 12 entries as for 6", async () => {
+    const document = `query($f: JSON) { fileManagerEntities(filter: $f, size: 100, sort: ["name"]) { content {
+      name engagement { name organization { name } }
+      parent { name engagement { name } }
+      ... on FileManagerDirectory { children { name parent { name } } } } } }`;
+    let result: Awaited<ReturnType<typeof server.gql>> | undefined;
+    const forTwo = await statementsDuring(async () => (result = await server.gql(document, { f: { engagementId: { $in: engagements.slice(0, 2) } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    expect(result!.body.data.fileManagerEntities.content).toHaveLength(6);
+    const forFour = await statementsDuring(async () => (result = await server.gql(document, { f: { engagementId: { $in: engagements } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    const content = result!.body.data.fileManagerEntities.content as Array<Record<string, any>>;
+    expect(content).toHaveLength(12);
+    const top = content.find((e) => e.name === "top E3")!;
+    expect(top).toMatchObject({ engagement: { name: "E3", organization: { name: "Relations org" } }, parent: null });
+    expect(top.children).toEqual([{ name: "a E3", parent: { name: "top E3" } }, { name: "b E3", parent: { name: "top E3" } }]);
+    expect(content.find((e) => e.name === "b E4")).toMatchObject({ parent: { name: "top E4", engagement: { name: "E4" } }, children: [] });
+    // Each level is one statement for all entries, whatever their number.
+    expect(forFour.length).toBe(forTwo.length);
+    expect(forFour.length).toBeLessThanOrEqual(12);
+  });
+
+  it("bounds relation lists with first (per parent, in the list's order)", async () => {
+    const result = await server.gql(`query($f: JSON) { fileManagerEntities(filter: $f, sort: ["name"]) { content { name ... on FileManagerDirectory { children(first: 1, sort: ["name,desc"]) { name } } } } }`, {
+      f: { name: { $iprefix: "top" } },
+    });
+    expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+    expect(result.body.data.fileManagerEntities.content.map((e: { name: string; children: Array<{ name: string }> }) => [e.name, e.children.map((c) => c.name)])).toEqual(
+      ["E1", "E2", "E3", "E4"].map((n) => [`top ${n}`, [`b ${n}`]]),
+    );
+    const bad = await server.gql(`{ fileManagerEntities { content { ... on FileManagerDirectory { children(first: 0) { name } } } } }`);
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+  });
+});
+
+describe("typed where inputs", () => {
+  it("filter lists with the generated input, compiled to the query language, beside filter JSON", async () => {
+    const result = await server.gql(
+      `query($e: [ID!], $f: JSON) {
+        tops: fileManagerEntities(where: { name: { iprefix: "TOP" }, engagementId: { in: $e } }, sort: ["name"]) { content { name } }
+        either: fileManagerEntities(where: { or: [{ name: { eq: "a e1" } }, { name: { eq: "b e2" } }] }, sort: ["name"]) { content { name } }
+        both: engagements(filter: $f, where: { name: { isubstr: "1" } }) { content { name } }
+        organizations(where: { name: { iprefix: "relations" } }) { content { engagements(where: { name: { in: ["E2", "E4"] } }, sort: ["name"]) { name } } } }`,
+      { e: engagements.slice(0, 2), f: { name: { $iprefix: "e" } } },
+    );
+    expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+    expect(result.body.data.tops.content.map((e: { name: string }) => e.name)).toEqual(["top E1", "top E2"]);
+    expect(result.body.data.either.content.map((e: { name: string }) => e.name)).toEqual(["a E1", "b E2"]);
+    expect(result.body.data.both.content.map((e: { name: string }) => e.name)).toEqual(["E1"]);
+    expect(result.body.data.organizations.content[0].engagements.map((e: { name: string }) => e.name)).toEqual(["E2", "E4"]);
+  });
+
+  it("refuses a wrongly typed value or an operator the column does not allow in validation, before anything runs", async () => {
+    for (const document of [`{ organizations(where: { name: { iprefix: 5 } }) { totalElements } }`, `{ organizations(where: { id: { iprefix: "x" } }) { totalElements } }`, `{ organizations(where: { colour: { eq: "red" } }) { totalElements } }`]) {
+      const refused = await server.gql(document);
+      expect(refused.body.data ?? undefined).toBeUndefined();
+      expect(refused.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", graphqlCode: "GRAPHQL_VALIDATION_FAILED", status: 400 });
+    }
+    // A value of the right GraphQL type that the query language refuses (a date without a zone) is its 400 naming the key.
+    const badDate = await server.gql(`{ organizations(where: { creationDate: { gt: "2024-01-01" } }) { totalElements } }`);
+    expect(badDate.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(badDate.body.errors[0].extensions.problems[0].identifier).toMatch(/creationDate/);
+  });
+});
+
+
+describe("uploads through GraphQL (multipart request convention)", () => {
+  const importDocument = `mutation($i: FileManagerPlacementInput!, $file: ID!) { importFileManagerFile(input: $i, file: $file) { id name extension originalName engagement { name } } }`;
+  const send = (form: FormData) => fetch(`${server.url}/api/graphql`, { method: "POST", headers: { authorization: `Bearer ${server.token}`, accept: "application/json" }, body: form });
+
+  it("streams the mapped file part into the file manager through the REST upload's service path", async () => {
+    const bytes = "Journal ID,Amount\r\nJE1,10.00\r\nJE2,-10.00\r\n";
+    const form = new FormData();
+    form.set("operations", JSON.stringify({ query: importDocument, variables: { i: { engagementId: engagements[0] }, file: null } }));
+    form.set("map", JSON.stringify({ "0": ["variables.file"] }));
+    form.set("0", new Blob([bytes], { type: "text/csv" }), "ledger.csv");
+    const response = await send(form);
+    const body = (await response.json()) as any;
+    expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
+    expect(body.data.importFileManagerFile).toMatchObject({ name: "ledger", extension: "csv", originalName: "ledger.csv", engagement: { name: "E1" } });
+    const download = await fetch(`${server.url}/api/v1/file-manager/${body.data.importFileManagerFile.id}/export`, { headers: { authorization: `Bearer ${server.token}` } });
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe(bytes);
+  });
+
+  it("refuses a map naming a part that was not sent, and a file id not sent in this request", async () => {
+    const form = new FormData();
+    form.set("operations", JSON.stringify({ query: importDocument, variables: { i: { engagementId: engagements[0] }, file: null } }));
+    form.set("map", JSON.stringify({ "1": ["variables.file"] }));
+    form.set("0", new Blob(["x"]), "x.csv");
+    const missing = (await (await send(form)).json()) as any;
+    expect(missing.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(missing.errors[0].extensions.problems[0].identifier).toBe("map.1");
+
+    const forged = await server.gql(importDocument, { i: { engagementId: engagements[0] }, file: "0123456789abcdef01234567" });
+    expect(forged.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+    expect(forged.body.errors[0].extensions.problems[0].identifier).toBe("file");
+  });
+});
