@@ -103,13 +103,14 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 export const DATA_TABLE_EXPORT_SORT_LIMIT = 2_000_000;
 
 export type StorageConfig =
-  | { kind: "file"; root: string }
+  /** `root` unset: `DATA_DIR/files`, resolved when the storage is made (callers may change dataDir). */
+  | { kind: "file"; root?: string }
   /** Credentials come from the AWS SDK's own chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE, instance roles). */
   | { kind: "s3"; bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean };
 
-function storageConfig(env: NodeJS.ProcessEnv, dataDir: string): StorageConfig {
+function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
   const raw = optional(env, "STORAGE_URL");
-  if (raw === undefined) return { kind: "file", root: resolve(dataDir, "files") };
+  if (raw === undefined) return { kind: "file" };
   const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
   if (raw.startsWith("file://")) return { kind: "file", root: resolve(raw.slice("file://".length)) };
   if (!match) throw new Error(`STORAGE_URL "${raw}" is not s3://bucket[/prefix] or file:///path`);
@@ -239,7 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: optional(env, "HOST") ?? "0.0.0.0",
     databaseUrl: optional(env, "DATABASE_URL"),
     dataDir: resolve(optional(env, "DATA_DIR") ?? "data"),
-    storage: storageConfig(env, resolve(optional(env, "DATA_DIR") ?? "data")),
+    storage: storageConfig(env),
     embeddedPostgresPort: int(env, "EMBEDDED_PG_PORT", 54329),
     redisUrl: optional(env, "REDIS_URL"),
     smtpUrl: optional(env, "SMTP_URL"),

@@ -180,13 +180,16 @@ async function expectNoUnfinishedUpload(storage: FileStorage): Promise<void> {
 describe("S3 specifics", () => {
   it("STORAGE_URL chooses the backend; a bucket that does not exist stops the start naming it", async () => {
     const dataDir = tempDir();
-    expect(loadConfig({ DATA_DIR: dataDir }).storage).toEqual({ kind: "file", root: join(dataDir, "files") });
+    expect(loadConfig({ DATA_DIR: dataDir }).storage).toEqual({ kind: "file" });
+    const local = await createStorage({ ...loadConfig({}), dataDir });
+    await local.write("files/x", Readable.from([Buffer.from("x")]));
+    expect(existsSync(join(dataDir, "files", "files", "x"))).toBe(true);
+    await local.delete("files/x");
     expect(loadConfig({ STORAGE_URL: "s3://my-bucket/a/b/", S3_FORCE_PATH_STYLE: "true" }).storage).toMatchObject({ kind: "s3", bucket: "my-bucket", prefix: "a/b", forcePathStyle: true, region: "us-east-1" });
     expect(() => loadConfig({ STORAGE_URL: "s3:/nope" })).toThrow(/STORAGE_URL/);
     expect(() => loadConfig({ STORAGE_URL: "s3://bkt/x", S3_FORCE_PATH_STYLE: "yes" })).toThrow(/S3_FORCE_PATH_STYLE/);
     const good = await createStorage(loadConfig({ DATA_DIR: dataDir, ...s3.env("boot") }));
     expect(good).toBeInstanceOf(S3FileStorage);
     await expect(createStorage(loadConfig({ DATA_DIR: dataDir, ...s3.env("x"), STORAGE_URL: "s3://no-such-bucket/x" }))).rejects.toThrow(/no-such-bucket/);
-    expect(existsSync(join(dataDir, "files"))).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import type { FileStorage } from "./storage.js";
 /** The backend STORAGE_URL names; the S3 client is loaded only when it is used. */
 export async function createStorage(config: Pick<Config, "storage" | "dataDir">): Promise<FileStorage> {
   const storage = config.storage;
-  if (storage.kind === "file") return new LocalFileStorage(storage.root);
+  if (storage.kind === "file") return new LocalFileStorage(storage.root ?? join(config.dataDir, "files"));
   const { S3FileStorage } = await import("./s3-storage.js");
   const s3 = new S3FileStorage({ ...storage, scratchDir: join(config.dataDir, "s3-scratch") });
   // Fail at start-up, naming the bucket, rather than at the first upload.
