@@ -19,7 +19,7 @@ import type { JobDefinition } from "./jobs/define.js";
 import { JobRuntime } from "./jobs/runtime.js";
 import { Scheduler, type ScheduledTaskDefinition } from "./jobs/scheduler.js";
 import { InProcessQueue } from "./jobs/runners/in-process.js";
-import { LocalFileStorage } from "./storage/local-storage.js";
+import { createStorage } from "./storage/create-storage.js";
 import type { FileStorage } from "./storage/storage.js";
 
 /** One job queue per tenant and database, so deployments (and test servers) sharing a Redis stay apart. */
@@ -108,7 +108,7 @@ export async function createAppServices(config: Config & { databaseUrl: string }
     // Set below: both need the finished app.
     jobs: undefined as unknown as JobRuntime,
     scheduler: undefined as unknown as Scheduler,
-    storage: new LocalFileStorage(join(config.dataDir, "files")),
+    storage: await createStorage(config),
     metrics: createMetrics(),
     async close() {
       await app.scheduler.close();

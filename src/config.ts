@@ -11,6 +11,8 @@ export interface Config {
   /** External PostgreSQL; when absent an embedded server is started under `dataDir`. */
   databaseUrl?: string;
   dataDir: string;
+  /** Where stored files live: a local directory (default `DATA_DIR/files`) or an S3-compatible bucket. */
+  storage: StorageConfig;
   embeddedPostgresPort: number;
   /** When set: pub/sub, rate-limit counters and job queues go through Redis so several processes act as one. */
   redisUrl?: string;
@@ -98,11 +100,41 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = "5s,5m,30m,2h,5h,10h,10h";
 /** Spec 4.3: exports of more than 2 million rows are unsorted. */
 export const DATA_TABLE_EXPORT_SORT_LIMIT = 2_000_000;
 
+export type StorageConfig =
+  /** `root` unset: `DATA_DIR/files`, resolved when the storage is made (callers may change dataDir). */
+  | { kind: "file"; root?: string }
+  /** Credentials come from the AWS SDK's own chain (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, AWS_PROFILE, instance roles). */
+  | { kind: "s3"; bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean };
+
+function storageConfig(env: NodeJS.ProcessEnv): StorageConfig {
+  const raw = optional(env, "STORAGE_URL");
+  if (raw === undefined) return { kind: "file" };
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
+  if (raw.startsWith("file://")) return { kind: "file", root: resolve(raw.slice("file://".length)) };
+  if (!match) throw new Error(`STORAGE_URL "${raw}" is not s3://bucket[/prefix] or file:///path`);
+  const prefix = (match[2] ?? "").replace(/^\/+|\/+$/g, "");
+  if (prefix !== "" && !/^[A-Za-z0-9_.\/-]+$/.test(prefix)) throw new Error(`STORAGE_URL: the prefix "${prefix}" may hold only letters, digits, _ . - and /`);
+  const forcePathStyle = optional(env, "S3_FORCE_PATH_STYLE") ?? "false";
+  if (!["true", "false"].includes(forcePathStyle)) throw new Error(`S3_FORCE_PATH_STYLE "${forcePathStyle}" is not true or false`);
+  return {
+    kind: "s3",
+    bucket: match[1],
+    prefix,
+    endpoint: optional(env, "S3_ENDPOINT"),
+    region: optional(env, "S3_REGION") ?? optional(env, "AWS_REGION") ?? "us-east-1",
+    forcePathStyle: forcePathStyle === "true",
+  };
+}
+
 export const CONFIG_VARIABLES: Array<{ name: string; default: string; meaning: string }> = [
   { name: "PORT", default: "8080", meaning: "HTTP port" },
   { name: "HOST", default: "0.0.0.0", meaning: "listen address" },
   { name: "DATABASE_URL", default: "(unset: embedded PostgreSQL)", meaning: "PostgreSQL connection string" },
   { name: "DATA_DIR", default: "./data", meaning: "embedded PostgreSQL data, stored files, admin-token file" },
+  { name: "STORAGE_URL", default: "(unset: DATA_DIR/files)", meaning: "where stored files live: s3://bucket/prefix for S3-compatible object storage (AWS S3, MinIO, Ceph), or file:///path" },
+  { name: "S3_ENDPOINT", default: "(AWS)", meaning: "S3 API endpoint of another provider, e.g. http://minio:9000; credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or AWS_PROFILE, an instance role)" },
+  { name: "S3_REGION", default: "AWS_REGION, else us-east-1", meaning: "region of the bucket" },
+  { name: "S3_FORCE_PATH_STYLE", default: "false", meaning: "true addresses the bucket as endpoint/bucket (MinIO, Ceph) instead of bucket.endpoint" },
   { name: "EMBEDDED_PG_PORT", default: "54329", meaning: "port of the embedded PostgreSQL" },
   { name: "REDIS_URL", default: "(unset: in-process pub/sub and queues)", meaning: "Redis for pub/sub, limits and jobs across processes" },
   { name: "SMTP_URL", default: "(unset: local outbox in DATA_DIR/outbox)", meaning: "SMTP server for activation emails" },
@@ -205,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: optional(env, "HOST") ?? "0.0.0.0",
     databaseUrl: optional(env, "DATABASE_URL"),
     dataDir: resolve(optional(env, "DATA_DIR") ?? "data"),
+    storage: storageConfig(env),
     embeddedPostgresPort: int(env, "EMBEDDED_PG_PORT", 54329),
     redisUrl: optional(env, "REDIS_URL"),
     smtpUrl: optional(env, "SMTP_URL"),
