@@ -217,7 +217,7 @@ async function follow(client, sourceId, quiet) {
   } finally {
     multibar?.stop();
   }
-  const { analysisSource } = await client.graphql(`query($id: ID!) { analysisSource(id: $id) { id workflowState errors warnings } }`, { id: sourceId });
+  const { analysisSource } = await client.graphql(`query($id: ID!) { analysisSource(id: $id) { id workflowState errors { code defaultMessage } warnings { code defaultMessage } } }`, { id: sourceId });
   return analysisSource;
 }
 
@@ -303,8 +303,8 @@ program
       if (!options.wait) return print(options, { analysisSourceId: sourceId, asyncResultId: started.id }, sourceId);
       const source = await follow(client, sourceId, options.quiet);
       print(options, source, `${sourceId} ${source.workflowState}`);
-      for (const error of source.errors) process.stderr.write(`error: ${error}\n`);
-      for (const warning of source.warnings) process.stderr.write(`warning: ${warning}\n`);
+      for (const error of source.errors) process.stderr.write(`error: ${error.code}: ${error.defaultMessage}\n`);
+      for (const warning of source.warnings) process.stderr.write(`warning: ${warning.code}: ${warning.defaultMessage}\n`);
       if (source.workflowState === "FAILED" || source.workflowState === "CANCELLED") process.exitCode = EXIT.FAILED;
     }),
   );
@@ -315,8 +315,8 @@ program
   .argument("<analysisSourceId>")
   .action(
     withClient(async (client, options, id) => {
-      const { analysisSource: s } = await client.graphql(`query($id: ID!) { analysisSource(id: $id) { id workflowState targetWorkflowState errors warnings analysisId } }`, { id });
-      print(options, s, [`${s.id} ${s.workflowState}${s.targetWorkflowState && s.targetWorkflowState !== s.workflowState ? ` -> ${s.targetWorkflowState}` : ""}`, ...s.errors.map((e) => `error: ${e}`), ...s.warnings.map((w) => `warning: ${w}`)].join("\n"));
+      const { analysisSource: s } = await client.graphql(`query($id: ID!) { analysisSource(id: $id) { id workflowState targetWorkflowState errors { code defaultMessage } warnings { code defaultMessage } analysisId } }`, { id });
+      print(options, s, [`${s.id} ${s.workflowState}${s.targetWorkflowState && s.targetWorkflowState !== s.workflowState ? ` -> ${s.targetWorkflowState}` : ""}`, ...s.errors.map((e) => `error: ${e.code}: ${e.defaultMessage}`), ...s.warnings.map((w) => `warning: ${w.code}: ${w.defaultMessage}`)].join("\n"));
       if (s.workflowState === "FAILED") process.exitCode = EXIT.FAILED;
     }),
   );

@@ -117,7 +117,7 @@ function Tree({ current }) {
 const ANALYSIS = `query Analysis($id: ID!, $tables: JSON) {
   analysis(id: $id) { id name archived latestAnalysisResultId analysisPeriods { id startDate endDate }
     engagement { id name organization { id name } }
-    analysisSources(sort: ["creationDate"]) { id version workflowState targetWorkflowState errors warnings fileManagerFiles fileInfoVersions creationDate } }
+    analysisSources(sort: ["creationDate"]) { id version workflowState targetWorkflowState errors { code defaultMessage } warnings { code defaultMessage } fileManagerFiles fileInfo creationDate } }
   dataTables(filter: $tables, includeUnstableSchemas: true, size: 100) { content { id logicalName type rowCount analysisSourceId analysisResultId } }
   analysisResults(filter: $tables, size: 20, sort: ["creationDate,desc"]) { content { id interim creationDate } }
 }`;
@@ -169,9 +169,8 @@ function useFileName(source) {
 }
 
 function tableMetrics(source) {
-  const versions = source.fileInfoVersions ?? {};
-  const info = versions.DEGROUPED ?? versions.ORIGINAL;
-  const meta = info?.tableMetadata ?? info?.metadata;
+  // The source's reading of its staged rows, with the whole-file metrics.
+  const meta = source.fileInfo?.tableMetadata ?? source.fileInfo?.metadata;
   const overall = meta?.overallDataTypeMetrics;
   if (!overall) return [];
   return [
@@ -214,8 +213,8 @@ function Source({ source, onDone }) {
       aria-valuemin="0" aria-valuemax="100" aria-valuenow=${progress.percent} aria-valuetext=${`${state} ${progress.percent}%`}>
       <div style=${`width:${progress.percent}%`}></div></div>
     <div class="muted" aria-live="polite">${progress.percent}%${progress.stepPercent != null && !TERMINAL.has(state) ? ` · step ${progress.stepPercent}%` : ""}${progress.message ? ` · ${progress.message}` : ""}</div>
-    ${source.errors.length > 0 && html`<ul class="errors" aria-label="Errors">${source.errors.map((e) => html`<li>${e}</li>`)}</ul>`}
-    ${source.warnings.length > 0 && html`<ul class="warnings" aria-label="Warnings">${source.warnings.map((e) => html`<li>${e}</li>`)}</ul>`}
+    ${source.errors.length > 0 && html`<ul class="errors" aria-label="Errors">${source.errors.map((e) => html`<li>${e.defaultMessage}</li>`)}</ul>`}
+    ${source.warnings.length > 0 && html`<ul class="warnings" aria-label="Warnings">${source.warnings.map((e) => html`<li>${e.defaultMessage}</li>`)}</ul>`}
     ${metrics.length > 0 && html`<dl class="metrics">${metrics.map(([k, v]) => html`<div><dt>${k}</dt><dd>${Number(v).toLocaleString()}</dd></div>`)}</dl>`}
     ${hasDates && html`<button class="secondary" aria-expanded=${showDates} onClick=${() => setShowDates(!showDates)}>${showDates ? "Hide" : "Show"} effective dates</button>`}
     ${hasDates && showDates && html`<${EffectiveDates} sourceId=${source.id} />`}

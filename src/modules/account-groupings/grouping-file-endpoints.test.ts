@@ -435,8 +435,9 @@ describe("permissions and ownership", () => {
   it("needs write to import/append and read of the area to export; the export's file needs nothing more", async () => {
     // Wire reference permissions only: the export's async result, file result and bytes belong to the starting token.
     const reader = await clientWithPermissions(server.api, ["api.account-groupings.read", "api.engagement-account-groupings.read", "api.analyses.read"], "readers");
-    const writer = await clientWithPermissions(server.api, ["api.account-groupings.write"], "grouping writer");
-    const chunkedFileId = await chunked(await templateFile(), "chart.xlsx");
+    // A chunked file belongs to the token that declared it: the writer uploads its own.
+    const writer = await clientWithPermissions(server.api, ["api.account-groupings.write", "api.file-manager.write"], "grouping writer");
+    const chunkedFileId = await chunked(await templateFile(), "chart.xlsx", { client: writer });
     const grouping = await importTemplate("Permissions");
     const engagement = await createEngagement(server.api, `Perm ${newId()}`);
 
