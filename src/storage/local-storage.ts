@@ -49,8 +49,11 @@ export class LocalFileStorage implements FileStorage {
         else callback(null, chunk);
       },
     });
+    // Opened before the pipeline starts: a stream that opens its file lazily could create it after
+    // a failure's unlink below, leaving a stray temporary behind.
+    const handle = await open(temp, "w");
     try {
-      await pipeline(source, counter, createWriteStream(temp), { signal: options.signal });
+      await pipeline(source, counter, createWriteStream("", { fd: handle }), { signal: options.signal });
       await sync(temp);
       await mkdir(dirname(target), { recursive: true });
       await rename(temp, target);
