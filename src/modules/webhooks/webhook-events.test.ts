@@ -143,23 +143,40 @@ describe("every spec 6.5 event, from its trigger to a signed HTTPS receiver", ()
     expectKeys(deleted, ["targetUserId"]);
   });
 
-  it("analysis.complete / analysis.failed as the analysis engine emits them (generic delivery of any listed type)", async () => {
-    // The engine (the analysis-results family, another branch) writes these outbox events when a run
-    // ends, in this shape (its emitRunEvent); no webhook code knows them by name. Until the engine is
-    // merged they are written here as it writes them.
+  it("analysis.complete when a run of the analysis engine finishes", async () => {
     const fixture = await analysisFixture(server, "Run events");
+    const { source } = await ingest(server, fixture, SIGNED_AMOUNT_LEDGER, { targetWorkflowState: "COMPLETED", proposedAmbiguousColumnResolutions: [{ position: 0, selectedFormat: "MM/dd/yyyy" }] });
+    expect(source.workflowState).toBe("COMPLETED");
+    expect((await server.api.post("/account-mappings/verify", { engagementId: fixture.engagementId })).status).toBe(200);
+    const started = await server.api.post(`/analyses/${fixture.analysisId}/run`, {});
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const job = await awaitJob(server.api, started.body.id);
+    expect(job.status, job.error).toBe("COMPLETE");
+    const [payload] = await delivered("analysis.complete", { analysisResultId: started.body.entityId });
+    expectKeys(payload, ["analysisId", "analysisResultId", "engagementId"]);
+    expect(payload.data).toMatchObject({ analysisId: fixture.analysisId, engagementId: fixture.engagementId });
+  });
+
+  it("analysis.failed in the shape the engine writes it when a run fails (generic delivery of any listed type)", async () => {
+    // A failing run needs a broken engine; the engine's own tests cover that it writes this event.
+    const fixture = await analysisFixture(server, "Failed run events");
     const resultId = newId();
     const me = (await server.api.get("/users/current")).body;
     await inTransaction(server.running.app, async (_tx, emit) => {
-      for (const type of ["analysis.complete", "analysis.failed"]) {
-        emit({ type, entityType: "ANALYSIS", entityId: fixture.analysisId, userId: me.id, payload: { analysisId: fixture.analysisId, analysisResultId: resultId, engagementId: fixture.engagementId } });
-      }
+      emit({ type: "analysis.failed", entityType: "ANALYSIS", entityId: fixture.analysisId, userId: me.id, payload: { analysisId: fixture.analysisId, analysisResultId: resultId, engagementId: fixture.engagementId } });
     });
-    for (const type of ["analysis.complete", "analysis.failed"]) {
-      const [payload] = await delivered(type, { analysisResultId: resultId });
-      expectKeys(payload, ["analysisId", "analysisResultId", "engagementId"]);
-      expect(payload.userId).toBe(me.id);
-    }
+    const [payload] = await delivered("analysis.failed", { analysisResultId: resultId });
+    expectKeys(payload, ["analysisId", "analysisResultId", "engagementId"]);
+    expect(payload.userId).toBe(me.id);
+  });
+
+  it("connection.created and connection.deleted", async () => {
+    const created = await server.api.post("/connections", { name: `Warehouse ${newId()}`, type: "WAREHOUSE" });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect((await server.api.delete(`/connections/${created.body.id}`)).status).toBe(204);
+    const [createdEvent] = await delivered("connection.created", { connectionId: created.body.id });
+    expectKeys(createdEvent, ["connectionId"]);
+    await delivered("connection.deleted", { connectionId: created.body.id });
   });
 
   it("never sends an event type that is not subscribed or not a webhook event type", async () => {
