@@ -170,9 +170,16 @@ describe("every spec 6.5 event, from its trigger to a signed HTTPS receiver", ()
     expect(payload.userId).toBe(me.id);
   });
 
-  it("connection.created and connection.deleted", async () => {
+  it("connection.created, connection.test.complete (a warehouse that cannot be reached) and connection.deleted", async () => {
     const created = await server.api.post("/connections", { name: `Warehouse ${newId()}`, type: "WAREHOUSE" });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const auth = await server.api.post("/warehouse-auth", { connectionId: created.body.id, authType: "PAT", host: "localhost", port: 1, httpPath: "/sql/1.0/warehouses/abc", accessToken: "dapi-unreachable" });
+    expect(auth.status, JSON.stringify(auth.body)).toBe(200);
+    const tested = await server.api.post(`/connections/${created.body.id}/test`, {});
+    expect(tested.status, JSON.stringify(tested.body)).toBe(200);
+    const [testEvent] = await delivered("connection.test.complete", { connectionId: created.body.id });
+    expectKeys(testEvent, ["connectionId", "success"]);
+    expect(testEvent.data.success).toBe(false);
     expect((await server.api.delete(`/connections/${created.body.id}`)).status).toBe(204);
     const [createdEvent] = await delivered("connection.created", { connectionId: created.body.id });
     expectKeys(createdEvent, ["connectionId"]);
