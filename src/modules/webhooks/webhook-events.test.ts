@@ -7,17 +7,21 @@ import { receiverEnv, signatureValid, startReceiver, type ReceivedRequest, type 
 import { inTransaction } from "../../events/outbox.js";
 import { newId } from "../../core/ids.js";
 import { WEBHOOK_EVENT_TYPES } from "./webhook-events.js";
+import { FakeWarehouse, ledgerTable } from "../../../test/helpers/fake-warehouse.js";
 
 // Issue 18 point 4: every spec 6.5 event the platform emits today, produced by its own trigger
 // through the public API, reaches a signed HTTPS receiver with the wire reference's data keys.
 let server: TestServer;
 let receiver: Receiver;
 let publicKey: string;
+let warehouse: FakeWarehouse;
 const PATH = "/every-event";
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  server = await startTestServer({ env: receiverEnv() });
+  warehouse = await new FakeWarehouse().start();
+  warehouse.tables.set("main.finance.gl_lines", ledgerTable(20));
+  server = await startTestServer({ env: receiverEnv(), warehouseCaFile: warehouse.caFile });
   const webhook = await server.api.post("/webhooks", { name: "everything", url: receiver.url(PATH), events: [...WEBHOOK_EVENT_TYPES] });
   expect(webhook.status, JSON.stringify(webhook.body)).toBe(200);
   publicKey = webhook.body.publicKey;
@@ -25,6 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await receiver?.close();
+  await warehouse?.close();
 });
 
 interface Payload {
@@ -170,7 +175,7 @@ describe("every spec 6.5 event, from its trigger to a signed HTTPS receiver", ()
     expect(payload.userId).toBe(me.id);
   });
 
-  it("connection.created, connection.test.complete (a warehouse that cannot be reached) and connection.deleted", async () => {
+  it("connection.created, connection.test.complete (a warehouse that cannot be reached), connection.data.complete and connection.deleted", async () => {
     const created = await server.api.post("/connections", { name: `Warehouse ${newId()}`, type: "WAREHOUSE" });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const auth = await server.api.post("/warehouse-auth", { connectionId: created.body.id, authType: "PAT", host: "localhost", port: 1, httpPath: "/sql/1.0/warehouses/abc", accessToken: "dapi-unreachable" });
@@ -180,6 +185,18 @@ describe("every spec 6.5 event, from its trigger to a signed HTTPS receiver", ()
     const [testEvent] = await delivered("connection.test.complete", { connectionId: created.body.id });
     expectKeys(testEvent, ["connectionId", "success"]);
     expect(testEvent.data.success).toBe(false);
+
+    // connection.data.complete: a table read from a (fake, HTTPS) warehouse into a data table.
+    const fixture = await analysisFixture(server, "Connection data events");
+    const reachable = await server.api.post("/connections", { name: `Warehouse ${newId()}`, type: "WAREHOUSE" });
+    const reachableAuth = await server.api.post("/warehouse-auth", { connectionId: reachable.body.id, authType: "PAT", host: "localhost", port: warehouse.port, httpPath: `/sql/1.0/warehouses/${warehouse.warehouseId}`, accessToken: warehouse.accessToken });
+    expect(reachableAuth.status, JSON.stringify(reachableAuth.body)).toBe(200);
+    expect((await server.api.post(`/connections/${reachable.body.id}/tables`, {})).status).toBe(200);
+    const started = await server.api.post(`/connections/${reachable.body.id}/get-data`, { tableId: "main.finance.gl_lines", analysisId: fixture.analysisId });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect((await awaitJob(server.api, started.body.id)).status).toBe("COMPLETE");
+    const [dataEvent] = await delivered("connection.data.complete", { connectionId: reachable.body.id });
+    expectKeys(dataEvent, ["connectionId"]);
     expect((await server.api.delete(`/connections/${created.body.id}`)).status).toBe(204);
     const [createdEvent] = await delivered("connection.created", { connectionId: created.body.id });
     expectKeys(createdEvent, ["connectionId"]);
