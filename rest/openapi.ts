@@ -81,7 +81,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
     }
     if (!isObjectType(type)) return {};
     const parentIsEntity = isEntity(type);
-    const fields = Object.values(type.getFields()).filter((f) => !f.args.some(isRequiredArgument) && !(parentIsEntity && isEntity(getNamedType(f.type))));
+    const fields = Object.values(type.getFields()).filter((f) => !f.args.some(isRequiredArgument) && f.extensions?.rest !== false && !(parentIsEntity && isEntity(getNamedType(f.type))));
     const required = fields.filter((f) => isNonNullType(f.type)).map((f) => f.name);
     return {
       type: "object",

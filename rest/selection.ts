@@ -19,7 +19,8 @@ function isEntity(type: GraphQLNamedType): boolean {
 /**
  * Builds the selection set a REST route returns: every field of the type, recursively, as the wire
  * read model. Links from one entity to another entity are left out (REST returns ids, not graphs),
- * as are fields that need arguments.
+ * as are fields that need arguments and fields a schema marks GraphQL-only (`extensions: { rest: false }`:
+ * figures a screen wants beside an entity that are not part of its wire read model).
  */
 export function selectionFor(schema: GraphQLSchema, type: GraphQLNamedType, depth = 0): string {
   if (!isObjectType(type) && !isInterfaceType(type) && !isAbstractType(type)) return "";
@@ -32,7 +33,7 @@ export function selectionFor(schema: GraphQLSchema, type: GraphQLNamedType, dept
   const parentIsEntity = isEntity(object);
   const parts: string[] = [];
   for (const field of Object.values(object.getFields())) {
-    if (field.args.some(isRequiredArgument)) continue;
+    if (field.args.some(isRequiredArgument) || field.extensions?.rest === false) continue;
     const named = getNamedType(field.type);
     if (parentIsEntity && isEntity(named)) continue;
     parts.push(`${field.name}${selectionFor(schema, named, depth + 1)}`);

@@ -114,6 +114,8 @@ builder.prismaObjectFields("AnalysisResult", (t) => ({
     resolve: (_query, result, args, ctx) => service.resultTasks(ctx, result.id, args),
   }),
   taskCounts: t.field({
+    // GraphQL only: not part of the wire read model of an analysis result.
+    extensions: { rest: false },
     type: TaskCounts,
     authScopes: { permission: "api.tasks.read" },
     resolve: (result, _args, ctx) => service.taskCounts(ctx, result.id),
