@@ -3,7 +3,7 @@
 // instead of loading TypeScript through tsx at start-up takes about 55 MB off the server's
 // resident memory (tsx keeps every transformed module and its source map). Takes about a second.
 import { build } from "esbuild";
-import { cpSync, readdirSync, rmSync, statSync } from "node:fs";
+import { cpSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -19,9 +19,20 @@ function files(dir, out = []) {
   return out;
 }
 
-rmSync(OUT, { recursive: true, force: true });
+// Built beside dist/ and swapped in by rename, so a server already running from dist/ (another
+// `npm start`, a test's child server) never finds its files half deleted.
+const STAGE = `${OUT}.build-${process.pid}`;
+rmSync(STAGE, { recursive: true, force: true });
 const all = DIRS.flatMap((d) => files(join(ROOT, d)));
 const sources = all.filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && !f.endsWith(".d.ts"));
-await build({ entryPoints: sources, outdir: OUT, outbase: ROOT, format: "esm", platform: "node", target: "node20", bundle: false, sourcemap: false, logLevel: "warning" });
+await build({ entryPoints: sources, outdir: STAGE, outbase: ROOT, format: "esm", platform: "node", target: "node20", bundle: false, sourcemap: false, logLevel: "warning" });
 // Plain JavaScript shipped beside the sources (e.g. the profiling worker's entry point).
-for (const file of all.filter((f) => f.endsWith(".mjs") || f.endsWith(".js"))) cpSync(file, join(OUT, relative(ROOT, file)));
+for (const file of all.filter((f) => f.endsWith(".mjs") || f.endsWith(".js"))) cpSync(file, join(STAGE, relative(ROOT, file)));
+const OLD = `${OUT}.old-${process.pid}`;
+try {
+  renameSync(OUT, OLD);
+} catch (error) {
+  if (error.code !== "ENOENT") throw error;
+}
+renameSync(STAGE, OUT);
+rmSync(OLD, { recursive: true, force: true });

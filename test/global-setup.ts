@@ -6,6 +6,7 @@ import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../src/db/embedded-postgres.js";
 import { migrate } from "../src/db/migrate.js";
 import { createLogger } from "../src/core/logger.js";
+import { buildDist } from "./helpers/child-server.js";
 import { freePort } from "./helpers/ports.js";
 import { findRedisServer, REDIS_MISSING, startRedis, type RedisProcess } from "./helpers/redis.js";
 
@@ -29,6 +30,9 @@ let dir: string | undefined;
  * exercise multi-process behaviour. Both are real processes, stopped at the end.
  */
 export async function setup(project: TestProject) {
+  // The tests that run the compiled server (`npm start`) share one build of dist/.
+  buildDist();
+  process.env.FAP_TEST_DIST_BUILT = "1";
   if (process.env.CI && !process.env.TEST_REDIS_URL && !findRedisServer()) {
     throw new Error("CI=true needs every test, and the Redis tests need redis-server on the PATH (apt-get install redis-server) or TEST_REDIS_URL.");
   }

@@ -13,14 +13,21 @@ export interface ChildServer {
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-let built = false;
+let built = process.env.FAP_TEST_DIST_BUILT === "1";
 
-/** Builds dist/ (what `npm start` runs) once per test file. */
+/**
+ * Builds dist/ (what `npm start` runs) unless the global setup already did: one build per run, since
+ * a test file rebuilding it would swap dist/ under another file's running child server.
+ */
 export function ensureBuilt(): void {
   if (built) return;
+  buildDist();
+  built = true;
+}
+
+export function buildDist(): void {
   const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8" });
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);
-  built = true;
 }
 
 /** Runs the compiled server expecting it to stop by itself (a refused start): its exit code and output. */
