@@ -102,7 +102,8 @@ const TREE = `query Tree {
 }`;
 
 function Tree({ current }) {
-  const { data, error, loading } = useQuery(TREE, {}, []);
+  // Read again on each move, so organizations, engagements and analyses created meanwhile show up.
+  const { data, error, loading } = useQuery(TREE, {}, [current]);
   if (error) return html`<p class="error-box">${error.message}</p>`;
   if (loading && !data) return html`<p class="muted">Loading…</p>`;
   const orgs = data.organizations.content;
@@ -154,8 +155,11 @@ function useLiveEvents(scope, reload) {
         complete: () => undefined,
       },
     );
+    // Events published while the connection was down (or before it was up) are not replayed: read again.
+    const offConnected = ws().on("connected", reloadSoon);
     return () => {
       clearTimeout(timer);
+      offConnected();
       dispose();
     };
   }, [key]);
@@ -476,7 +480,7 @@ function Explanation({ resultId, level, rowid, onClose }) {
         <tbody>${points.map(
           (p) => html`<tr data-control-point=${p.name} class=${p.failed ? "fired" : ""}><th scope="row">${p.displayName}</th><td>${p.failed ? "yes" : "no"}</td>
             <td class="num">${score(p.score)}</td><td class="num">${p.weight}</td><td class="num">${score(p.contribution)}</td>
-            <td>${p.source === "OTHER_ENTRY" ? `entry ${p.rowid}` : p.source.toLowerCase()}</td><td class="reason">${p.reason}</td></tr>`,
+            <td>${p.source === "OTHER_ENTRY" ? (p.rowid != null ? `entry ${p.rowid}` : "another entry") : p.source.toLowerCase()}</td><td class="reason">${p.reason}</td></tr>`,
         )}</tbody></table></div>`}
   </section>`;
 }
