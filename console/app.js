@@ -360,8 +360,10 @@ function EffectiveDates({ sourceId }) {
 const PAGE_SIZE = 50;
 
 function DataTables({ tables }) {
-  const [tableId, setTableId] = useState(tables[0].id);
-  const table = tables.find((t) => t.id === tableId) ?? tables[0];
+  // After a run, the result's scored entries first; else the first source's table.
+  const initial = tables.find((t) => t.analysisResultId && t.type === "entries") ?? tables[0];
+  const [tableId, setTableId] = useState(initial.id);
+  const table = tables.find((t) => t.id === tableId) ?? initial;
   return html`<section class="card" aria-labelledby="dt-h"><h3 id="dt-h">Data tables</h3>
     <div class="row"><label>Table<select value=${table.id} onChange=${(e) => setTableId(e.target.value)} name="table">
       ${tables.map((t) => html`<option value=${t.id}>${t.logicalName ?? t.id} (${t.analysisResultId ? "result " : ""}${t.type}, ${Number(t.rowCount).toLocaleString()} rows)</option>`)}</select></label></div>
