@@ -26,6 +26,8 @@ describe.runIf(chromiumAvailable())("web console (headless Chromium)", () => {
   const sent: Array<{ socket: number; type: string; id?: string; payload?: { query: string; variables?: Record<string, unknown> } }> = [];
   const received: Array<{ socket: number; type: string; id?: string; payload?: any }> = [];
   let sockets = 0;
+  /** The error messages of every GraphQL answer the page read. */
+  const answers: Array<Promise<string[]>> = [];
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
@@ -34,6 +36,10 @@ describe.runIf(chromiumAvailable())("web console (headless Chromium)", () => {
     page.on("request", (request) => {
       const url = new URL(request.url());
       if (url.pathname.startsWith("/api/")) graphqlPaths.add(url.pathname);
+    });
+    page.on("response", (response) => {
+      if (new URL(response.url()).pathname === "/api/graphql" && response.request().method() === "POST")
+        answers.push(response.json().then((body) => (body.errors ?? []).map((e: { message: string }) => e.message), () => []));
     });
     page.on("websocket", (socket) => {
       const n = ++sockets;
@@ -248,6 +254,23 @@ describe.runIf(chromiumAvailable())("web console (headless Chromium)", () => {
     await page.keyboard.press("Escape");
     await panel.waitFor({ state: "detached" });
     expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(`Explain entry ${rowid}`);
+
+    // A row of the result's transactions table opens the transaction's explanation.
+    const transactions = await resultTable(server, scored.resultId, "gl_journal_tx");
+    await page.locator("select[name=table]").selectOption(transactions.id);
+    await page.getByLabel("Filter (query language, JSON)").fill(JSON.stringify({ txid: ledger.weekendTxid }));
+    await page.getByRole("button", { name: "Apply" }).click();
+    const explainTx = page.getByRole("button", { name: /^Explain transaction \d+$/ });
+    await expectText(page, async () => String(await explainTx.count()), "1");
+    const txRowid = (await explainTx.getAttribute("aria-label"))!.replace("Explain transaction ", "");
+    await explainTx.click();
+    const txPanel = page.getByRole("region", { name: new RegExp(`^Transaction ${txRowid}`) });
+    await expectVisible(txPanel.getByTestId("explain-summary"));
+    const txApi = await server.gql(`query($r: ID!, $row: ID!) { explainTransactionScore(analysisResultId: $r, rowid: $row) { txid summary } }`, { r: scored.resultId, row: txRowid });
+    expect(txApi.body.data.explainTransactionScore.txid).toBe(ledger.weekendTxid);
+    expect(await txPanel.getByTestId("explain-summary").textContent()).toBe(txApi.body.data.explainTransactionScore.summary);
+    await page.getByRole("button", { name: "Close explanation" }).click();
+    await txPanel.waitFor({ state: "detached" });
   });
 
   it("follows every source of an engagement on one graphql-ws subscription", async () => {
@@ -287,6 +310,12 @@ describe.runIf(chromiumAvailable())("web console (headless Chromium)", () => {
     expect([...progressOf].sort()).toEqual(started.map((s) => s.entityId).sort());
     expect(sent.filter((m) => m.type === "subscribe" && !m.payload!.query.includes("events("))).toEqual([]);
     expect([...graphqlPaths]).toEqual(["/api/graphql"]);
+    // Every query the console sent is valid on this schema: the only errors were the two the tests provoked.
+    const errors = (await Promise.all(answers)).flat();
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatch(/token/i);
+    expect(errors[1]).toMatch(/account/);
+    expect(received.filter((m) => m.type === "error")).toEqual([]);
   });
 });
 
