@@ -211,7 +211,7 @@ const ANALYSIS = `query Analysis($id: ID!, $tables: JSON) {
   analysis(id: $id) { id name archived latestAnalysisResultId analysisPeriods { id startDate endDate }
     engagement { id name organization { id name } }
     analysisSources(sort: ["creationDate"]) { ${SOURCE_FIELDS} } }
-  dataTables(filter: $tables, includeUnstableSchemas: true, size: 200) { content { id logicalName type rowCount analysisSourceId analysisResultId } }
+  dataTables(filter: $tables, includeUnstableSchemas: true, size: 500, sort: ["creationDate,desc"]) { content { id logicalName type rowCount analysisSourceId analysisResultId } }
   analysisResults(filter: $tables, size: 20, sort: ["creationDate,desc"]) { content { id status interim creationDate completedDate error } }
 }`;
 
@@ -225,8 +225,9 @@ function Analysis({ id }) {
   const results = data.analysisResults.content;
   const completed = results.filter((r) => r.status === "COMPLETED");
   const resultId = completed.some((r) => r.id === chosenResult) ? chosenResult : (a.latestAnalysisResultId ?? completed[0]?.id);
-  // The sources' tables and the tables of the result on show (older runs' tables stay reachable by choosing that run).
-  const tables = data.dataTables.content.filter((t) => t.analysisSourceId || (resultId && t.analysisResultId === resultId));
+  // The sources' tables and the tables of the result on show (older runs' tables stay reachable by
+  // choosing that run), oldest first; read newest first so that many runs never push the latest off the page.
+  const tables = data.dataTables.content.filter((t) => t.analysisSourceId || (resultId && t.analysisResultId === resultId)).reverse();
   return html`
     <h2 style="margin-top:0">${a.name} <span class="muted" style="font-weight:400">· ${a.engagement.organization.name} / <a href=${`#/engagement/${a.engagement.id}`}>${a.engagement.name}</a></span></h2>
     <p class="muted">Periods: ${a.analysisPeriods.map((p) => `${p.startDate} – ${p.endDate}`).join(", ")}${a.archived ? " · archived" : ""}</p>
