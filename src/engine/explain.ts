@@ -346,8 +346,15 @@ async function pointsOf(pool: pg.Pool, plan: RunPlan, facts: RunFacts, row: Row,
       }
     } else if (!gl) rowid = Number(row.row_no);
     const context: Context = { pool, plan, facts, entry, tx };
-    let reason = source === "FLOW" ? await flowReason(context, point) : await reasonFor(context, point);
-    if (source === "OTHER_ENTRY") reason = `entry ${rowid ?? "?"} of its transaction: ${reason}`;
+    let reason: string;
+    if ((source === "ENTRY" || source === "OTHER_ENTRY") && gl && !entry) {
+      // A statistical score above 0 that no entry fails: entries keep only their failures (own_mask),
+      // so the entry that carried the transaction's score is not known; say so rather than guess one.
+      reason = `scored ${score} by an entry of its transaction below the point's failure threshold (no entry fails it)`;
+    } else {
+      reason = source === "FLOW" ? await flowReason(context, point) : await reasonFor(context, point);
+      if (source === "OTHER_ENTRY") reason = `entry ${rowid} of its transaction: ${reason}`;
+    }
     out.push({
       name: point.definition.name,
       displayName: point.definition.displayName,

@@ -149,6 +149,24 @@ describe("a run", () => {
     const txExplained = await server.gql(`query($id: ID!, $row: ID!) { analysisResult(id: $id) { explainTransaction(rowid: $row) { level txid risk riskLevel controlPoints { name score weight } summary } } }`, { id: first.result.id, row: String(tx.rowid) });
     expect(txExplained.body.errors).toBeUndefined();
     expect(txExplained.body.data.analysisResult.explainTransaction).toMatchObject({ level: "TRANSACTION", txid: entry.txid, risk: tx.risk });
+    // Every reason reads as a sentence about known entries, including statistical scores no entry fails.
+    // Per control point, an entry it scores (failed or not): statistical points score entries they do not fail.
+    const sample = new Map<number, Record<string, unknown>>();
+    for (const { field } of (lines.columns as Array<{ field: string }>).filter((c) => c.field.startsWith("cp_score_"))) {
+      const name = field.slice("cp_score_".length);
+      for (const failed of [true, false]) {
+        const page = await server.api.post(`/data-tables/${lines.id}/data`, { query: { [field]: { $gt: 0 }, [`cp_failed_${name}`]: failed }, pageSize: 1 });
+        expect(page.status, JSON.stringify(page.body)).toBe(200);
+        for (const row of page.body.content) sample.set(row.rowid, row);
+      }
+    }
+    const reasons: string[] = [];
+    for (const row of sample.values()) {
+      const body = (await server.api.get(`/analysis-results/${first.result.id}/entries/${row.rowid}/explain`)).body;
+      reasons.push(...body.controlPoints.map((p: { reason: string }) => p.reason));
+    }
+    expect(reasons.length).toBeGreaterThan(0);
+    expect(reasons.filter((r) => /undefined|null|NaN|entry \?/.test(r))).toEqual([]);
     expect((await server.api.get(`/analysis-results/${first.result.id}/entries/999999999/explain`)).status).toBe(404);
     expect((await server.api.get(`/analysis-results/${first.result.id}/entries/abc/explain`)).status).toBe(400);
   });
