@@ -38,6 +38,7 @@ try {
   await call("POST", `/connections/${connection.id}/tables`, {});
   server.child.once("exit", (code, signal) => process.stderr.write(`server exited: code ${code} signal ${signal}\n`));
   const rss = rssSampler(server.child.pid!);
+  const idleMb = rss.peakMb();
   const load = loadavg()[0];
   const started = Date.now();
   const job = await call("POST", `/connections/${connection.id}/get-data`, { tableId: "main.finance.gl_lines", analysisId: analysis.id });
@@ -52,7 +53,7 @@ try {
   if (status.status !== "COMPLETE") throw new Error(`import failed: ${status.error}`);
   const task = await call("GET", `/data-source-import-tasks/${job.entityId}`);
   if (Number(task.rowCount) !== ROWS) throw new Error(`imported ${task.rowCount} rows, expected ${ROWS}`);
-  const line = `| ${ROWS.toLocaleString("en")} rows x 9 columns, ${CHUNK.toLocaleString("en")}-row chunks | ${seconds.toFixed(1)} | ${Math.round(ROWS / seconds).toLocaleString("en")} | ${rss.peakMb().toFixed(0)} |`;
+  const line = `| ${ROWS.toLocaleString("en")} rows x 9 columns, ${CHUNK.toLocaleString("en")}-row chunks | ${seconds.toFixed(1)} | ${Math.round(ROWS / seconds).toLocaleString("en")} | ${idleMb.toFixed(0)} | ${rss.peakMb().toFixed(0)} |`;
   process.stdout.write(`${line}\n`);
   writeSection(
     "warehouse-import",
@@ -60,8 +61,8 @@ try {
 
 ${today()}, ${machine()}. \`npm run bench warehouse-import\`. A Databricks-protocol warehouse (the test fake: statement API, INLINE JSON_ARRAY chunks, in the benchmark process over loopback HTTPS, generating rows as it serves them) and the server (compiled, its own process) on the same machine; \`POST /connections/{id}/get-data\` of the whole table into a data table, clock from the request to the async result COMPLETE. Load average at the start: ${load.toFixed(1)} (other work shared the 2 cores).
 
-| Table | Seconds | Rows/s | Server peak RSS (MB) |
-|---|---|---|---|
+| Table | Seconds | Rows/s | Server RSS before (MB) | Server peak RSS (MB) |
+|---|---|---|---|---|
 ${line}
 `,
   );

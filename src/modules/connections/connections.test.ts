@@ -25,6 +25,7 @@ beforeAll(async () => {
   warehouse.tables.set("main.finance.slow_lines", { ...ledgerTable(10), delayMs: 1200 });
   warehouse.tables.set("main.finance.broken", { ...ledgerTable(10), fail: { error_code: "DIVIDE_BY_ZERO", message: "[DIVIDE_BY_ZERO] Division by zero." } });
   warehouse.tables.set("main.finance.hanging", { ...ledgerTable(10), hang: true });
+  warehouse.tables.set("main.finance.many_chunks", { ...ledgerTable(2350), chunkRows: 100 });
   server = await startTestServer({ warehouseCaFile: warehouse.caFile, warehouseTimeoutSeconds: 2 });
   db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
   const organizationId = (await server.api.post("/organizations", { name: "Warehouse client" })).body.id;
@@ -256,7 +257,52 @@ describe("importing warehouse data", () => {
     });
     const filtered = await server.api.post(`/data-tables/${task.dataTableId}/data`, { query: { entry_id: "JE-0000042" } });
     expect(filtered.body.content).toHaveLength(1);
+
+    // Searchable and indexed as an ingested table is, before COMPLETE: keys by equality and prefix
+    // (lower(col) index), dates and numbers by range, flags by equality; statistics gathered.
+    expect(Object.fromEntries(table.columns.map((c: Record<string, unknown>) => [c.field, [c.equalitySearch, c.caseInsensitivePrefixSearch, c.rangeSearch, c.sortable]]))).toEqual({
+      rowid: [true, false, true, true],
+      entry_id: [true, true, false, true],
+      account: [true, true, false, true],
+      amount: [true, false, true, true],
+      posted: [true, false, true, true],
+      posted_at: [true, false, true, true],
+      line_no: [true, false, true, true],
+      is_manual: [true, false, false, true],
+      batch: [true, false, true, true],
+      tags: [false, false, false, false],
+    });
+    const physical = `t_${task.id}`;
+    const indexes = (await db.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'imports' AND tablename = $1", [physical])).rows.map((r) => r.indexdef.replace(/^.* USING btree /, ""));
+    expect(indexes.sort()).toEqual(["(c2)", "(c3)", "(c4)", "(c5)", "(c7)", "(lower(c0) text_pattern_ops)", "(lower(c1) text_pattern_ops)", "(row_no)"]);
+    expect((await db.query("SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = 'imports' AND tablename = $1", [physical])).rows[0].n).toBeGreaterThan(0);
+    const ranged = await server.api.post(`/data-tables/${task.dataTableId}/data`, { query: { $and: [{ account: { $iprefix: "400" } }, { posted: { $gte: "2025-12-01" } }, { is_manual: true }] }, pageSize: 2000 });
+    expect(ranged.status, JSON.stringify(ranged.body)).toBe(200);
+    const expectedRanged = Array.from({ length: 2500 }, (_v, i) => source.row(i)).filter((r) => r[1]?.startsWith("400") && r[3]! >= "2025-12-01" && r[6] === "true");
+    expect(ranged.body.content.map((r: { entry_id: string }) => r.entry_id)).toEqual(expectedRanged.map((r) => r[0]));
     expect(await outbox("connection.data.complete", connectionId)).toEqual([expect.objectContaining({ payload: expect.objectContaining({ status: "COMPLETE", rowCount: 2500 }) })]);
+  });
+
+  it("imports a table of many chunks, every row once and in order, retrying chunk fetches whose connection the warehouse dropped", async () => {
+    const before = warehouse.chunkRequests;
+    warehouse.dropChunkRequests = 2;
+    const started = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.finance.many_chunks", analysisId, columns: ["entry_id", "line_no"] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const done = await awaitJob(server.api, started.body.id, 60_000);
+    expect(done.status, done.error).toBe("COMPLETE");
+    // 24 chunks: the first inline in the statement's answer, 23 fetched, 2 of those twice.
+    expect(warehouse.chunkRequests - before).toBe(25);
+    expect(warehouse.dropChunkRequests).toBe(0);
+    const task = (await server.api.get(`/data-source-import-tasks/${started.body.entityId}`)).body;
+    expect(task).toMatchObject({ status: "COMPLETE", rowCount: 2350 });
+    const seen: Array<{ rowid: number; entry_id: string; line_no: number }> = [];
+    for (let page = 0; ; page++) {
+      const rows = await server.api.post(`/data-tables/${task.dataTableId}/data`, { page, pageSize: 2000 });
+      seen.push(...rows.body.content);
+      if (rows.body.last) break;
+    }
+    const source = ledgerTable(2350);
+    expect(seen).toEqual(Array.from({ length: 2350 }, (_v, i) => ({ rowid: i + 1, entry_id: source.row(i)[0], line_no: Number(source.row(i)[5]) })));
   });
 
   it("polls a slow statement to completion and applies sortProperties", async () => {
