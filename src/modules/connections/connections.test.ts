@@ -220,6 +220,54 @@ describe("connections and warehouse authorizations", () => {
   });
 });
 
+const named = (response: { status: number; body: any }) => {
+  expect(response.status, JSON.stringify(response.body)).toBe(400);
+  return (response.body.problems ?? []).map((p: { identifier: string }) => p.identifier);
+};
+
+describe("spec 2.3 and 2.7 input rules, valid and invalid forms", () => {
+  it("connections: name required and non-blank, type WAREHOUSE only, unknown properties refused; a read body creates another", async () => {
+    expect(named(await server.api.post("/connections", {}))).toEqual(["name"]);
+    expect(named(await server.api.post("/connections", { name: "" }))).toEqual(["name"]);
+    expect(named(await server.api.post("/connections", { name: "x", type: "FTP" }))).toEqual(["type"]);
+    expect(named(await server.api.post("/connections", { name: "x", colour: "red" }))).toContain("colour");
+    const first = (await server.api.post("/connections", { name: "Original" })).body;
+    const copy = await server.api.post("/connections", { ...first, name: "Copy of original" });
+    expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+    expect(copy.body).toMatchObject({ name: "Copy of original", type: "WAREHOUSE", version: 0 });
+    expect(copy.body.id).not.toBe(first.id);
+    for (const path of ["/connections", "/connection-test-results", "/connection-tables-results", "/connection-tables", "/warehouse-auth"]) {
+      expect((await server.api.get(`${path}/5cc9076887f13cb8a7a1aaaa`)).status, path).toBe(404);
+    }
+    expect((await server.api.delete("/connections/5cc9076887f13cb8a7a1aaaa")).status).toBe(404);
+  });
+
+  it("warehouse authorizations: the fields each authType uses, port optional (1-65535), connection known; bad input named", async () => {
+    const noPort = await connection("No port");
+    const created = await server.api.post("/warehouse-auth", pat(noPort, { port: undefined }));
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.port ?? 443).toBe(443);
+    const oauth = await connection("OAuth fields");
+    const valid = await server.api.post("/warehouse-auth", { connectionId: oauth, authType: "OAUTH_M2M", host: "adb-1234.5.azuredatabricks.net", httpPath: "/sql/1.0/warehouses/abc123", clientId: "svc", clientSecret: "s3cret", port: 443 });
+    expect(valid.status, JSON.stringify(valid.body)).toBe(200);
+    expect(valid.body).toMatchObject({ authType: "OAUTH_M2M", clientId: "svc", port: 443 });
+    expect(valid.body.clientSecret).toBeUndefined();
+
+    const other = await connection("Bad auth input");
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { port: 70000 })))).toEqual(["port"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { port: 0 })))).toEqual(["port"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { host: "https://example.com/x" })))).toEqual(["host"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { host: undefined })))).toEqual(["host"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { accessToken: " " })))).toEqual(["accessToken"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { authType: undefined })))).toEqual(["authType"]);
+    expect(named(await server.api.post("/warehouse-auth", { ...pat(other), authType: "OAUTH_M2M", accessToken: undefined }))).toEqual(["clientId", "clientSecret"]);
+    expect(named(await server.api.post("/warehouse-auth", pat("5cc9076887f13cb8a7a1aaaa")))).toEqual(["connectionId"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { colour: "red" })))).toContain("colour");
+    expect(named(await server.api.put("/warehouse-auth", { version: 0, host: "localhost" }))).toEqual(["id"]);
+    expect((await server.api.put("/warehouse-auth", { id: "5cc9076887f13cb8a7a1aaaa", version: 0 })).status).toBe(404);
+  });
+});
+
 describe("importing warehouse data", () => {
   let connectionId: string;
   beforeAll(async () => {

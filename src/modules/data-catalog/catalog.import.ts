@@ -97,7 +97,9 @@ export const importJob = defineJob<{ taskId: string }>({
     if (!task) throw new JobError(`Import task ${taskId} was deleted`);
     const plan = task.plan as unknown as ImportPlan;
     const table = tableNameOf(taskId);
-    const columnsSql = plan.columns.map((c, i) => `${quoteIdent(`c${i}`)} ${sqlTypeOf(c)}`).join(", ");
+    // A column the entry declares non-nullable refuses nulls: a source that changed (or a nullable
+    // source column the entry narrowed) fails the import naming the column (spec 2.6).
+    const columnsSql = plan.columns.map((c, i) => `${quoteIdent(`c${i}`)} ${sqlTypeOf(c)}${c.nullable ? "" : " NOT NULL"}`).join(", ");
     await app.pool.query(`CREATE SCHEMA IF NOT EXISTS ${IMPORT_SCHEMA}`);
     await app.pool.query(`DROP TABLE IF EXISTS ${quoted(table)}`);
     await app.pool.query(`CREATE TABLE ${quoted(table)} (row_no bigint NOT NULL, ${columnsSql}) WITH (autovacuum_enabled = false)`);
@@ -129,7 +131,12 @@ export const importJob = defineJob<{ taskId: string }>({
       }
     } catch (error) {
       if (error instanceof WarehouseError) throw new JobError(error.message);
-      if ((error as { code?: string }).code?.startsWith("22")) throw new JobError(`A value does not fit its column type: ${(error as Error).message}`);
+      const code = (error as { code?: string }).code;
+      if (code === "23502") {
+        const column = plan.columns[Number(/^c(\d+)$/.exec((error as { column?: string }).column ?? "")?.[1])]?.name ?? (error as { column?: string }).column;
+        throw new JobError(`Column ${column} is not nullable in the entry, but the source holds a null in it`);
+      }
+      if (code?.startsWith("22")) throw new JobError(`A value does not fit its column type: ${(error as Error).message}`);
       throw error;
     }
     // Indexed and analysed before COMPLETE: the new data table answers filters and sorts as fast as an ingested one.
