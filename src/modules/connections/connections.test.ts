@@ -240,6 +240,11 @@ describe("spec 2.3 and 2.7 input rules, valid and invalid forms", () => {
       expect((await server.api.get(`${path}/5cc9076887f13cb8a7a1aaaa`)).status, path).toBe(404);
     }
     expect((await server.api.delete("/connections/5cc9076887f13cb8a7a1aaaa")).status).toBe(404);
+    // Results and connection tables are read-only records (spec 2.3, 2.7): no write routes.
+    for (const path of ["/connection-test-results", "/connection-tables-results", "/connection-tables"]) {
+      expect([404, 405], path).toContain((await server.api.post(path, {})).status);
+      expect([404, 405], path).toContain((await server.api.delete(`${path}/5cc9076887f13cb8a7a1aaaa`)).status);
+    }
   });
 
   it("warehouse authorizations: the fields each authType uses, port optional (1-65535), connection known; bad input named", async () => {
@@ -377,6 +382,8 @@ describe("importing warehouse data", () => {
       const task = (await server.api.get(`/data-source-import-tasks/${started.body.entityId}`)).body;
       expect(task).toMatchObject({ status: "ERROR", error: expect.stringMatching(message) });
       expect(task.dataTableId).toBeUndefined();
+      const events = await outbox("connection.data.complete", connectionId);
+      expect(events.map((e) => e.payload)).toContainEqual(expect.objectContaining({ dataSourceImportTaskId: started.body.entityId, status: "ERROR", error: expect.stringMatching(message) }));
     }
     const unknown = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.finance.nope", analysisId });
     expect(unknown.status).toBe(400);
