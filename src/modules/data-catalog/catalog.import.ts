@@ -66,16 +66,23 @@ export async function copyChunks(chunks: AsyncIterable<{ rows: Array<Array<strin
   let rows = 0;
   await pipeline(async function* () {
     for await (const chunk of chunks) {
-      const lines: string[] = [];
-      for (const row of chunk.rows) {
-        rows += 1;
-        lines.push(`${rows}\t${row.map(copyValue).join("\t")}\n`);
-      }
-      if (lines.length > 0) yield lines.join("");
+      const text = copyText(chunk.rows, rows);
+      rows += chunk.rows.length;
+      // The parsed rows are garbage from here on, while still young: emptying the array the
+      // client's generator also holds keeps them from being promoted while COPY drains this chunk.
+      chunk.rows.length = 0;
       progress(rows);
+      if (text) yield text;
     }
   }, target);
   return rows;
+}
+
+/** COPY text of rows numbered from `before + 1`. */
+function copyText(rows: Array<Array<string | null>>, before: number): string {
+  const lines = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) lines[i] = `${before + i + 1}\t${rows[i].map(copyValue).join("\t")}\n`;
+  return lines.join("");
 }
 
 /**
