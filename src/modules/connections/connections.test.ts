@@ -392,6 +392,18 @@ describe("importing warehouse data", () => {
     expect(noAnalysis.status).toBe(400);
   });
 
+  it("refuses discovery and get-data with 409 once the connection has no authorization", async () => {
+    const id = await connection("Authorization removed", (c) => pat(c));
+    expect((await server.api.post(`/connections/${id}/tables`, {})).body.success).toBe(true);
+    const auth = (await server.api.post("/warehouse-auth/query", { connectionId: id })).body.content[0];
+    expect((await server.api.delete(`/warehouse-auth/${auth.id}`)).status).toBe(204);
+    const discovery = await server.api.post(`/connections/${id}/tables`, {});
+    expect(discovery.status).toBe(409);
+    const read = await server.api.post(`/connections/${id}/get-data`, { tableId: "main.finance.vendors", analysisId });
+    expect(read.status, JSON.stringify(read.body)).toBe(409);
+    expect(read.body.problems[0]).toMatchObject({ identifier: "connectionId" });
+  });
+
   it("needs api.data-tables.write for get-data", async () => {
     const token = await server.api.post("/api-tokens", { name: "catalog only", permissions: ["api.connections.read", "api.data-catalog-entries.write"] });
     const response = await fetch(`${server.url}/api/v1/connections/${connectionId}/get-data`, {

@@ -9,6 +9,7 @@ import { CATALOG_SOURCES, dataCatalogEntryColumns, dataFlowColumns, importTaskCo
 import { columnProblems, resolveEntry, resolveFlow, resolveSource, type RemapOperation, type Resolved } from "./catalog.plan.js";
 import { importJob, type ImportPlan } from "./catalog.import.js";
 import type { TabularColumn, TabularSchema } from "../connections/warehouse-types.js";
+import { warehouseClientFor } from "../connections/connection.service.js";
 
 const ENTRY = "DataCatalogEntry";
 const FLOW = "DataFlow";
@@ -228,6 +229,8 @@ async function startImport(ctx: RequestContext, input: GetDataInput, resolved: R
   const analysis = await ctx.prisma.analysis.findUnique({ where: { id: input.analysisId }, select: { id: true, engagementId: true } });
   if (!analysis) throw new ValidationError(`analysisId ${input.analysisId} refers to no analysis`, { identifier: "analysisId", values: [input.analysisId] });
   if (resolved.columns.length === 0) throw new ValidationError("Nothing to import: no columns", { identifier: "schema.columns" });
+  // A WAREHOUSE connection needs its authorization (spec 2.7): said now, not by a failed task later.
+  if (resolved.origin.kind === "CONNECTION") await warehouseClientFor(ctx.app, resolved.origin.connectionId);
   const plan: ImportPlan = { origin: resolved.origin, columns: resolved.columns, sort: checkSort(resolved, input.sortProperties), logicalName: refs.logicalName };
   const startedBy = jobStarter(ctx);
   const actor = actorOf(ctx);
