@@ -33,6 +33,8 @@ export interface FakeTable {
   hang?: boolean;
   /** The statement fails with this error. */
   fail?: { error_code: string; message: string };
+  /** Rows per result chunk for statements on this table (default: the warehouse's `chunkRows`). */
+  chunkRows?: number;
 }
 
 interface Statement {
@@ -41,6 +43,7 @@ interface Statement {
   columns: FakeColumn[] | null;
   rowCount: number;
   row: (i: number) => Array<string | null>;
+  chunkRows?: number;
   error?: { error_code: string; message: string };
   canceled?: boolean;
 }
@@ -56,6 +59,10 @@ export class FakeWarehouse {
   /** Counters the tests read. */
   tokenRequests = 0;
   statementsPosted: string[] = [];
+  /** GET .../result/chunks/{n} requests received (dropped ones included). */
+  chunkRequests = 0;
+  /** The next this-many chunk requests get their connection closed without an answer, as an idle socket dropped by a proxy. */
+  dropChunkRequests = 0;
   private validTokens = new Set<string>();
   private statements = new Map<string, Statement>();
   private server!: Server;
@@ -123,6 +130,12 @@ export class FakeWarehouse {
     if (req.method === "POST" && (path === "" || path === "/")) return this.post(JSON.parse(text), res);
     const chunk = /^\/([^/]+)\/result\/chunks\/(\d+)$/.exec(path);
     if (req.method === "GET" && chunk) {
+      this.chunkRequests += 1;
+      if (this.dropChunkRequests > 0) {
+        this.dropChunkRequests -= 1;
+        req.socket.destroy();
+        return;
+      }
       const statement = this.statements.get(chunk[1]);
       if (!statement) return this.send(res, 404, { error_code: "RESOURCE_DOES_NOT_EXIST", message: "Statement not found" });
       return this.send(res, 200, this.chunk(statement, Number(chunk[2])));
@@ -186,6 +199,7 @@ export class FakeWarehouse {
     return {
       ...base,
       readyAt: Date.now() + (table.delayMs ?? 0),
+      chunkRows: table.chunkRows,
       columns: positions.map((p) => table.columns[p]),
       rowCount: table.rowCount,
       row: (i) => {
@@ -205,7 +219,8 @@ export class FakeWarehouse {
     const state = this.state(statement);
     const out: Record<string, unknown> = { statement_id: statement.id, status: { state, ...(state === "FAILED" ? { error: statement.error } : {}) } };
     if (state !== "SUCCEEDED" || !statement.columns) return out;
-    const chunkCount = Math.ceil(statement.rowCount / this.chunkRows);
+    const size = statement.chunkRows ?? this.chunkRows;
+    const chunkCount = Math.ceil(statement.rowCount / size);
     out.manifest = {
       format: "JSON_ARRAY",
       schema: {
@@ -216,7 +231,7 @@ export class FakeWarehouse {
         }),
       },
       total_chunk_count: chunkCount,
-      chunks: Array.from({ length: chunkCount }, (_v, i) => ({ chunk_index: i, row_offset: i * this.chunkRows, row_count: Math.min(this.chunkRows, statement.rowCount - i * this.chunkRows) })),
+      chunks: Array.from({ length: chunkCount }, (_v, i) => ({ chunk_index: i, row_offset: i * size, row_count: Math.min(size, statement.rowCount - i * size) })),
       total_row_count: statement.rowCount,
       truncated: false,
     };
@@ -225,8 +240,9 @@ export class FakeWarehouse {
   }
 
   private chunk(statement: Statement, index: number) {
-    const start = index * this.chunkRows;
-    const end = Math.min(statement.rowCount, start + this.chunkRows);
+    const size = statement.chunkRows ?? this.chunkRows;
+    const start = index * size;
+    const end = Math.min(statement.rowCount, start + size);
     const rows: Array<Array<string | null>> = [];
     for (let i = start; i < end; i++) rows.push(statement.row(i));
     const last = end >= statement.rowCount;

@@ -25,6 +25,7 @@ beforeAll(async () => {
   warehouse.tables.set("main.finance.slow_lines", { ...ledgerTable(10), delayMs: 1200 });
   warehouse.tables.set("main.finance.broken", { ...ledgerTable(10), fail: { error_code: "DIVIDE_BY_ZERO", message: "[DIVIDE_BY_ZERO] Division by zero." } });
   warehouse.tables.set("main.finance.hanging", { ...ledgerTable(10), hang: true });
+  warehouse.tables.set("main.finance.many_chunks", { ...ledgerTable(2350), chunkRows: 100 });
   server = await startTestServer({ warehouseCaFile: warehouse.caFile, warehouseTimeoutSeconds: 2 });
   db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
   const organizationId = (await server.api.post("/organizations", { name: "Warehouse client" })).body.id;
@@ -219,6 +220,59 @@ describe("connections and warehouse authorizations", () => {
   });
 });
 
+const named = (response: { status: number; body: any }) => {
+  expect(response.status, JSON.stringify(response.body)).toBe(400);
+  return (response.body.problems ?? []).map((p: { identifier: string }) => p.identifier);
+};
+
+describe("spec 2.3 and 2.7 input rules, valid and invalid forms", () => {
+  it("connections: name required and non-blank, type WAREHOUSE only, unknown properties refused; a read body creates another", async () => {
+    expect(named(await server.api.post("/connections", {}))).toEqual(["name"]);
+    expect(named(await server.api.post("/connections", { name: "" }))).toEqual(["name"]);
+    expect(named(await server.api.post("/connections", { name: "x", type: "FTP" }))).toEqual(["type"]);
+    expect(named(await server.api.post("/connections", { name: "x", colour: "red" }))).toContain("colour");
+    const first = (await server.api.post("/connections", { name: "Original" })).body;
+    const copy = await server.api.post("/connections", { ...first, name: "Copy of original" });
+    expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+    expect(copy.body).toMatchObject({ name: "Copy of original", type: "WAREHOUSE", version: 0 });
+    expect(copy.body.id).not.toBe(first.id);
+    for (const path of ["/connections", "/connection-test-results", "/connection-tables-results", "/connection-tables", "/warehouse-auth"]) {
+      expect((await server.api.get(`${path}/5cc9076887f13cb8a7a1aaaa`)).status, path).toBe(404);
+    }
+    expect((await server.api.delete("/connections/5cc9076887f13cb8a7a1aaaa")).status).toBe(404);
+    // Results and connection tables are read-only records (spec 2.3, 2.7): no write routes.
+    for (const path of ["/connection-test-results", "/connection-tables-results", "/connection-tables"]) {
+      expect([404, 405], path).toContain((await server.api.post(path, {})).status);
+      expect([404, 405], path).toContain((await server.api.delete(`${path}/5cc9076887f13cb8a7a1aaaa`)).status);
+    }
+  });
+
+  it("warehouse authorizations: the fields each authType uses, port optional (1-65535), connection known; bad input named", async () => {
+    const noPort = await connection("No port");
+    const created = await server.api.post("/warehouse-auth", pat(noPort, { port: undefined }));
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.port ?? 443).toBe(443);
+    const oauth = await connection("OAuth fields");
+    const valid = await server.api.post("/warehouse-auth", { connectionId: oauth, authType: "OAUTH_M2M", host: "adb-1234.5.azuredatabricks.net", httpPath: "/sql/1.0/warehouses/abc123", clientId: "svc", clientSecret: "s3cret", port: 443 });
+    expect(valid.status, JSON.stringify(valid.body)).toBe(200);
+    expect(valid.body).toMatchObject({ authType: "OAUTH_M2M", clientId: "svc", port: 443 });
+    expect(valid.body.clientSecret).toBeUndefined();
+
+    const other = await connection("Bad auth input");
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { port: 70000 })))).toEqual(["port"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { port: 0 })))).toEqual(["port"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { host: "https://example.com/x" })))).toEqual(["host"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { host: undefined })))).toEqual(["host"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { accessToken: " " })))).toEqual(["accessToken"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { authType: undefined })))).toEqual(["authType"]);
+    expect(named(await server.api.post("/warehouse-auth", { ...pat(other), authType: "OAUTH_M2M", accessToken: undefined }))).toEqual(["clientId", "clientSecret"]);
+    expect(named(await server.api.post("/warehouse-auth", pat("5cc9076887f13cb8a7a1aaaa")))).toEqual(["connectionId"]);
+    expect(named(await server.api.post("/warehouse-auth", pat(other, { colour: "red" })))).toContain("colour");
+    expect(named(await server.api.put("/warehouse-auth", { version: 0, host: "localhost" }))).toEqual(["id"]);
+    expect((await server.api.put("/warehouse-auth", { id: "5cc9076887f13cb8a7a1aaaa", version: 0 })).status).toBe(404);
+  });
+});
+
 describe("importing warehouse data", () => {
   let connectionId: string;
   beforeAll(async () => {
@@ -256,7 +310,52 @@ describe("importing warehouse data", () => {
     });
     const filtered = await server.api.post(`/data-tables/${task.dataTableId}/data`, { query: { entry_id: "JE-0000042" } });
     expect(filtered.body.content).toHaveLength(1);
+
+    // Searchable and indexed as an ingested table is, before COMPLETE: keys by equality and prefix
+    // (lower(col) index), dates and numbers by range, flags by equality; statistics gathered.
+    expect(Object.fromEntries(table.columns.map((c: Record<string, unknown>) => [c.field, [c.equalitySearch, c.caseInsensitivePrefixSearch, c.rangeSearch, c.sortable]]))).toEqual({
+      rowid: [true, false, true, true],
+      entry_id: [true, true, false, true],
+      account: [true, true, false, true],
+      amount: [true, false, true, true],
+      posted: [true, false, true, true],
+      posted_at: [true, false, true, true],
+      line_no: [true, false, true, true],
+      is_manual: [true, false, false, true],
+      batch: [true, false, true, true],
+      tags: [false, false, false, false],
+    });
+    const physical = `t_${task.id}`;
+    const indexes = (await db.query("SELECT indexdef FROM pg_indexes WHERE schemaname = 'imports' AND tablename = $1", [physical])).rows.map((r) => r.indexdef.replace(/^.* USING btree /, ""));
+    expect(indexes.sort()).toEqual(["(c2)", "(c3)", "(c4)", "(c5)", "(c7)", "(lower(c0) text_pattern_ops)", "(lower(c1) text_pattern_ops)", "(row_no)"]);
+    expect((await db.query("SELECT count(*)::int AS n FROM pg_stats WHERE schemaname = 'imports' AND tablename = $1", [physical])).rows[0].n).toBeGreaterThan(0);
+    const ranged = await server.api.post(`/data-tables/${task.dataTableId}/data`, { query: { $and: [{ account: { $iprefix: "400" } }, { posted: { $gte: "2025-12-01" } }, { is_manual: true }] }, pageSize: 2000 });
+    expect(ranged.status, JSON.stringify(ranged.body)).toBe(200);
+    const expectedRanged = Array.from({ length: 2500 }, (_v, i) => source.row(i)).filter((r) => r[1]?.startsWith("400") && r[3]! >= "2025-12-01" && r[6] === "true");
+    expect(ranged.body.content.map((r: { entry_id: string }) => r.entry_id)).toEqual(expectedRanged.map((r) => r[0]));
     expect(await outbox("connection.data.complete", connectionId)).toEqual([expect.objectContaining({ payload: expect.objectContaining({ status: "COMPLETE", rowCount: 2500 }) })]);
+  });
+
+  it("imports a table of many chunks, every row once and in order, retrying chunk fetches whose connection the warehouse dropped", async () => {
+    const before = warehouse.chunkRequests;
+    warehouse.dropChunkRequests = 2;
+    const started = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.finance.many_chunks", analysisId, columns: ["entry_id", "line_no"] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const done = await awaitJob(server.api, started.body.id, 60_000);
+    expect(done.status, done.error).toBe("COMPLETE");
+    // 24 chunks: the first inline in the statement's answer, 23 fetched, 2 of those twice.
+    expect(warehouse.chunkRequests - before).toBe(25);
+    expect(warehouse.dropChunkRequests).toBe(0);
+    const task = (await server.api.get(`/data-source-import-tasks/${started.body.entityId}`)).body;
+    expect(task).toMatchObject({ status: "COMPLETE", rowCount: 2350 });
+    const seen: Array<{ rowid: number; entry_id: string; line_no: number }> = [];
+    for (let page = 0; ; page++) {
+      const rows = await server.api.post(`/data-tables/${task.dataTableId}/data`, { page, pageSize: 2000 });
+      seen.push(...rows.body.content);
+      if (rows.body.last) break;
+    }
+    const source = ledgerTable(2350);
+    expect(seen).toEqual(Array.from({ length: 2350 }, (_v, i) => ({ rowid: i + 1, entry_id: source.row(i)[0], line_no: Number(source.row(i)[5]) })));
   });
 
   it("polls a slow statement to completion and applies sortProperties", async () => {
@@ -283,12 +382,26 @@ describe("importing warehouse data", () => {
       const task = (await server.api.get(`/data-source-import-tasks/${started.body.entityId}`)).body;
       expect(task).toMatchObject({ status: "ERROR", error: expect.stringMatching(message) });
       expect(task.dataTableId).toBeUndefined();
+      const events = await outbox("connection.data.complete", connectionId);
+      expect(events.map((e) => e.payload)).toContainEqual(expect.objectContaining({ dataSourceImportTaskId: started.body.entityId, status: "ERROR", error: expect.stringMatching(message) }));
     }
     const unknown = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.finance.nope", analysisId });
     expect(unknown.status).toBe(400);
     expect(unknown.body.problems[0].identifier).toBe("tableId");
     const noAnalysis = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.finance.vendors", analysisId: "5cc9076887f13cb8a7a1aaaa" });
     expect(noAnalysis.status).toBe(400);
+  });
+
+  it("refuses discovery and get-data with 409 once the connection has no authorization", async () => {
+    const id = await connection("Authorization removed", (c) => pat(c));
+    expect((await server.api.post(`/connections/${id}/tables`, {})).body.success).toBe(true);
+    const auth = (await server.api.post("/warehouse-auth/query", { connectionId: id })).body.content[0];
+    expect((await server.api.delete(`/warehouse-auth/${auth.id}`)).status).toBe(204);
+    const discovery = await server.api.post(`/connections/${id}/tables`, {});
+    expect(discovery.status).toBe(409);
+    const read = await server.api.post(`/connections/${id}/get-data`, { tableId: "main.finance.vendors", analysisId });
+    expect(read.status, JSON.stringify(read.body)).toBe(409);
+    expect(read.body.problems[0]).toMatchObject({ identifier: "connectionId" });
   });
 
   it("needs api.data-tables.write for get-data", async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
-import { Agent, request, type Dispatcher } from "undici";
+import { Agent, interceptors, request, type Dispatcher } from "undici";
 
 /**
  * A client of a Databricks SQL warehouse over its documented REST protocol: the SQL Statement
@@ -65,13 +65,21 @@ interface ChunkResponse {
   next_chunk_index?: number;
 }
 
-const agents = new Map<string, Agent>();
-function agentFor(caFile: string | undefined, timeoutMs: number): Agent {
+/**
+ * GETs (status polls, result chunks) are idempotent and retried a few times when a kept-alive
+ * socket turns out closed (the warehouse or a proxy dropped it while COPY was draining the previous
+ * chunk) or the warehouse asks to come back later (429/503, honouring Retry-After). POSTs are not:
+ * a statement must not run twice, and a refused connection is reported at once.
+ */
+const RETRY = { methods: ["GET" as const], maxRetries: 3, minTimeout: 250, timeoutFactor: 2, maxTimeout: 5000, errorCodes: ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET"], statusCodes: [429, 502, 503, 504], throwOnError: false };
+
+const agents = new Map<string, Dispatcher>();
+function agentFor(caFile: string | undefined, timeoutMs: number): Dispatcher {
   const key = `${caFile ?? ""}|${timeoutMs}`;
   let agent = agents.get(key);
   if (!agent) {
     const ca = caFile ? [...rootCertificates, readFileSync(caFile, "utf8")] : undefined;
-    agent = new Agent({ connect: { ca, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    agent = new Agent({ connect: { ca, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }).compose(interceptors.retry(RETRY));
     agents.set(key, agent);
   }
   return agent;

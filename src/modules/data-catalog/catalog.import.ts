@@ -1,12 +1,13 @@
 import { pipeline } from "node:stream/promises";
-import { Readable } from "node:stream";
+import type { Writable } from "node:stream";
 import { from as copyFrom } from "pg-copy-streams";
 import { createAudit } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { defineJob, JobError } from "../../jobs/index.js";
 import { quoteIdent } from "../../query-language/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
-import type { DataTableColumn } from "../data-tables/data-table-definition.js";
+import { plainTableColumn, type DataTableColumn } from "../data-tables/data-table-definition.js";
+import { buildIndexes } from "../data-tables/data-table.indexes.js";
 import { warehouseClientFor } from "../connections/connection.service.js";
 import { WarehouseError } from "../connections/warehouse-client.js";
 import { sqlTypeOf } from "../connections/warehouse-types.js";
@@ -31,29 +32,9 @@ function copyValue(value: string | null): string {
   return value.replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
 }
 
-/** Query-language flags of an imported column: keys and text searchable by equality and prefix, numbers and dates by range. */
-function dataTableColumn(column: PlanColumn, index: number): DataTableColumn {
-  const base = { field: column.name, type: column.columnType as DataTableColumn["type"], sql: `c${index}`, originalName: column.from, platformField: null, nullable: column.nullable, typeaheadDataTableId: null, indexed: false };
-  const none = { equalitySearch: false, rangeSearch: false, containsSearch: false, allowCaseInsensitiveSubstringSearch: false, caseInsensitivePrefixSearch: false, keywordSearch: false, filterOnly: false, sortable: false };
-  switch (column.columnType) {
-    case "STRING":
-      return { ...base, ...none, equalitySearch: true, caseInsensitivePrefixSearch: true, allowCaseInsensitiveSubstringSearch: true, sortable: true };
-    case "DATE":
-    case "DATE_TIME":
-    case "INT16":
-    case "INT32":
-    case "INT64":
-    case "FLOAT32":
-    case "FLOAT64":
-    case "MONEY_100":
-    case "DECIMAL":
-      return { ...base, ...none, equalitySearch: true, rangeSearch: true, sortable: true };
-    case "BOOLEAN":
-      return { ...base, ...none, equalitySearch: true, sortable: true };
-    default:
-      return { ...base, ...none };
-  }
-}
+/** An imported column in the data table: searchable and indexed by the entries tables' rule. */
+const dataTableColumn = (column: PlanColumn, index: number): DataTableColumn =>
+  plainTableColumn({ field: column.name, type: column.columnType as DataTableColumn["type"], sql: `c${index}`, originalName: column.from, nullable: column.nullable });
 
 const ROWID: DataTableColumn = {
   field: "rowid",
@@ -63,7 +44,8 @@ const ROWID: DataTableColumn = {
   platformField: null,
   nullable: false,
   typeaheadDataTableId: null,
-  indexed: true,
+  // Served by the unique index the import creates on row_no.
+  indexed: false,
   equalitySearch: true,
   rangeSearch: true,
   containsSearch: false,
@@ -73,6 +55,35 @@ const ROWID: DataTableColumn = {
   filterOnly: false,
   sortable: true,
 };
+
+/**
+ * Writes the warehouse's rows into a COPY stream, numbering them from 1 in the order they arrive.
+ * `pipeline` pulls the next chunk only once COPY has taken the previous one (the socket drained to
+ * PostgreSQL): the HTTP fetch of chunk n+1 waits while chunk n is written, so memory holds one
+ * chunk whatever the table's size, however slow the database is.
+ */
+export async function copyChunks(chunks: AsyncIterable<{ rows: Array<Array<string | null>> }>, target: Writable, progress: (rows: number) => void): Promise<number> {
+  let rows = 0;
+  await pipeline(async function* () {
+    for await (const chunk of chunks) {
+      const text = copyText(chunk.rows, rows);
+      rows += chunk.rows.length;
+      // The parsed rows are garbage from here on, while still young: emptying the array the
+      // client's generator also holds keeps them from being promoted while COPY drains this chunk.
+      chunk.rows.length = 0;
+      progress(rows);
+      if (text) yield text;
+    }
+  }, target);
+  return rows;
+}
+
+/** COPY text of rows numbered from `before + 1`. */
+function copyText(rows: Array<Array<string | null>>, before: number): string {
+  const lines = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) lines[i] = `${before + i + 1}\t${rows[i].map(copyValue).join("\t")}\n`;
+  return lines.join("");
+}
 
 /**
  * DATA_SOURCE_IMPORT_TASK: reads the plan's origin into `imports.t_<taskId>` and publishes it as a
@@ -93,7 +104,9 @@ export const importJob = defineJob<{ taskId: string }>({
     if (!task) throw new JobError(`Import task ${taskId} was deleted`);
     const plan = task.plan as unknown as ImportPlan;
     const table = tableNameOf(taskId);
-    const columnsSql = plan.columns.map((c, i) => `${quoteIdent(`c${i}`)} ${sqlTypeOf(c)}`).join(", ");
+    // A column the entry declares non-nullable refuses nulls: a source that changed (or a nullable
+    // source column the entry narrowed) fails the import naming the column (spec 2.6).
+    const columnsSql = plan.columns.map((c, i) => `${quoteIdent(`c${i}`)} ${sqlTypeOf(c)}${c.nullable ? "" : " NOT NULL"}`).join(", ");
     await app.pool.query(`CREATE SCHEMA IF NOT EXISTS ${IMPORT_SCHEMA}`);
     await app.pool.query(`DROP TABLE IF EXISTS ${quoted(table)}`);
     await app.pool.query(`CREATE TABLE ${quoted(table)} (row_no bigint NOT NULL, ${columnsSql}) WITH (autovacuum_enabled = false)`);
@@ -106,22 +119,10 @@ export const importJob = defineJob<{ taskId: string }>({
         const tableRef = plan.origin.tableId.split(".").map(backtick).join(".");
         const order = plan.sort.length > 0 ? ` ORDER BY ${plan.sort.map((s) => `${backtick(s.from)} ${s.direction}`).join(", ")}` : "";
         const statement = `SELECT ${plan.columns.map((c) => backtick(c.from)).join(", ")} FROM ${tableRef}${order}`;
-        const chunks = client.chunks(statement, ctx.signal);
-        async function* lines() {
-          for await (const chunk of chunks) {
-            let text = "";
-            for (const row of chunk.rows) {
-              rows += 1;
-              text += `${rows}\t${row.map(copyValue).join("\t")}\n`;
-            }
-            if (text) yield text;
-            ctx.progress(Math.min(95, 5 + rows / 20000));
-          }
-        }
         const pg = await app.pool.connect();
         try {
           const target = pg.query(copyFrom(`COPY ${quoted(table)} (row_no, ${plan.columns.map((_c, i) => quoteIdent(`c${i}`)).join(", ")}) FROM STDIN`));
-          await pipeline(Readable.from(lines()), target);
+          rows = await copyChunks(client.chunks(statement, ctx.signal), target, (count) => ctx.progress(Math.min(80, 5 + count / 20000)));
         } finally {
           pg.release();
         }
@@ -137,11 +138,18 @@ export const importJob = defineJob<{ taskId: string }>({
       }
     } catch (error) {
       if (error instanceof WarehouseError) throw new JobError(error.message);
-      if ((error as { code?: string }).code?.startsWith("22")) throw new JobError(`A value does not fit its column type: ${(error as Error).message}`);
+      const code = (error as { code?: string }).code;
+      if (code === "23502") {
+        const column = plan.columns[Number(/^c(\d+)$/.exec((error as { column?: string }).column ?? "")?.[1])]?.name ?? (error as { column?: string }).column;
+        throw new JobError(`Column ${column} is not nullable in the entry, but the source holds a null in it`);
+      }
+      if (code?.startsWith("22")) throw new JobError(`A value does not fit its column type: ${(error as Error).message}`);
       throw error;
     }
-    await app.pool.query(`CREATE UNIQUE INDEX ON ${quoted(table)} (row_no)`);
-    await app.pool.query(`ANALYZE ${quoted(table)}`);
+    // Indexed and analysed before COMPLETE: the new data table answers filters and sorts as fast as an ingested one.
+    const columns = [ROWID, ...plan.columns.map(dataTableColumn)];
+    await app.pool.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(`t_${taskId}_rowid`)} ON ${quoted(table)} (row_no)`);
+    if (!(await buildIndexes(app, table, columns, { signal: ctx.signal, progress: (f) => ctx.progress(80 + f * 18) }))) throw new JobError("The import was cancelled");
     await ctx.finish(async (tx, emit) => {
       const actor = { userId: ctx.startedBy.userId, userName: ctx.startedBy.userName };
       const dataTable = await tx.dataTable.create({
@@ -152,7 +160,7 @@ export const importJob = defineJob<{ taskId: string }>({
           logicalName: plan.logicalName,
           type: "imported",
           apiStability: "STABLE",
-          columns: [ROWID, ...plan.columns.map(dataTableColumn)] as unknown as Prisma.InputJsonValue,
+          columns: columns as unknown as Prisma.InputJsonValue,
           rowCount: BigInt(rows),
           tableName: table,
         },

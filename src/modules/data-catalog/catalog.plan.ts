@@ -49,6 +49,8 @@ function cycle(trail: string[], id: string): ValidationError {
 export async function resolveSource(app: App, ref: SourceRef, trail: string[]): Promise<Resolved> {
   if (ref.source === "CONNECTION") {
     if (!ref.connectionId || !ref.tableId) throw ValidationError.of([problem(ref.connectionId ? "tableId" : "connectionId", "source CONNECTION needs connectionId and tableId")]);
+    const connection = await app.prisma.connection.findUnique({ where: { id: ref.connectionId }, select: { id: true } });
+    if (!connection) throw new ValidationError(`connectionId ${ref.connectionId} refers to no connection`, { identifier: "connectionId", values: [ref.connectionId] });
     const table = await app.prisma.connectionTable.findUnique({ where: { connectionId_tableId: { connectionId: ref.connectionId, tableId: ref.tableId } } });
     if (!table) throw new ValidationError(`Connection ${ref.connectionId} has no table ${ref.tableId} (discover its tables with POST /connections/{id}/tables)`, { identifier: "tableId", values: [ref.tableId] });
     const schema = table.schema as unknown as TabularSchema;

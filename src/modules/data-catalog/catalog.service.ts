@@ -9,6 +9,7 @@ import { CATALOG_SOURCES, dataCatalogEntryColumns, dataFlowColumns, importTaskCo
 import { columnProblems, resolveEntry, resolveFlow, resolveSource, type RemapOperation, type Resolved } from "./catalog.plan.js";
 import { importJob, type ImportPlan } from "./catalog.import.js";
 import type { TabularColumn, TabularSchema } from "../connections/warehouse-types.js";
+import { warehouseClientFor } from "../connections/connection.service.js";
 
 const ENTRY = "DataCatalogEntry";
 const FLOW = "DataFlow";
@@ -223,10 +224,13 @@ function checkSort(resolved: Resolved, sort: GetDataInput["sortProperties"]): Im
 }
 
 async function startImport(ctx: RequestContext, input: GetDataInput, resolved: Resolved, refs: { dataCatalogEntryId?: string; dataFlowId?: string; logicalName: string }) {
-  assertContent({ analysisId: input.analysisId });
+  // Blank strings and empty arrays (rule 2.1.5) are refused before anything else, naming the field.
+  assertContent(input, ["sortProperties", "columns"]);
   const analysis = await ctx.prisma.analysis.findUnique({ where: { id: input.analysisId }, select: { id: true, engagementId: true } });
   if (!analysis) throw new ValidationError(`analysisId ${input.analysisId} refers to no analysis`, { identifier: "analysisId", values: [input.analysisId] });
   if (resolved.columns.length === 0) throw new ValidationError("Nothing to import: no columns", { identifier: "schema.columns" });
+  // A WAREHOUSE connection needs its authorization (spec 2.7): said now, not by a failed task later.
+  if (resolved.origin.kind === "CONNECTION") await warehouseClientFor(ctx.app, resolved.origin.connectionId);
   const plan: ImportPlan = { origin: resolved.origin, columns: resolved.columns, sort: checkSort(resolved, input.sortProperties), logicalName: refs.logicalName };
   const startedBy = jobStarter(ctx);
   const actor = actorOf(ctx);
@@ -268,7 +272,7 @@ export async function getDataFlowData(ctx: RequestContext, id: string, input: Ge
 export async function getConnectionData(ctx: RequestContext, connectionId: string, input: GetDataInput & { tableId: string; columns?: string[] | null }) {
   requireDataTablesWrite(ctx);
   if (!hasAnyPermission(ctx.auth?.permissions, "api.connections.read")) throw new ForbiddenError("The token lacks the permission api.connections.read", { values: ["api.connections.read"] });
-  assertContent(input);
+  assertContent(input, ["sortProperties", "columns"]);
   const connection = await ctx.prisma.connection.findUnique({ where: { id: connectionId }, select: { id: true } });
   if (!connection) throw new NotFoundError("Connection", connectionId);
   const source = await resolveSource(ctx.app, { source: "CONNECTION", connectionId, tableId: input.tableId }, []);

@@ -43,8 +43,8 @@ const entry = (columns: Array<Record<string, unknown>>, extra: Record<string, un
 const ID_COLUMN = { name: "vendor_id", columnType: "STRING", nullable: false };
 const BALANCE = { name: "balance", columnType: "DECIMAL", nullable: false };
 
-async function importRows(path: string): Promise<{ task: Record<string, any>; rows: Array<Record<string, unknown>> }> {
-  const started = await server.api.post(path, { analysisId });
+async function importRows(path: string, body: Record<string, unknown> = {}): Promise<{ task: Record<string, any>; rows: Array<Record<string, unknown>> }> {
+  const started = await server.api.post(path, { analysisId, ...body });
   expect(started.status, JSON.stringify(started.body)).toBe(200);
   expect(started.body.type).toBe("DATA_SOURCE_IMPORT_TASK");
   const done = await awaitJob(server.api, started.body.id, 60_000);
@@ -194,5 +194,150 @@ describe("imported tables of deleted analyses", () => {
     expect(await exists(started.body.entityId)).toBe(0);
     expect(await exists(kept.body.entityId)).toBe(1);
     expect((await server.api.post(`/data-tables/${keptTable}/data`, {})).body.content).toHaveLength(5);
+  });
+});
+
+/** The problem identifiers of a 400 (the field each names). */
+const named = (response: { status: number; body: any }) => {
+  expect(response.status, JSON.stringify(response.body)).toBe(400);
+  return (response.body.problems ?? []).map((p: { identifier: string }) => p.identifier);
+};
+
+describe("spec 2.1 and 2.4-2.6 input rules, valid and invalid forms", () => {
+  it("data catalog entries: a read body creates another entry (read-only fields such as precision ignored); bad input is 400 naming the field", async () => {
+    const created = (await server.api.post("/data-catalog-entries", entry([ID_COLUMN, BALANCE]))).body;
+    const copy = await server.api.post("/data-catalog-entries", { ...created, name: "Copy", schema: { ...created.schema, columns: [created.schema.columns[0], { ...created.schema.columns[1], precision: 99 }] } });
+    expect(copy.status, JSON.stringify(copy.body)).toBe(200);
+    expect(copy.body.id).not.toBe(created.id);
+    expect(copy.body.version).toBe(0);
+    expect(copy.body.schema.columns[1]).toMatchObject({ name: "balance", precision: 12 });
+
+    expect(named(await server.api.post("/data-catalog-entries", { ...entry([ID_COLUMN]), colour: "red" }))).toContain("colour");
+    expect(named(await server.api.post("/data-catalog-entries", entry([{ ...ID_COLUMN, width: 3 }])))).toEqual([expect.stringContaining("width")]);
+    expect(named(await server.api.post("/data-catalog-entries", entry([ID_COLUMN], { name: " " })))).toEqual(["name"]);
+    expect(named(await server.api.post("/data-catalog-entries", entry([ID_COLUMN], { name: undefined })))).toEqual(["name"]);
+    expect(named(await server.api.post("/data-catalog-entries", entry([{ name: "vendor_id", columnType: "TEXT" }])))).toEqual([expect.stringContaining("columnType")]);
+    expect(named(await server.api.post("/data-catalog-entries", entry([{ name: " ", columnType: "STRING" }])))).toEqual([expect.stringMatching(/schema\.columns(\[0\])?\.name/)]);
+    expect(named(await server.api.post("/data-catalog-entries", entry([ID_COLUMN], { connectionId: undefined })))).toEqual(["connectionId"]);
+    expect(named(await server.api.post("/data-catalog-entries", entry([ID_COLUMN], { connectionId: "5cc9076887f13cb8a7a1aaaa" })))).toEqual(["connectionId"]);
+    expect(named(await server.api.post("/data-catalog-entries", { name: "x", source: "DATA_FLOW", schema: { columns: [ID_COLUMN] } }))).toEqual(["dataFlowId"]);
+    expect(named(await server.api.post("/data-catalog-entries", { name: "x", source: "DATA_FLOW", dataFlowId: "5cc9076887f13cb8a7a1aaaa", schema: { columns: [ID_COLUMN] } }))).toEqual(["dataFlowId"]);
+    expect(named(await server.api.post("/data-catalog-entries", { name: "x", source: "DATA_TABLE", dataTableId: "5cc9076887f13cb8a7a1aaaa", schema: { columns: [ID_COLUMN] } }))).toEqual(["dataTableId"]);
+    expect(named(await server.api.post("/data-catalog-entries", entry([ID_COLUMN], { schema: undefined })))).toEqual([expect.stringContaining("schema")]);
+    // Update: version required and current; scale settable on update.
+    expect(named(await server.api.put(`/data-catalog-entries/${created.id}`, { name: "No version" }))).toEqual(["version"]);
+    expect((await server.api.put(`/data-catalog-entries/${created.id}`, { ...created, version: 7 })).status).toBe(409);
+    expect((await server.api.get("/data-catalog-entries/5cc9076887f13cb8a7a1aaaa")).status).toBe(404);
+  });
+
+  it("a column non-nullable in the entry over a nullable source column is accepted, and the import reports the null it meets", async () => {
+    const strict = await server.api.post("/data-catalog-entries", entry([ID_COLUMN, { name: "name", columnType: "STRING", nullable: false }], { name: "Strict names" }));
+    expect(strict.status, JSON.stringify(strict.body)).toBe(200);
+    expect(strict.body.schema.columns[1]).toMatchObject({ name: "name", nullable: false });
+    const started = await server.api.post(`/data-catalog-entries/${strict.body.id}/get-data`, { analysisId });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const done = await awaitJob(server.api, started.body.id, 60_000);
+    expect(done.status).toBe("ERROR");
+    expect(done.error).toMatch(/Column name .*null/);
+    expect((await server.api.get(`/data-source-import-tasks/${started.body.entityId}`)).body).toMatchObject({ status: "ERROR", error: expect.stringMatching(/Column name/) });
+  });
+
+  it("data flows: name, input entry and at least one REMAP operation with source and destination are required; a stale version is 409", async () => {
+    const input = (await server.api.post("/data-catalog-entries", entry([ID_COLUMN, BALANCE], { name: "Flow input" }))).body;
+    const remap = [{ type: "REMAP", remapOperations: [{ source: "vendor_id", destination: "supplier" }] }];
+    const valid = await server.api.post("/data-flows", { name: "Valid", description: "Renames vendor_id", inputDataCatalogEntryId: input.id, operations: remap });
+    expect(valid.status, JSON.stringify(valid.body)).toBe(200);
+    expect(valid.body).toMatchObject({ name: "Valid", description: "Renames vendor_id", inputDataCatalogEntryId: input.id, operations: remap, version: 0 });
+    expect((await server.api.post("/data-flows", { ...valid.body, name: "Copy" })).status).toBe(200);
+
+    expect(named(await server.api.post("/data-flows", { name: " ", inputDataCatalogEntryId: input.id, operations: remap }))).toEqual(["name"]);
+    expect(named(await server.api.post("/data-flows", { inputDataCatalogEntryId: input.id, operations: remap }))).toEqual(["name"]);
+    expect(named(await server.api.post("/data-flows", { name: "x", operations: remap }))).toEqual(["inputDataCatalogEntryId"]);
+    expect(named(await server.api.post("/data-flows", { name: "x", inputDataCatalogEntryId: "5cc9076887f13cb8a7a1aaaa", operations: remap }))).toEqual(["inputDataCatalogEntryId"]);
+    expect(named(await server.api.post("/data-flows", { name: "x", inputDataCatalogEntryId: input.id }))).toEqual(["operations"]);
+    expect(named(await server.api.post("/data-flows", { name: "x", inputDataCatalogEntryId: input.id, operations: [] }))).toEqual(["operations"]);
+    expect(named(await server.api.post("/data-flows", { name: "x", inputDataCatalogEntryId: input.id, operations: [{ type: "FILTER", remapOperations: remap[0].remapOperations }] }))).toEqual([expect.stringMatching(/^operations(\[0\])?\.type$/)]);
+    expect(named(await server.api.post("/data-flows", { name: "x", inputDataCatalogEntryId: input.id, operations: [{ type: "REMAP", remapOperations: [] }] }))).toEqual([expect.stringMatching(/^operations(\[0\])?\.remapOperations$/)]);
+    expect(named(await server.api.post("/data-flows", { name: "x", inputDataCatalogEntryId: input.id, operations: [{ type: "REMAP", remapOperations: [{ source: "vendor_id", destination: " " }] }] }))).toEqual([expect.stringMatching(/^operations(\[0\])?\.remapOperations(\[0\])?\.destination$/)]);
+    expect(named(await server.api.post("/data-flows", { name: "x", inputDataCatalogEntryId: input.id, operations: [{ type: "REMAP", remapOperations: [{ destination: "a" }] }] }))).toEqual([expect.stringMatching(/^operations(\[0\])?\.remapOperations(\[0\])?\.source$/)]);
+    expect(named(await server.api.post("/data-flows", { name: "x", inputDataCatalogEntryId: input.id, operations: remap, extra: 1 }))).toContain("extra");
+    // Update: every field required again (spec 2.5), version current.
+    expect(named(await server.api.put(`/data-flows/${valid.body.id}`, { version: 0, name: "x", inputDataCatalogEntryId: input.id }))).toEqual(["operations"]);
+    expect((await server.api.put(`/data-flows/${valid.body.id}`, { ...valid.body, version: 3 })).status).toBe(409);
+    const updated = await server.api.put(`/data-flows/${valid.body.id}`, { ...valid.body, description: "Now documented" });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body).toMatchObject({ version: 1, description: "Now documented" });
+    expect((await server.api.get(`/data-flows/${valid.body.id}`)).body.version).toBe(1);
+    expect((await server.api.get("/data-flows/5cc9076887f13cb8a7a1aaaa")).status).toBe(404);
+  });
+
+  it("get-data bodies: analysisId, sortProperties, columns and tableId checked and named; import tasks read and queried", async () => {
+    const created = (await server.api.post("/data-catalog-entries", entry([ID_COLUMN, BALANCE], { name: "Get data rules" }))).body;
+    const path = `/data-catalog-entries/${created.id}/get-data`;
+    expect(named(await server.api.post(path, {}))).toEqual(["analysisId"]);
+    expect(named(await server.api.post(path, { analysisId: " " }))).toEqual(["analysisId"]);
+    expect(named(await server.api.post(path, { analysisId: "5cc9076887f13cb8a7a1aaaa" }))).toEqual(["analysisId"]);
+    expect(named(await server.api.post(path, { analysisId, sortProperties: [{ field: "nope" }] }))).toEqual(["sortProperties[0].field"]);
+    expect(named(await server.api.post(path, { analysisId, sortProperties: [{ field: "balance", direction: "UP" }] }))).toEqual(["sortProperties[0].direction"]);
+    expect(named(await server.api.post(path, { analysisId, sortProperties: [] }))).toEqual(["sortProperties"]);
+    expect(named(await server.api.post(path, { analysisId, colour: "red" }))).toContain("colour");
+    expect((await server.api.post("/data-catalog-entries/5cc9076887f13cb8a7a1aaaa/get-data", { analysisId })).status).toBe(404);
+    const connectionPath = `/connections/${connectionId}/get-data`;
+    expect(named(await server.api.post(connectionPath, { analysisId }))).toEqual(["tableId"]);
+    expect(named(await server.api.post(connectionPath, { analysisId, tableId: "main.ap.vendors", columns: ["vendor_id", "nope"] }))).toEqual(["columns"]);
+    expect(named(await server.api.post(connectionPath, { analysisId, tableId: "main.ap.vendors", columns: [] }))).toEqual(["columns"]);
+    expect(named(await server.api.post(connectionPath, { tableId: "main.ap.vendors" }))).toEqual(["analysisId"]);
+    expect((await server.api.post("/connections/5cc9076887f13cb8a7a1aaaa/get-data", { analysisId, tableId: "main.ap.vendors" })).status).toBe(404);
+
+    const sorted = await importRows(path, { sortProperties: [{ field: "balance", direction: "DESC" }], name: "Vendors by balance" });
+    expect(sorted.rows.map((r) => r.vendor_id)).toEqual(["V4", "V3", "V2", "V1", "V0"]);
+    expect(sorted.task).toMatchObject({ dataCatalogEntryId: created.id, analysisId, status: "COMPLETE", rowCount: 5 });
+    expect((await server.api.get(`/data-tables/${sorted.task.dataTableId}`)).body.logicalName).toBe("catalog_vendors_by_balance");
+    const tasks = await server.api.post("/data-source-import-tasks/query", { dataCatalogEntryId: created.id });
+    expect(tasks.body.content.map((t: { id: string }) => t.id)).toEqual([sorted.task.id]);
+    expect((await server.api.post("/data-source-import-tasks/query", { $and: [{ dataCatalogEntryId: created.id }, { status: "ERROR" }] })).body.totalElements).toBe(0);
+    expect((await server.api.get("/data-source-import-tasks/5cc9076887f13cb8a7a1aaaa")).status).toBe(404);
+
+    // get-data writes a data table: api.data-tables.write as well as the catalog permission.
+    const token = (await server.api.post("/api-tokens", { name: "catalog writer", permissions: ["api.connections.read", "api.data-catalog-entries.write"] })).body.token;
+    const denied = await fetch(`${server.url}/api/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ analysisId }) });
+    expect(denied.status).toBe(403);
+  });
+});
+
+describe("GraphQL parity", () => {
+  it("takes a warehouse table to a queried data table through GraphQL alone: entry, get-data, async result, import task, rows", async () => {
+    const created = await server.gql(
+      `mutation($input: CreateDataCatalogEntryInput!) { createDataCatalogEntry(input: $input) { id schema { columns { name columnType nullable precision scale } } } }`,
+      { input: { name: "GraphQL vendors", source: "CONNECTION", connectionId, tableId: "main.ap.vendors", schema: { columns: [ID_COLUMN, { ...BALANCE, scale: 2 }] } } },
+    );
+    expect(created.body.errors).toBeUndefined();
+    const entryId = created.body.data.createDataCatalogEntry.id;
+    expect(created.body.data.createDataCatalogEntry.schema.columns[1]).toEqual({ name: "balance", columnType: "DECIMAL", nullable: false, precision: 12, scale: 2 });
+    const started = await server.gql(`mutation($id: ID!, $input: GetDataInput!) { getDataCatalogEntryData(id: $id, input: $input) { id type entityType entityId status } }`, {
+      id: entryId,
+      input: { analysisId, sortProperties: [{ field: "vendor_id", direction: "DESC" }] },
+    });
+    expect(started.body.errors).toBeUndefined();
+    const job = started.body.data.getDataCatalogEntryData;
+    expect(job).toMatchObject({ type: "DATA_SOURCE_IMPORT_TASK", entityType: "DATA_SOURCE_IMPORT_TASK", status: "IN_PROGRESS" });
+    let status = "IN_PROGRESS";
+    for (let i = 0; i < 300 && status === "IN_PROGRESS"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = (await server.gql(`query($id: ID!) { asyncResult(id: $id) { status } }`, { id: job.id })).body.data.asyncResult.status;
+    }
+    expect(status).toBe("COMPLETE");
+    const task = await server.gql(`query($id: ID!) { dataSourceImportTask(id: $id) { status rowCount dataTable { id logicalName columns { field type equalitySearch } } } }`, { id: job.entityId });
+    expect(task.body.errors).toBeUndefined();
+    const dataTable = task.body.data.dataSourceImportTask.dataTable;
+    expect(task.body.data.dataSourceImportTask).toMatchObject({ status: "COMPLETE", rowCount: 5 });
+    expect(dataTable.columns.map((c: { field: string }) => c.field)).toEqual(["rowid", "vendor_id", "balance"]);
+    const rows = await server.gql(`query($id: ID!, $input: DataTableDataInput) { dataTableData(id: $id, input: $input) { content } }`, { id: dataTable.id, input: { query: { balance: { $gte: 200 } } } });
+    expect(rows.body.errors).toBeUndefined();
+    expect(rows.body.data.dataTableData.content).toEqual([
+      { rowid: 1, vendor_id: "V4", balance: "400.54" },
+      { rowid: 2, vendor_id: "V3", balance: "300.53" },
+      { rowid: 3, vendor_id: "V2", balance: "200.52" },
+    ]);
   });
 });

@@ -121,6 +121,27 @@ export function entriesTableColumns(columns: EntryColumn[]): DataTableColumn[] {
   });
 }
 
+const INDEXED_SCALARS = new Set<ColumnType>(["DATE", "DATE_TIME", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "MONEY_100", "DECIMAL", "PERCENTAGE_FIXED_POINT"]);
+
+/**
+ * The data table column of a table whose columns map to no platform field (a warehouse import),
+ * by the entries tables' rule, so it is as fast to query: keys and codes (STRING not named like
+ * free text) get equality, prefix and substring search and an index; free text substring and
+ * keyword search without one; dates and numbers equality and range, indexed; BOOLEAN equality
+ * only (no index, as in transactions tables). Types the query language cannot search in this
+ * storage (arrays and documents kept as jsonb) carry no flag.
+ */
+export function plainTableColumn(column: { field: string; type: ColumnType; sql: string; originalName: string | null; nullable: boolean }): DataTableColumn {
+  const base = { ...NO_FLAGS, ...column, platformField: null, typeaheadDataTableId: null };
+  if (column.type === "STRING") {
+    if (FREE_TEXT.test(column.field.toLowerCase())) return { ...base, allowCaseInsensitiveSubstringSearch: true, keywordSearch: true, sortable: true };
+    return { ...base, equalitySearch: true, caseInsensitivePrefixSearch: true, allowCaseInsensitiveSubstringSearch: true, sortable: true, indexed: true };
+  }
+  if (INDEXED_SCALARS.has(column.type)) return { ...base, equalitySearch: true, rangeSearch: true, sortable: true, indexed: true };
+  if (column.type === "BOOLEAN") return { ...base, equalitySearch: true, sortable: true };
+  return base;
+}
+
 /**
  * The data table columns of a transactions table (`TransactionsTableResult.columns`): `row_no`
  * (the row number of the transaction's first entry, i.e. its rowid in the entries table) is

@@ -1,5 +1,6 @@
 import { quoteIdent } from "../../query-language/index.js";
 import { defineJob } from "../../jobs/index.js";
+import type { App } from "../../app-types.js";
 import type { DataTableColumn } from "./data-table-definition.js";
 import { quotedTable } from "./data-table-rows.js";
 
@@ -49,11 +50,47 @@ export function indexStatements(tableName: string, columns: DataTableColumn[]): 
 }
 
 /**
+ * Builds the indexes `indexStatements` lists, then ANALYZEs the table: statistics of the lower(col)
+ * expressions exist only once their indexes (or statistics objects) do; without them the planner
+ * misjudges `lower(txid) = $1` and walks the rowid index instead. Idempotent (IF NOT EXISTS).
+ * Returns false when the table no longer exists (dropped meanwhile: nothing to index) or when
+ * `signal` aborted it.
+ */
+export async function buildIndexes(app: App, tableName: string, columns: DataTableColumn[], options: { signal?: AbortSignal; progress?: (fraction: number) => void } = {}): Promise<boolean> {
+  const statements = indexStatements(tableName, columns);
+  try {
+    for (const [i, statement] of statements.entries()) {
+      if (options.signal?.aborted) return false;
+      await app.pool.query(statement);
+      options.progress?.((i + 1) / statements.length);
+    }
+    if (options.signal?.aborted) return false;
+    const client = await app.pool.connect();
+    try {
+      // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
+      await client.query("BEGIN");
+      await client.query("SET LOCAL default_statistics_target = 30");
+      await client.query(`ANALYZE ${quotedTable(tableName)}`);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === "42P01") return false;
+    throw error;
+  }
+}
+
+/**
  * Internal job started with each new or replaced definition: builds the indexes after the
  * definition's transaction committed. Building them inside it would hold the analysis source's
  * transaction for seconds on a million rows (and past Prisma's interactive-transaction timeout);
- * queries are correct without them meanwhile, only slower. Idempotent (IF NOT EXISTS), and it reads
- * the definition current when it runs, so a superseded job builds the latest indexes or none.
+ * queries are correct without them meanwhile, only slower. It reads the definition current when it
+ * runs, so a superseded job builds the latest indexes or none.
  */
 export const indexDataTableJob = defineJob<{ dataTableId: string }>({
   name: "data-tables.index",
@@ -62,34 +99,6 @@ export const indexDataTableJob = defineJob<{ dataTableId: string }>({
   async run(ctx, { dataTableId }) {
     const table = await ctx.app.prisma.dataTable.findUnique({ where: { id: dataTableId }, select: { tableName: true, columns: true } });
     if (!table) return;
-    const statements = indexStatements(table.tableName, table.columns as unknown as DataTableColumn[]);
-    for (const [i, statement] of statements.entries()) {
-      if (ctx.signal.aborted) return;
-      try {
-        await ctx.app.pool.query(statement);
-      } catch (error) {
-        // The table was dropped (source deleted or re-parsed under another name): nothing to index.
-        if ((error as { code?: string }).code === "42P01") return;
-        throw error;
-      }
-      ctx.progress(((i + 1) / statements.length) * 95);
-    }
-    // Statistics of the lower(col) expressions exist only once their indexes (or statistics objects)
-    // do; without them the planner misjudges `lower(txid) = $1` and walks the rowid index instead.
-    if (statements.length > 0 && !ctx.signal.aborted) {
-      const client = await ctx.app.pool.connect();
-      try {
-        // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
-        await client.query("BEGIN");
-        await client.query("SET LOCAL default_statistics_target = 30");
-        await client.query(`ANALYZE ${quotedTable(table.tableName)}`);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        if ((error as { code?: string }).code !== "42P01") throw error;
-      } finally {
-        client.release();
-      }
-    }
+    await buildIndexes(ctx.app, table.tableName, table.columns as unknown as DataTableColumn[], { signal: ctx.signal, progress: (f) => ctx.progress(f * 95) });
   },
 });
