@@ -1,6 +1,7 @@
 import type { App } from "../../app-types.js";
 import { ValidationError } from "../../core/errors.js";
-import { readDataPage, type RowsTable } from "../data-tables/data-table-rows.js";
+import { columnSet, readDataPage, type RowsTable } from "../data-tables/data-table-rows.js";
+import { populationSqlOf } from "../data-tables/data-table-filters.js";
 import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 import type { TaskType } from "./task.columns.js";
 
@@ -56,13 +57,14 @@ export async function readResultRow(app: App, table: ResultTable, key: { rowId?:
   return page.content[0] ?? null;
 }
 
-/** Pages of rows matching a filter, highest risk first, up to `limit` rows. */
-export async function* matchingRows(app: App, table: ResultTable, query: unknown, limit: number): AsyncGenerator<ResultRow[]> {
+/** Pages of rows matching a filter (its populations resolved beforehand), highest risk first, up to `limit` rows. */
+export async function* matchingRows(app: App, table: ResultTable, query: unknown, limit: number, populations: Record<string, Record<string, unknown>> = {}): AsyncGenerator<ResultRow[]> {
   const pageSize = 2000;
+  const populationSql = populationSqlOf(populations, columnSet(table));
   const sortable = table.columns.some((c) => c.field === "risk" && c.sortable);
   let left = limit;
   for (let page = 0; left > 0; page++) {
-    const result = await readDataPage(app.pool, table, { query, page, pageSize, sort: sortable ? [{ field: "risk", direction: "DESC" }, { field: "rowid", direction: "ASC" }] : undefined });
+    const result = await readDataPage(app.pool, table, { query, page, pageSize, sort: sortable ? [{ field: "risk", direction: "DESC" }, { field: "rowid", direction: "ASC" }] : undefined }, populationSql);
     const rows = result.content.slice(0, left);
     if (rows.length > 0) yield rows;
     left -= rows.length;

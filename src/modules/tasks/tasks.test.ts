@@ -341,6 +341,122 @@ describe("bulk creation from a query", () => {
   });
 });
 
+describe("bulk creation from a saved filter", () => {
+  const group = (...conditions: unknown[]) => ({ type: "GROUP", operator: "AND", conditions });
+  const bigDebit = group({ type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: 50_000 });
+
+  async function savedFilter(condition: unknown, extra: Record<string, unknown> = {}, client: RestClient = server.api) {
+    const created = await client.post("/saved-filters", { name: { en: "Sweep" }, filterType: "ENGAGEMENT", dataType: "ENTRIES", engagementId: analysis.engagementId, condition, ...extra });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    return created.body.id as string;
+  }
+
+  async function entryTasksTaken() {
+    const existing = await server.api.post("/tasks/query?size=1000", { analysisResultId: resultId, type: "ENTRY" });
+    return new Set<number>(existing.body.content.map((t: { rowId: number }) => t.rowId));
+  }
+
+  /** The rows the job takes: highest risk first (rowid breaking ties), the first `limit`, less those with a task. */
+  function expectedRows(rows: Array<Record<string, any>>, limit: number, taken: Set<number>) {
+    const ordered = [...rows].sort((a, b) => b.risk - a.risk || a.rowid - b.rowid);
+    return ordered.slice(0, limit).map((r) => r.rowid as number).filter((r) => !taken.has(r)).sort((a, b) => a - b);
+  }
+
+  async function madeWithTag(tag: string) {
+    const made = await server.api.post("/tasks/query?size=1000", { analysisResultId: resultId, tags: { $contains: tag } });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    return made.body.content as Array<Record<string, any>>;
+  }
+
+  it("REST: savedFilterId alone makes tasks for exactly the entries the filter selects, highest risk first, up to the limit", async () => {
+    const filterId = await savedFilter(bigDebit);
+    const matching = await allRows(server, lines.id, { debit: { $gt: 50_000 } });
+    expect(matching.length).toBeGreaterThanOrEqual(4);
+    const taken = await entryTasksTaken();
+    const started = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "ENTRY", savedFilterId: filterId, limit: 3, tags: ["filter-sweep"] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toMatchObject({ type: "DATA_TRANSFORMATION_JOB", entityType: "ANALYSIS_RESULT", entityId: resultId });
+    expect((await awaitJob(server.api, started.body.id, 30_000)).status).toBe("COMPLETE");
+    const made = await madeWithTag("filter-sweep");
+    const expected = expectedRows(matching, 3, taken);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(made.map((t) => t.rowId).sort((a, b) => a - b)).toEqual(expected);
+    for (const task of made) {
+      const row = matching.find((r) => r.rowid === task.rowId)!;
+      expect(task).toMatchObject({ type: "ENTRY", transactionId: row.txid, debitValue: row.debit });
+      expect(task.riskScores.risk).toBe(row.risk);
+      expect(JSON.parse(task.filterStatement)).toEqual({ $and: [{ debit: { $gt: 50_000 } }] });
+    }
+
+    // Without a limit: every selected entry that has no task yet; those with one are skipped.
+    const takenNow = await entryTasksTaken();
+    const all = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, savedFilterId: filterId, tags: ["filter-sweep-all"] });
+    expect((await awaitJob(server.api, all.body.id, 30_000)).status).toBe("COMPLETE");
+    expect((await madeWithTag("filter-sweep-all")).map((t) => t.rowId).sort((a, b) => a - b)).toEqual(expectedRows(matching, 1000, takenNow));
+  });
+
+  it("GraphQL: a saved filter and a query together select the entries both select (AND)", async () => {
+    const filterId = await savedFilter(group({ type: "DATE", field: "effective_date", dateType: "AFTER", value: "2023-03-15" }));
+    const query = { debit: { $gt: 0, $lte: 50_000 } };
+    const matching = await allRows(server, lines.id, { debit: { $gt: 0, $lte: 50_000 }, effective_date: { $gt: "2023-03-15" } });
+    const onlyQuery = await allRows(server, lines.id, query);
+    expect(matching.length).toBeGreaterThanOrEqual(2);
+    expect(onlyQuery.length).toBeGreaterThan(matching.length);
+    const taken = await entryTasksTaken();
+    const started = await server.gql(`mutation($input: CreateTasksFromFilterInput!) { createTasksFromFilter(input: $input) { id type entityId } }`, {
+      input: { analysisResultId: resultId, type: "ENTRY", query, savedFilterId: filterId, limit: 2, tags: ["gql-filter-sweep"] },
+    });
+    expect(started.body.errors).toBeUndefined();
+    expect(started.body.data.createTasksFromFilter).toMatchObject({ type: "DATA_TRANSFORMATION_JOB", entityId: resultId });
+    expect((await awaitJob(server.api, started.body.data.createTasksFromFilter.id, 30_000)).status).toBe("COMPLETE");
+    const made = await madeWithTag("gql-filter-sweep");
+    expect(made.map((t) => t.rowId).sort((a, b) => a - b)).toEqual(expectedRows(matching, 2, taken));
+    expect(made.length).toBeGreaterThan(0);
+
+    const bad = await server.gql(`mutation($input: CreateTasksFromFilterInput!) { createTasksFromFilter(input: $input) { id } }`, { input: { analysisResultId: resultId, savedFilterId: "5cc9076887f13cb8a7a1aaaa" } });
+    expect(bad.body.errors[0].extensions).toMatchObject({ status: 400, problems: [{ identifier: "savedFilterId" }] });
+  });
+
+  it("a filter with a POPULATIONS condition selects the population's entries", async () => {
+    const population = await server.api.post("/populations", { name: "Big debits", analysisId: analysis.analysisId, condition: { type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: 20_000 } });
+    expect(population.status, JSON.stringify(population.body)).toBe(200);
+    const filterId = await savedFilter(group({ type: "POPULATIONS", field: "population", populationIds: [population.body.id] }));
+    const matching = await allRows(server, lines.id, { debit: { $gt: 20_000 } });
+    const taken = await entryTasksTaken();
+    const started = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, savedFilterId: filterId, query: { $not_population: population.body.id, debit: { $gt: 0 } }, tags: ["none-sweep"] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect((await awaitJob(server.api, started.body.id, 30_000)).status).toBe("COMPLETE");
+    expect(await madeWithTag("none-sweep")).toEqual([]);
+    const members = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, savedFilterId: filterId, limit: 2, tags: ["population-sweep"] });
+    expect((await awaitJob(server.api, members.body.id, 30_000)).status).toBe("COMPLETE");
+    expect((await madeWithTag("population-sweep")).map((t) => t.rowId).sort((a, b) => a - b)).toEqual(expectedRows(matching, 2, taken));
+  });
+
+  it("refuses a filter the token cannot use or that does not fit the table: 400 naming savedFilterId or the condition, 403 without api.filters.read", async () => {
+    const body = { analysisResultId: resultId, type: "ENTRY" };
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: "5cc9076887f13cb8a7a1aaaa" }), "savedFilterId");
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: "not-an-id" }), "savedFilterId");
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: 12 }), "savedFilterId");
+
+    const withFilters = await clientWithPermissions(server.api, ["api.tasks.read", "api.tasks.write", "api.filters.read", "api.filters.write"], "filter owner");
+    const privateId = await savedFilter(bigDebit, { filterType: "PRIVATE", engagementId: undefined }, withFilters);
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: privateId }), "savedFilterId");
+    const own = await withFilters.post("/tasks/create-from-filter", { ...body, savedFilterId: privateId, limit: 1, tags: ["private-sweep"] });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect((await awaitJob(server.api, own.body.id, 30_000)).status).toBe("COMPLETE");
+
+    const shared = await savedFilter(bigDebit);
+    const noFilters = await clientWithPermissions(server.api, ["api.tasks.read", "api.tasks.write"], "no filter reader");
+    const forbidden = await noFilters.post("/tasks/create-from-filter", { ...body, savedFilterId: shared });
+    expect(forbidden.status, JSON.stringify(forbidden.body)).toBe(403);
+    expect(forbidden.body.problems[0]).toMatchObject({ identifier: "savedFilterId", problemType: "INSUFFICIENT_PERMISSION" });
+
+    const unfit = await savedFilter(group({ type: "STRING", field: "riskGroup", values: ["ASSETS"] }));
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "TRANSACTION", savedFilterId: unfit }), "condition.conditions[0].field");
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: shared, query: { nope: 1 } }), "nope");
+  });
+});
+
 describe("a result still being built", () => {
   it("answers POST /tasks with 423 (status 423 in the body) until the run completes; the retry succeeds", async () => {
     const started = await server.api.post(`/analyses/${analysis.analysisId}/run`, {});
