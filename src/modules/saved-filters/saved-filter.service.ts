@@ -1,4 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
+import { ownerGoneAs } from "../../core/db-errors.js";
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -158,7 +159,7 @@ export async function createSavedFilter(ctx: RequestContext, input: CreateSavedF
     });
     emit({ type: "saved-filter.created", entityType: "SAVED_FILTER", entityId: row.id, userId: actor.userId, payload: { savedFilterId: row.id } });
     return row;
-  });
+  }).catch(ownerGoneAs(SCOPE_KEY[input.filterType] ?? "engagementId", input[SCOPE_KEY[input.filterType] ?? "engagementId"]));
 }
 
 /**

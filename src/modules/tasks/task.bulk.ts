@@ -54,6 +54,9 @@ export async function createTasksFromFilter(ctx: RequestContext, input: CreateTa
   const type = input.type ?? defaultType(tables, false);
   const table = tableForType(tables, type);
   const set = columnSet(table);
+  if (input.query != null && (typeof input.query !== "object" || Array.isArray(input.query))) {
+    throw new ValidationError("query must be a query-language object such as {\"risk\": {\"$gte\": 5000}}", { identifier: "query", values: [JSON.stringify(input.query)], problemType: "FILTER_CONVERSION_FAILED" });
+  }
   if (input.query != null) checkFilter(input.query, set, { populationsSupported: true });
   let query: unknown = input.query ?? {};
   if (input.savedFilterId) {

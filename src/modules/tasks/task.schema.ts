@@ -79,7 +79,7 @@ export const Task = builder.prismaObject("Task", {
     assertions: t.exposeStringList("assertions"),
     auditAreas: t.exposeStringList("auditAreas"),
     comments: t.field({ type: [TaskComment], resolve: (r) => r.comments as unknown as Comment[] }),
-    amounts: t.field({ type: "JSON", description: "{key: {amount (MONEY_100, as the data endpoint), currency}}: amount, debit, credit, monetaryValue as the row has them", resolve: (r) => r.amounts as Record<string, Amount> }),
+    amounts: t.field({ type: "JSON", description: "{key: {amount (MONEY_100, as the data endpoint), currency}}: amount, debit, credit, monetaryValue, outstandingAmount as the row has them", resolve: (r) => r.amounts as Record<string, Amount> }),
     riskScores: t.field({ type: "JSON", description: "{risk: 0..10000, <control point>: score} for every control point scoring above 0", resolve: (r) => r.riskScores }),
     creditValue: t.field({ type: "Long", nullable: true, resolve: (r) => long(r.creditValue) }),
     debitValue: t.field({ type: "Long", nullable: true, resolve: (r) => long(r.debitValue) }),

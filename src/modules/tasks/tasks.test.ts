@@ -123,12 +123,26 @@ describe("creating a task", () => {
     expect400(await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "NO-SUCH-TX" }), "transactionId");
     expect400(await server.api.post("/tasks", { ...base, type: "SOMETHING" }), "type");
     expect400(await server.api.post("/tasks", { ...base, type: "AP_ENTRY" }), "type");
+    // Outstanding items: the engine publishes no end-of-period outstanding table; TRA entries have no table at all.
+    const outstanding = await server.api.post("/tasks", { ...base, type: "AP_OUTSTANDING_ENTRY" });
+    expect400(outstanding, "type");
+    expect(outstanding.body.problems[0].reason).toContain("ap_detail_union_open_payables");
+    expect(outstanding.body.problems[0].suggestedValues).toEqual(expect.arrayContaining(["ENTRY", "TRANSACTION"]));
+    expect400(await server.api.post("/tasks", { ...base, type: "AR_OUTSTANDING_ENTRY" }), "type");
+    expect400(await server.api.post("/tasks", { ...base, type: "TRA_ENTRY" }), "type");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "TRA_ENTRY" }), "type");
     expect400(await server.api.post("/tasks", { ...base, status: "DONE" }), "status");
     expect400(await server.api.post("/tasks", { ...base, dueDate: "2024-02-30" }), "dueDate");
     expect400(await server.api.post("/tasks", { ...base, tags: ["ok", " "] }), "tags[1]");
     expect400(await server.api.post("/tasks", { ...base, assignedId: "5cc9076887f13cb8a7a1aaaa" }), "assignedId");
     expect400(await server.api.post("/tasks", { ...base, engagementId: "5cc9076887f13cb8a7a1aaaa" }), "engagementId");
     expect400(await server.api.post("/tasks", { ...base, colour: "red" }), "colour");
+    expect400(await server.api.post("/tasks", { ...base, rowId: 2 ** 70 }), "rowId");
+    expect400(await server.api.post("/tasks", { ...base, rowId: -3 }), "rowId");
+    expect400(await server.api.post("/tasks", { ...base, rowId: 1.5 }), "rowId");
+    expect400(await server.api.post("/tasks", { ...base, sample: "yes" }), "sample");
+    expect400(await server.api.post("/tasks", { ...base, approverId: "5cc9076887f13cb8a7a1aaaa" }), "approverId");
+    expect400(await server.api.post("/tasks", { ...base, taskApprovalStatus: "MAYBE" }), "taskApprovalStatus");
     const nul = await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "T\u0000X", type: "TRANSACTION" });
     expect(nul.status, JSON.stringify(nul.body)).toBe(400);
     const nulComment = await server.api.post(`/tasks/5cc9076887f13cb8a7a1aaaa/add-comment`, { commentText: "a\u0000b" });
@@ -338,6 +352,15 @@ describe("bulk creation from a query", () => {
     expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, limit: 100_001 }), "limit");
     expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "AR_ENTRY" }), "type");
     expect400(await server.api.post("/tasks/create-from-filter", { query: {} }), "analysisResultId");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, limit: 1.5 }), "limit");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: "risk > 5" }), "query");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: [{ risk: 1 }] }), "query");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: { risk: { $gte: "high" } } }), "risk.$gte");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: { $population: "nope" } }), "$population");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, savedFilterId: "" }), "savedFilterId");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, dueDate: "2024-13-01" }), "dueDate");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, assignedId: "5cc9076887f13cb8a7a1aaaa" }), "assignedId");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, tags: [null] }), "tags[0]");
   });
 });
 
