@@ -5,6 +5,9 @@ import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.
 import { allRows, ledgerAnalysis, resultTable, runAnalysis } from "../../../test/helpers/analysis-run.js";
 import { background, ledgerCsv, type Tx } from "../../../test/helpers/planted-ledger.js";
 import type { RestClient } from "../../../test/helpers/client.js";
+import { ingest } from "../../../test/helpers/analysis-sources.js";
+import { detailCsv, type DetailRow } from "../../../test/helpers/subledger-ledger.js";
+import { ANALYSIS_SOURCE_TYPE_IDS, ANALYSIS_TYPE_IDS } from "../catalogue/ids.js";
 
 /**
  * Tasks and their history through REST and GraphQL on one scored result (a small ledger, one
@@ -477,6 +480,67 @@ describe("bulk creation from a saved filter", () => {
     const unfit = await savedFilter(group({ type: "STRING", field: "riskGroup", values: ["ASSETS"] }));
     expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "TRANSACTION", savedFilterId: unfit }), "condition.conditions[0].field");
     expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: shared, query: { nope: 1 } }), "nope");
+  });
+});
+
+describe("tasks of a payables result", () => {
+  let apResultId: string;
+  let apTable: { id: string };
+  const rows: DetailRow[] = [
+    { invoiceId: "INV-100", party: "V01", partyName: "Acme Supplies", type: "Invoice", invoiceDate: "2023-03-01", date: "2023-03-02", amount: 120_050, memo: "Office chairs" },
+    { invoiceId: "INV-101", party: "V01", partyName: "Acme Supplies", type: "Invoice", invoiceDate: "2023-04-03", date: "2023-04-03", amount: 98_765, memo: "Desks" },
+    { invoiceId: "INV-100", party: "V01", partyName: "Acme Supplies", type: "Payment", invoiceDate: "2023-03-01", date: "2023-05-02", amount: -120_050, memo: "Wire" },
+    { invoiceId: "B-7", party: "V02", partyName: "Bolt & Co", type: "Invoice", invoiceDate: "2023-06-10", date: "2023-06-12", amount: 4_500_000, memo: "Forklift" },
+    { invoiceId: "B-8", party: "V02", partyName: "Bolt & Co", type: "Invoice", invoiceDate: "2023-07-10", date: "2023-07-10", amount: 31_415, memo: "" },
+  ];
+
+  beforeAll(async () => {
+    const organization = await server.api.post("/organizations", { name: "Payables tasks org" });
+    const engagement = await server.api.post("/engagements", { organizationId: organization.body.id, name: "Payables tasks", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+    expect(engagement.status, JSON.stringify(engagement.body)).toBe(200);
+    const created = await server.api.post("/analyses", { engagementId: engagement.body.id, analysisTypeId: ANALYSIS_TYPE_IDS.ACCOUNTS_PAYABLE_V2, name: "Payables", analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const fixture = { engagementId: engagement.body.id, analysisId: created.body.id, periodId: created.body.analysisPeriods[0].id };
+    const detail = await ingest(server, fixture, detailCsv("AP", rows), { targetWorkflowState: "COMPLETED", analysisSourceTypeId: ANALYSIS_SOURCE_TYPE_IDS.ACCOUNTS_PAYABLE_DETAIL });
+    expect(detail.source.workflowState, JSON.stringify(detail.source.errors)).toBe("COMPLETED");
+    const run = await runAnalysis(server, fixture.analysisId, "COMPLETE", 120_000);
+    apResultId = run.result.id;
+    apTable = await resultTable(server, apResultId, "ap_detail_entries");
+  }, 180_000);
+
+  it("an AP_ENTRY task (the default type) carries the entry's vendor, invoice, type, amount, memo and scores", async () => {
+    const [forklift] = await allRows(server, apTable.id, { invoice_id: "B-7" });
+    expect(forklift).toBeDefined();
+    const created = await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({
+      type: "AP_ENTRY",
+      rowId: forklift.rowid,
+      name: "Payables entry " + forklift.rowid + " (invoice B-7)",
+      vendorName: "Bolt & Co",
+      invoiceRef: "B-7",
+      entryType: "Invoice",
+      description: "Forklift",
+    });
+    // The row has no currency column: the analysis's currency applies.
+    const currency = forklift.currency ?? (await server.api.get(`/analyses/${created.body.analysisId}`)).body.currencyCode;
+    expect(currency).toMatch(/^[A-Z]{3}$/);
+    expect(created.body.amounts).toEqual({ amount: { amount: 4_500_000, currency } });
+    expect(created.body.riskScores.risk).toBe(forklift.risk);
+    for (const [key, score] of Object.entries(forklift).filter(([k, v]) => k.startsWith("cp_score_") && (v as number) > 0)) expect(created.body.riskScores[key.slice("cp_score_".length)]).toBe(score);
+    expect(created.body.customerName).toBeUndefined();
+    expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "ENTRY" }), "type");
+    expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "AP_OUTSTANDING_ENTRY" }), "type");
+  });
+
+  it("bulk creation on the payables table: every payment, by query", async () => {
+    const payments = await allRows(server, apTable.id, { amount: { $lt: 0 } });
+    expect(payments).toHaveLength(1);
+    const started = await server.api.post("/tasks/create-from-filter", { analysisResultId: apResultId, query: { amount: { $lt: 0 } }, tags: ["payments"] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect((await awaitJob(server.api, started.body.id, 30_000)).status).toBe("COMPLETE");
+    const made = await server.api.post("/tasks/query", { analysisResultId: apResultId, tags: { $contains: "payments" } });
+    expect(made.body.content.map((t: Record<string, unknown>) => [t.type, t.rowId, t.invoiceRef, t.vendorName, (t.amounts as any).amount.amount])).toEqual([["AP_ENTRY", payments[0].rowid, "INV-100", "Acme Supplies", -120_050]]);
   });
 });
 
