@@ -41,16 +41,27 @@ export function populationIdsIn(query: unknown, out = new Set<string>()): Set<st
 }
 
 /**
- * The translator's population hook for a query on this table: each population's own condition,
- * compiled on the same columns into the same statement. Populations the caller cannot reach or that
- * do not belong to the table's analysis, engagement or library match nothing (their resolver leaves them out).
+ * The populations a query names, each resolved for this table with the caller's access: its own
+ * condition as a query on the table's columns. Populations the caller cannot reach or that do not
+ * belong to the table's analysis, engagement or library are left out (they match nothing).
+ * Resolved at request time, the map can travel in a job's payload.
  */
-export async function populationSqlFor(ctx: RequestContext, query: unknown, set: ColumnSet, table: RowsTable & { analysisId?: string | null; engagementId?: string | null }) {
+export async function populationQueriesFor(ctx: RequestContext, query: unknown, table: RowsTable & { analysisId?: string | null; engagementId?: string | null }): Promise<Record<string, Query>> {
   const ids = [...populationIdsIn(query)];
-  if (ids.length === 0 || !populationResolver) return undefined;
-  const queries = await populationResolver(ctx, table, ids);
+  if (ids.length === 0 || !populationResolver) return {};
+  return Object.fromEntries(await populationResolver(ctx, table, ids));
+}
+
+/** The translator's population hook over resolved populations, compiled on the same columns into the same statement. */
+export function populationSqlOf(queries: Record<string, Query>, set: ColumnSet) {
   return (populationId: string, params: SqlParams) => {
-    const q = queries.get(populationId.toLowerCase());
+    const q = queries[populationId.toLowerCase()];
     return q ? `(${compileFilter(q, set, params).sql})` : "FALSE";
   };
+}
+
+/** The translator's population hook for a query on this table (undefined when it names no population). */
+export async function populationSqlFor(ctx: RequestContext, query: unknown, set: ColumnSet, table: RowsTable & { analysisId?: string | null; engagementId?: string | null }) {
+  if (populationIdsIn(query).size === 0 || !populationResolver) return undefined;
+  return populationSqlOf(await populationQueriesFor(ctx, query, table), set);
 }

@@ -1,4 +1,5 @@
 import { NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
+import { ownerGoneAs } from "../../core/db-errors.js";
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -157,7 +158,7 @@ export async function createPopulation(ctx: RequestContext, input: CreatePopulat
     });
     emit({ type: "population.created", entityType: "POPULATION", entityId: row.id, userId: actor.userId, payload: { populationId: row.id, engagementId: row.engagementId, analysisId: row.analysisId } });
     return row;
-  });
+  }).catch(ownerGoneAs(input.analysisId ? "analysisId" : input.engagementId ? "engagementId" : "libraryId", input.analysisId ?? input.engagementId ?? input.libraryId));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ValidationError, NotFoundError, type Problem } from "../../core/errors.js";
+import { ownerGoneAs } from "../../core/db-errors.js";
 import { assertContent, createAudit, findEntity, queryEntities, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -105,7 +106,7 @@ export async function createRiskSegmentationConfig(ctx: RequestContext, input: C
     });
     emit({ type: "risk-segmentation-config.created", entityType: "RISK_SEGMENTATION_CONFIG", entityId: row.id, userId: actor.userId, payload: { riskSegmentationConfigId: row.id, analysisId: analysis.id } });
     return row;
-  });
+  }).catch(ownerGoneAs("analysisId", input.analysisId));
 }
 
 export async function deleteRiskSegmentationConfig(ctx: RequestContext, id: string) {

@@ -1,4 +1,5 @@
-import { NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
+import { ForbiddenError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
+import { ownerGoneAs } from "../../core/db-errors.js";
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
@@ -158,7 +159,7 @@ export async function createSavedFilter(ctx: RequestContext, input: CreateSavedF
     });
     emit({ type: "saved-filter.created", entityType: "SAVED_FILTER", entityId: row.id, userId: actor.userId, payload: { savedFilterId: row.id } });
     return row;
-  });
+  }).catch(ownerGoneAs(SCOPE_KEY[input.filterType] ?? "engagementId", input[SCOPE_KEY[input.filterType] ?? "engagementId"]));
 }
 
 /**
@@ -241,8 +242,15 @@ export async function validateSavedFilter(ctx: RequestContext, filterId: string,
   return { filterId, dataTableId, valid: result.errors.length === 0, errors: result.errors, warnings: result.warnings, query: result.errors.length === 0 ? result.query : null };
 }
 
-/** The query a saved filter compiles to on a data table, for the data endpoint (400 when it does not fit). */
+/**
+ * The query a saved filter compiles to on a data table, for the data endpoint and tasks from a
+ * filter (400 when it does not fit). Using a filter reads it: the token needs api.filters.read
+ * (403 naming the key), and an unknown filter or another user's private one is a 400 naming it.
+ */
 export async function savedFilterQuery(ctx: RequestContext, filterId: string, set: ColumnSet, table: { type: string | null; logicalName: string | null }, identifier = "savedFilterId"): Promise<Query> {
+  if (!ctx.auth?.permissions.has("api.filters.read")) {
+    throw new ForbiddenError(`${identifier}: using a saved filter needs the permission api.filters.read`, { identifier, values: [filterId] });
+  }
   const filter = await getSavedFilter(ctx, filterId).catch((error: unknown) => {
     if (error instanceof NotFoundError) throw new ValidationError(`${identifier} ${filterId} refers to no saved filter`, { identifier, values: [filterId] });
     throw error;

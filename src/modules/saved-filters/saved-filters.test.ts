@@ -318,6 +318,10 @@ describe("validate and the data endpoint", () => {
     const created = await create(group({ type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: 0 }));
     const both = await server.api.post(`/data-tables/${lines.id}/data`, { savedFilterId: created.body.id, query: { account: "5400" }, pageSize: 100 });
     expect(ids(both.body.content)).toEqual(ids(await allRows(server, lines.id, { account: "5400", debit: { $gt: 0 } })));
+    const tablesOnly = await clientWithPermissions(server.api, ["api.data-tables.read"], "tables only");
+    const withoutFilters = await tablesOnly.post(`/data-tables/${lines.id}/data`, { savedFilterId: created.body.id });
+    expect(withoutFilters.status, JSON.stringify(withoutFilters.body)).toBe(403);
+    expect(withoutFilters.body.problems[0]).toMatchObject({ identifier: "savedFilterId", problemType: "INSUFFICIENT_PERMISSION" });
     const unfit = await create(group({ type: "STRING", field: "riskGroup", values: ["ASSETS"] }));
     const onTx = await server.api.post(`/data-tables/${txTable.id}/data`, { savedFilterId: unfit.body.id });
     expect(onTx.status).toBe(400);
@@ -466,5 +470,95 @@ describe("risk segmentation configs", () => {
     const created = await server.gql(`mutation($input: CreateRiskSegmentationConfigInput!) { createRiskSegmentationConfig(input: $input) { id segments { name rangeStart rangeEnd } } }`, { input: { name: "G", analysisId, segments } });
     expect(created.body.errors).toBeUndefined();
     expect(created.body.data.createRiskSegmentationConfig.segments).toEqual(segments);
+  });
+});
+
+describe("deleting an owner", () => {
+  const condition = group({ type: "DATE", field: "effective_date", dateType: "AFTER", value: "2023-01-01" });
+  const big = { type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: 10_003 };
+
+  async function sql<T extends Record<string, unknown>>(text: string, values: unknown[] = []): Promise<T[]> {
+    const client = new pg.Client({ connectionString: server.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<T>(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Rows of the three tables whose owner is gone: none may remain after any delete. */
+  async function orphans() {
+    return sql(`
+      SELECT 'saved_filter' AS t, id FROM saved_filter f WHERE
+        (library_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM library WHERE id = f.library_id)) OR
+        (organization_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM organization WHERE id = f.organization_id)) OR
+        (engagement_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM engagement WHERE id = f.engagement_id))
+      UNION ALL
+      SELECT 'population', id FROM population p WHERE
+        (library_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM library WHERE id = p.library_id)) OR
+        (engagement_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM engagement WHERE id = p.engagement_id)) OR
+        (analysis_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analysis WHERE id = p.analysis_id)) OR
+        (base_population_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM population WHERE id = p.base_population_id)) OR
+        (promoted_from_analysis_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analysis WHERE id = p.promoted_from_analysis_id))
+      UNION ALL
+      SELECT 'risk_segmentation_config', id FROM risk_segmentation_config r WHERE
+        NOT EXISTS (SELECT 1 FROM analysis WHERE id = r.analysis_id) OR NOT EXISTS (SELECT 1 FROM analysis_result WHERE id = r.analysis_result_id)`);
+  }
+
+  async function created(path: string, body: Record<string, unknown>) {
+    const response = await server.api.post(path, body);
+    expect(response.status, `${path} ${JSON.stringify(response.body)}`).toBe(200);
+    return response.body.id as string;
+  }
+
+  it("a library or an organization takes its saved filters and populations with it", async () => {
+    const libraryId = await created("/libraries", { name: "Filters library", basedOnLibraryId: "5cc9076887f13cb8a7a1926b" });
+    const libraryFilter = await created("/saved-filters", { name: { en: "Library filter" }, filterType: "LIBRARY", dataType: "ENTRIES", libraryId, condition });
+    const libraryPopulation = await created("/populations", { name: "Library population", libraryId, condition: big });
+    const organizationId = await created("/organizations", { name: "Filters organization" });
+    const organizationFilter = await created("/saved-filters", { name: { en: "Organization filter" }, filterType: "ORGANIZATION", dataType: "ENTRIES", organizationId, condition });
+
+    expect((await server.api.delete(`/libraries/${libraryId}`)).status).toBe(204);
+    expect((await server.api.get(`/saved-filters/${libraryFilter}`)).status).toBe(404);
+    expect((await server.api.get(`/populations/${libraryPopulation}`)).status).toBe(404);
+    expect((await server.api.get(`/saved-filters/${organizationFilter}`)).status).toBe(200);
+    expect((await server.api.delete(`/organizations/${organizationId}`)).status).toBe(204);
+    expect((await server.api.get(`/saved-filters/${organizationFilter}`)).status).toBe(404);
+    expect(await orphans()).toEqual([]);
+  });
+
+  it("an analysis takes its populations and risk segmentation configs; an engagement then takes its filters and populations", async () => {
+    const engagementFilter = await created("/saved-filters", filterBody(condition));
+    const engagementPopulation = await created("/populations", { name: "Engagement population", engagementId, condition: big });
+    const analysisPopulation = await created("/populations", { name: "Analysis population", analysisId, basePopulationId: engagementPopulation });
+    const promoted = await created("/populations", { name: "Promoted population", engagementId, basePopulationId: analysisPopulation });
+    const config = await created("/risk-segmentation-configs", { name: "View", analysisId, segments: [{ name: "All", rangeStart: 0, rangeEnd: 10000 }] });
+    const other = await created("/analyses", { ...(await server.api.get(`/analyses/${analysisId}`)).body, id: undefined, name: "Other analysis", version: undefined });
+    const otherPopulation = await created("/populations", { name: "Other analysis population", analysisId: other, condition: big });
+
+    expect((await server.api.delete(`/analyses/${analysisId}`)).status).toBe(204);
+    expect((await server.api.get(`/populations/${analysisPopulation}`)).status).toBe(404);
+    expect((await server.api.get(`/risk-segmentation-configs/${config}`)).status).toBe(404);
+    // The promoted population stays (an engagement-level copy); only its record of the origin goes.
+    const kept = await server.api.get(`/populations/${promoted}`);
+    expect(kept.status).toBe(200);
+    expect(kept.body.promotedFromAnalysisId).toBeUndefined();
+    expect(kept.body.condition).toMatchObject({ type: "MONEY", field: "debit" });
+    expect((await server.api.get(`/populations/${engagementPopulation}`)).status).toBe(200);
+    expect((await server.api.get(`/populations/${otherPopulation}`)).status).toBe(200);
+    expect((await server.api.get(`/saved-filters/${engagementFilter}`)).status).toBe(200);
+    expect(await orphans()).toEqual([]);
+
+    expect((await server.api.delete(`/engagements/${engagementId}`)).status).toBe(204);
+    for (const path of [`/saved-filters/${engagementFilter}`, `/populations/${engagementPopulation}`, `/populations/${promoted}`, `/populations/${otherPopulation}`]) {
+      expect((await server.api.get(path)).status, path).toBe(404);
+    }
+    const left = await sql(
+      `SELECT 'saved_filter' AS t, id FROM saved_filter WHERE engagement_id = $1 UNION ALL SELECT 'population', id FROM population WHERE engagement_id = $1 OR analysis_id = $2 UNION ALL SELECT 'risk_segmentation_config', id FROM risk_segmentation_config WHERE analysis_id = $2`,
+      [engagementId, analysisId],
+    );
+    expect(left).toEqual([]);
+    expect(await orphans()).toEqual([]);
   });
 });

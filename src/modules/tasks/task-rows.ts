@@ -1,16 +1,27 @@
 import type { App } from "../../app-types.js";
 import { ValidationError } from "../../core/errors.js";
-import { readDataPage, type RowsTable } from "../data-tables/data-table-rows.js";
+import { columnSet, readDataPage, type RowsTable } from "../data-tables/data-table-rows.js";
+import { populationSqlOf } from "../data-tables/data-table-filters.js";
 import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 import type { TaskType } from "./task.columns.js";
 
-/** The result table a task type's rows live in (types the engine does not publish yet have none). */
-const TABLE_OF_TYPE: Partial<Record<TaskType, string>> = {
+/**
+ * The result table (spec 2.10 logical name) a task type's rows live in. The outstanding-items
+ * tables are the spec's end-of-period outstanding payables / receivables; the engine does not
+ * publish them yet, so results have no such table and those types are refused with a 400 until it
+ * does. TRA_ENTRY names no table of the spec at all: a task is a row of a result table (spec 2.12),
+ * so it cannot be created here.
+ */
+const TABLE_OF_TYPE: Record<TaskType, string | null> = {
   ENTRY: "gl_journal_lines",
   TRANSACTION: "gl_journal_tx",
   AP_ENTRY: "ap_detail_entries",
   AR_ENTRY: "ar_detail_entries",
+  AP_OUTSTANDING_ENTRY: "ap_detail_union_open_payables",
+  AR_OUTSTANDING_ENTRY: "ar_detail_union_open_receivables",
+  TRA_ENTRY: null,
 };
+const LOGICAL_NAMES = Object.values(TABLE_OF_TYPE).filter((n): n is string => n !== null);
 
 export interface ResultTable extends RowsTable {
   taskType: TaskType;
@@ -18,10 +29,10 @@ export interface ResultTable extends RowsTable {
 
 /** The data tables of a result that tasks can be made from, by task type. */
 export async function taskTablesOf(app: App, analysisResultId: string): Promise<Map<TaskType, ResultTable>> {
-  const rows = await app.prisma.dataTable.findMany({ where: { analysisResultId, logicalName: { in: Object.values(TABLE_OF_TYPE) } } });
+  const rows = await app.prisma.dataTable.findMany({ where: { analysisResultId, logicalName: { in: LOGICAL_NAMES } } });
   const out = new Map<TaskType, ResultTable>();
   for (const [type, logicalName] of Object.entries(TABLE_OF_TYPE) as Array<[TaskType, string]>) {
-    const row = rows.find((r) => r.logicalName === logicalName);
+    const row = logicalName ? rows.find((r) => r.logicalName === logicalName) : undefined;
     if (row) out.set(type, { id: row.id, logicalName: row.logicalName, type: row.type, tableName: row.tableName, columns: row.columns as unknown as DataTableColumn[], rowCount: Number(row.rowCount), taskType: type });
   }
   return out;
@@ -31,7 +42,9 @@ export async function taskTablesOf(app: App, analysisResultId: string): Promise<
 export function tableForType(tables: Map<TaskType, ResultTable>, type: TaskType, identifier = "type"): ResultTable {
   const table = tables.get(type);
   if (!table) {
-    throw new ValidationError(`The analysis result has no table of ${type} rows; tasks of this result can be of type ${[...tables.keys()].join(", ") || "(none)"}`, {
+    const logicalName = TABLE_OF_TYPE[type];
+    const missing = logicalName ? `has no ${logicalName} table (of ${type} rows)` : `has no table of ${type} rows (no result table holds them in this implementation)`;
+    throw new ValidationError(`The analysis result ${missing}; tasks of this result can be of type ${[...tables.keys()].join(", ") || "(none)"}`, {
       identifier,
       values: [type],
       suggestedValues: [...tables.keys()],
@@ -56,13 +69,14 @@ export async function readResultRow(app: App, table: ResultTable, key: { rowId?:
   return page.content[0] ?? null;
 }
 
-/** Pages of rows matching a filter, highest risk first, up to `limit` rows. */
-export async function* matchingRows(app: App, table: ResultTable, query: unknown, limit: number): AsyncGenerator<ResultRow[]> {
+/** Pages of rows matching a filter (its populations resolved beforehand), highest risk first, up to `limit` rows. */
+export async function* matchingRows(app: App, table: ResultTable, query: unknown, limit: number, populations: Record<string, Record<string, unknown>> = {}): AsyncGenerator<ResultRow[]> {
   const pageSize = 2000;
+  const populationSql = populationSqlOf(populations, columnSet(table));
   const sortable = table.columns.some((c) => c.field === "risk" && c.sortable);
   let left = limit;
   for (let page = 0; left > 0; page++) {
-    const result = await readDataPage(app.pool, table, { query, page, pageSize, sort: sortable ? [{ field: "risk", direction: "DESC" }, { field: "rowid", direction: "ASC" }] : undefined });
+    const result = await readDataPage(app.pool, table, { query, page, pageSize, sort: sortable ? [{ field: "risk", direction: "DESC" }, { field: "rowid", direction: "ASC" }] : undefined }, populationSql);
     const rows = result.content.slice(0, left);
     if (rows.length > 0) yield rows;
     left -= rows.length;
@@ -81,9 +95,9 @@ const str = (v: unknown): string | null => (v === null || v === undefined || v =
 export function taskFieldsOfRow(type: TaskType, row: ResultRow, currencyCode: string | null) {
   const currency = str(row.currency) ?? currencyCode ?? null;
   const amounts: Record<string, { amount: number; currency: string | null }> = {};
-  for (const key of ["amount", "debit", "credit", "monetary_value"]) {
+  for (const [key, name] of [["amount", "amount"], ["debit", "debit"], ["credit", "credit"], ["monetary_value", "monetaryValue"], ["outstanding_amount", "outstandingAmount"]]) {
     const value = num(row[key]);
-    if (value !== null) amounts[key === "monetary_value" ? "monetaryValue" : key] = { amount: value, currency };
+    if (value !== null) amounts[name] = { amount: value, currency };
   }
   const riskScores: Record<string, number> = {};
   const risk = num(row.risk);
@@ -95,8 +109,13 @@ export function taskFieldsOfRow(type: TaskType, row: ResultRow, currencyCode: st
   const rowId = num(row.rowid)!;
   const txid = str(row.txid);
   const invoice = str(row.invoice_id);
+  const side = type.startsWith("AP_") ? "Payables" : "Receivables";
   const name =
-    type === "TRANSACTION" ? `Transaction ${txid ?? rowId}` : type === "ENTRY" ? `Entry ${rowId}${txid ? ` of transaction ${txid}` : ""}` : `${type === "AP_ENTRY" ? "Payables" : "Receivables"} entry ${rowId}${invoice ? ` (invoice ${invoice})` : ""}`;
+    type === "TRANSACTION"
+      ? `Transaction ${txid ?? rowId}`
+      : type === "ENTRY"
+        ? `Entry ${rowId}${txid ? ` of transaction ${txid}` : ""}`
+        : `${side} ${type.includes("OUTSTANDING") ? "outstanding item" : "entry"} ${rowId}${invoice ? ` (invoice ${invoice})` : ""}`;
   return {
     name,
     rowId,

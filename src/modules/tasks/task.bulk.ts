@@ -5,6 +5,8 @@ import type { RequestContext } from "../../graphql/context.js";
 import { defineJob, JobError, jobStarter, startJob } from "../../jobs/index.js";
 import { checkFilter } from "../../query-language/index.js";
 import { columnSet } from "../data-tables/data-table-rows.js";
+import { populationQueriesFor } from "../data-tables/data-table-filters.js";
+import { savedFilterQuery } from "../saved-filters/saved-filter.service.js";
 import { assertUsersExist } from "../users/user.service.js";
 import type { TaskType } from "./task.columns.js";
 import { checkApproval, emitTask, insertTasks, readyResult, type TaskOptions, type TaskSpec } from "./task.service.js";
@@ -19,6 +21,7 @@ export interface CreateTasksFromFilterInput extends TaskOptions {
   engagementId?: string | null;
   type?: TaskType | null;
   query?: unknown;
+  savedFilterId?: string | null;
   limit?: number | null;
 }
 
@@ -26,13 +29,17 @@ interface BulkPayload {
   analysisResultId: string;
   type: TaskType;
   query: unknown;
+  /** The populations the query names, resolved with the starting token's access. */
+  populations?: Record<string, Record<string, unknown>>;
   limit: number;
   options: TaskOptions;
 }
 
 /**
  * POST /tasks/create-from-filter: checks everything at once (400 naming the key, 423 while the
- * result is being built), then one job makes a task of every row the filter selects, highest risk
+ * result is being built); `savedFilterId` compiles the saved filter on the task table (the token
+ * must be able to read it: an unknown or unreadable one is a 400 naming `savedFilterId`) and ANDs it
+ * with `query`; populations either names are resolved now, with the token's access. Then one job makes a task of every row the filter selects, highest risk
  * first, up to `limit`, skipping rows that already have one. All tasks, their CREATE history
  * entries and `task.created` events commit with the job's completion, so a retried job starts over.
  */
@@ -46,13 +53,22 @@ export async function createTasksFromFilter(ctx: RequestContext, input: CreateTa
   const tables = await taskTablesOf(ctx.app, result.id);
   const type = input.type ?? defaultType(tables, false);
   const table = tableForType(tables, type);
-  const query = input.query ?? {};
-  checkFilter(query, columnSet(table));
+  const set = columnSet(table);
+  if (input.query != null && (typeof input.query !== "object" || Array.isArray(input.query))) {
+    throw new ValidationError("query must be a query-language object such as {\"risk\": {\"$gte\": 5000}}", { identifier: "query", values: [JSON.stringify(input.query)], problemType: "FILTER_CONVERSION_FAILED" });
+  }
+  if (input.query != null) checkFilter(input.query, set, { populationsSupported: true });
+  let query: unknown = input.query ?? {};
+  if (input.savedFilterId) {
+    const saved = await savedFilterQuery(ctx, input.savedFilterId, set, table);
+    query = input.query == null ? saved : { $and: [input.query, saved] };
+  }
+  const populations = await populationQueriesFor(ctx, query, { ...table, analysisId: result.analysisId, engagementId: result.engagementId });
   await assertUsersExist(ctx, input.assignedId ? [input.assignedId] : [], "assignedId");
   await assertUsersExist(ctx, input.approverId ? [input.approverId] : [], "approverId");
   checkApproval(ctx, input.approverId ?? null, input.taskApprovalStatus);
-  const { analysisResultId: _r, engagementId: _e, type: _t, query: _q, limit: _l, ...options } = input;
-  const payload: BulkPayload = { analysisResultId: result.id, type, query, limit, options: JSON.parse(JSON.stringify(options)) as TaskOptions };
+  const { analysisResultId: _r, engagementId: _e, type: _t, query: _q, savedFilterId: _f, limit: _l, ...options } = input;
+  const payload: BulkPayload = { analysisResultId: result.id, type, query, populations, limit, options: JSON.parse(JSON.stringify(options)) as TaskOptions };
   return inTransaction(ctx.app, (tx) => startJob(tx, { job: createTasksJob, payload, entityType: "ANALYSIS_RESULT", entityId: result.id, startedBy: jobStarter(ctx) }));
 }
 
@@ -72,7 +88,7 @@ export const createTasksJob = defineJob<BulkPayload>({
     const filterStatement = JSON.stringify(payload.query);
     const specs: TaskSpec[] = [];
     ctx.progress(5, "selecting rows");
-    for await (const rows of matchingRows(app, table, payload.query, payload.limit)) {
+    for await (const rows of matchingRows(app, table, payload.query, payload.limit, payload.populations ?? {})) {
       ctx.signal.throwIfAborted();
       for (const row of rows) specs.push({ result, dataTableId: table.id, type: payload.type, fields: taskFieldsOfRow(payload.type, row, analysis?.currencyCode ?? null), options: payload.options, filterStatement });
     }

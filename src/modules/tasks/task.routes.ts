@@ -17,7 +17,7 @@ export const taskRoutes = [
     operation: "mutation",
     field: "createTasksFromFilter",
     args: { input: { from: "body" } },
-    summary: "Create a task for every row of a result table a query selects (up to limit), as one async job",
+    summary: "Create a task for every row of a result table a query and/or a saved filter (savedFilterId) select (up to limit), as one async job",
     tag: "Tasks",
   }),
   ...crudRoutes({ resource: "task-histories", idParam: "taskHistoryId", entity: "TaskHistory", plural: "taskHistories", tag: "Tasks", ops: ["read", "query"] }),

@@ -79,7 +79,7 @@ export const Task = builder.prismaObject("Task", {
     assertions: t.exposeStringList("assertions"),
     auditAreas: t.exposeStringList("auditAreas"),
     comments: t.field({ type: [TaskComment], resolve: (r) => r.comments as unknown as Comment[] }),
-    amounts: t.field({ type: "JSON", description: "{key: {amount (MONEY_100, as the data endpoint), currency}}: amount, debit, credit, monetaryValue as the row has them", resolve: (r) => r.amounts as Record<string, Amount> }),
+    amounts: t.field({ type: "JSON", description: "{key: {amount (MONEY_100, as the data endpoint), currency}}: amount, debit, credit, monetaryValue, outstandingAmount as the row has them", resolve: (r) => r.amounts as Record<string, Amount> }),
     riskScores: t.field({ type: "JSON", description: "{risk: 0..10000, <control point>: score} for every control point scoring above 0", resolve: (r) => r.riskScores }),
     creditValue: t.field({ type: "Long", nullable: true, resolve: (r) => long(r.creditValue) }),
     debitValue: t.field({ type: "Long", nullable: true, resolve: (r) => long(r.debitValue) }),
@@ -164,12 +164,13 @@ const UpdateTaskInput = builder.inputType("UpdateTaskInput", {
 });
 
 const CreateTasksFromFilterInput = builder.inputType("CreateTasksFromFilterInput", {
-  description: `Tasks for every row of a result table the query selects (highest risk first), up to limit (default ${bulk.DEFAULT_BULK_TASKS}, at most ${bulk.MAX_BULK_TASKS}); rows with a task already are skipped`,
+  description: `Tasks for every row of a result table the query and/or saved filter select (highest risk first), up to limit (default ${bulk.DEFAULT_BULK_TASKS}, at most ${bulk.MAX_BULK_TASKS}); rows with a task already are skipped`,
   fields: (t) => ({
     analysisResultId: t.id({ required: true }),
     engagementId: t.id(),
     type: t.field({ type: TaskType, description: "Which table: ENTRY gl_journal_lines, TRANSACTION gl_journal_tx, AP_ENTRY / AR_ENTRY the detail entries" }),
     query: t.field({ type: "JSON", description: "Query language filter over that data table's columns, as POST /data-tables/{id}/data takes it" }),
+    savedFilterId: t.id({ description: "A saved filter the token can read, compiled on that data table; with query, both must hold (AND)" }),
     limit: t.int(),
     status: t.field({ type: TaskStatus }),
     assignedId: t.id(),

@@ -5,6 +5,9 @@ import { awaitJob, clientWithPermissions } from "../../../test/helpers/entities.
 import { allRows, ledgerAnalysis, resultTable, runAnalysis } from "../../../test/helpers/analysis-run.js";
 import { background, ledgerCsv, type Tx } from "../../../test/helpers/planted-ledger.js";
 import type { RestClient } from "../../../test/helpers/client.js";
+import { ingest } from "../../../test/helpers/analysis-sources.js";
+import { detailCsv, type DetailRow } from "../../../test/helpers/subledger-ledger.js";
+import { ANALYSIS_SOURCE_TYPE_IDS, ANALYSIS_TYPE_IDS } from "../catalogue/ids.js";
 
 /**
  * Tasks and their history through REST and GraphQL on one scored result (a small ledger, one
@@ -123,12 +126,26 @@ describe("creating a task", () => {
     expect400(await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "NO-SUCH-TX" }), "transactionId");
     expect400(await server.api.post("/tasks", { ...base, type: "SOMETHING" }), "type");
     expect400(await server.api.post("/tasks", { ...base, type: "AP_ENTRY" }), "type");
+    // Outstanding items: the engine publishes no end-of-period outstanding table; TRA entries have no table at all.
+    const outstanding = await server.api.post("/tasks", { ...base, type: "AP_OUTSTANDING_ENTRY" });
+    expect400(outstanding, "type");
+    expect(outstanding.body.problems[0].reason).toContain("ap_detail_union_open_payables");
+    expect(outstanding.body.problems[0].suggestedValues).toEqual(expect.arrayContaining(["ENTRY", "TRANSACTION"]));
+    expect400(await server.api.post("/tasks", { ...base, type: "AR_OUTSTANDING_ENTRY" }), "type");
+    expect400(await server.api.post("/tasks", { ...base, type: "TRA_ENTRY" }), "type");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "TRA_ENTRY" }), "type");
     expect400(await server.api.post("/tasks", { ...base, status: "DONE" }), "status");
     expect400(await server.api.post("/tasks", { ...base, dueDate: "2024-02-30" }), "dueDate");
     expect400(await server.api.post("/tasks", { ...base, tags: ["ok", " "] }), "tags[1]");
     expect400(await server.api.post("/tasks", { ...base, assignedId: "5cc9076887f13cb8a7a1aaaa" }), "assignedId");
     expect400(await server.api.post("/tasks", { ...base, engagementId: "5cc9076887f13cb8a7a1aaaa" }), "engagementId");
     expect400(await server.api.post("/tasks", { ...base, colour: "red" }), "colour");
+    expect400(await server.api.post("/tasks", { ...base, rowId: 2 ** 70 }), "rowId");
+    expect400(await server.api.post("/tasks", { ...base, rowId: -3 }), "rowId");
+    expect400(await server.api.post("/tasks", { ...base, rowId: 1.5 }), "rowId");
+    expect400(await server.api.post("/tasks", { ...base, sample: "yes" }), "sample");
+    expect400(await server.api.post("/tasks", { ...base, approverId: "5cc9076887f13cb8a7a1aaaa" }), "approverId");
+    expect400(await server.api.post("/tasks", { ...base, taskApprovalStatus: "MAYBE" }), "taskApprovalStatus");
     const nul = await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "T\u0000X", type: "TRANSACTION" });
     expect(nul.status, JSON.stringify(nul.body)).toBe(400);
     const nulComment = await server.api.post(`/tasks/5cc9076887f13cb8a7a1aaaa/add-comment`, { commentText: "a\u0000b" });
@@ -338,6 +355,192 @@ describe("bulk creation from a query", () => {
     expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, limit: 100_001 }), "limit");
     expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "AR_ENTRY" }), "type");
     expect400(await server.api.post("/tasks/create-from-filter", { query: {} }), "analysisResultId");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, limit: 1.5 }), "limit");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: "risk > 5" }), "query");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: [{ risk: 1 }] }), "query");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: { risk: { $gte: "high" } } }), "risk.$gte");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, query: { $population: "nope" } }), "$population");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, savedFilterId: "" }), "savedFilterId");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, dueDate: "2024-13-01" }), "dueDate");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, assignedId: "5cc9076887f13cb8a7a1aaaa" }), "assignedId");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, tags: [null] }), "tags[0]");
+  });
+});
+
+describe("bulk creation from a saved filter", () => {
+  const group = (...conditions: unknown[]) => ({ type: "GROUP", operator: "AND", conditions });
+  const bigDebit = group({ type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: 50_000 });
+
+  async function savedFilter(condition: unknown, extra: Record<string, unknown> = {}, client: RestClient = server.api) {
+    const created = await client.post("/saved-filters", { name: { en: "Sweep" }, filterType: "ENGAGEMENT", dataType: "ENTRIES", engagementId: analysis.engagementId, condition, ...extra });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    return created.body.id as string;
+  }
+
+  async function entryTasksTaken() {
+    const existing = await server.api.post("/tasks/query?size=1000", { analysisResultId: resultId, type: "ENTRY" });
+    return new Set<number>(existing.body.content.map((t: { rowId: number }) => t.rowId));
+  }
+
+  /** The rows the job takes: highest risk first (rowid breaking ties), the first `limit`, less those with a task. */
+  function expectedRows(rows: Array<Record<string, any>>, limit: number, taken: Set<number>) {
+    const ordered = [...rows].sort((a, b) => b.risk - a.risk || a.rowid - b.rowid);
+    return ordered.slice(0, limit).map((r) => r.rowid as number).filter((r) => !taken.has(r)).sort((a, b) => a - b);
+  }
+
+  async function madeWithTag(tag: string) {
+    const made = await server.api.post("/tasks/query?size=1000", { analysisResultId: resultId, tags: { $contains: tag } });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    return made.body.content as Array<Record<string, any>>;
+  }
+
+  it("REST: savedFilterId alone makes tasks for exactly the entries the filter selects, highest risk first, up to the limit", async () => {
+    const filterId = await savedFilter(bigDebit);
+    const matching = await allRows(server, lines.id, { debit: { $gt: 50_000 } });
+    expect(matching.length).toBeGreaterThanOrEqual(4);
+    const taken = await entryTasksTaken();
+    const started = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "ENTRY", savedFilterId: filterId, limit: 3, tags: ["filter-sweep"] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body).toMatchObject({ type: "DATA_TRANSFORMATION_JOB", entityType: "ANALYSIS_RESULT", entityId: resultId });
+    expect((await awaitJob(server.api, started.body.id, 30_000)).status).toBe("COMPLETE");
+    const made = await madeWithTag("filter-sweep");
+    const expected = expectedRows(matching, 3, taken);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(made.map((t) => t.rowId).sort((a, b) => a - b)).toEqual(expected);
+    for (const task of made) {
+      const row = matching.find((r) => r.rowid === task.rowId)!;
+      expect(task).toMatchObject({ type: "ENTRY", transactionId: row.txid, debitValue: row.debit });
+      expect(task.riskScores.risk).toBe(row.risk);
+      expect(JSON.parse(task.filterStatement)).toEqual({ $and: [{ debit: { $gt: 50_000 } }] });
+    }
+
+    // Without a limit: every selected entry that has no task yet; those with one are skipped.
+    const takenNow = await entryTasksTaken();
+    const all = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, savedFilterId: filterId, tags: ["filter-sweep-all"] });
+    expect((await awaitJob(server.api, all.body.id, 30_000)).status).toBe("COMPLETE");
+    expect((await madeWithTag("filter-sweep-all")).map((t) => t.rowId).sort((a, b) => a - b)).toEqual(expectedRows(matching, 1000, takenNow));
+  });
+
+  it("GraphQL: a saved filter and a query together select the entries both select (AND)", async () => {
+    const filterId = await savedFilter(group({ type: "DATE", field: "effective_date", dateType: "AFTER", value: "2023-03-15" }));
+    const query = { debit: { $gt: 0, $lte: 50_000 } };
+    const matching = await allRows(server, lines.id, { debit: { $gt: 0, $lte: 50_000 }, effective_date: { $gt: "2023-03-15" } });
+    const onlyQuery = await allRows(server, lines.id, query);
+    expect(matching.length).toBeGreaterThanOrEqual(2);
+    expect(onlyQuery.length).toBeGreaterThan(matching.length);
+    const taken = await entryTasksTaken();
+    const started = await server.gql(`mutation($input: CreateTasksFromFilterInput!) { createTasksFromFilter(input: $input) { id type entityId } }`, {
+      input: { analysisResultId: resultId, type: "ENTRY", query, savedFilterId: filterId, limit: 2, tags: ["gql-filter-sweep"] },
+    });
+    expect(started.body.errors).toBeUndefined();
+    expect(started.body.data.createTasksFromFilter).toMatchObject({ type: "DATA_TRANSFORMATION_JOB", entityId: resultId });
+    expect((await awaitJob(server.api, started.body.data.createTasksFromFilter.id, 30_000)).status).toBe("COMPLETE");
+    const made = await madeWithTag("gql-filter-sweep");
+    expect(made.map((t) => t.rowId).sort((a, b) => a - b)).toEqual(expectedRows(matching, 2, taken));
+    expect(made.length).toBeGreaterThan(0);
+
+    const bad = await server.gql(`mutation($input: CreateTasksFromFilterInput!) { createTasksFromFilter(input: $input) { id } }`, { input: { analysisResultId: resultId, savedFilterId: "5cc9076887f13cb8a7a1aaaa" } });
+    expect(bad.body.errors[0].extensions).toMatchObject({ status: 400, problems: [{ identifier: "savedFilterId" }] });
+  });
+
+  it("a filter with a POPULATIONS condition selects the population's entries", async () => {
+    const population = await server.api.post("/populations", { name: "Big debits", analysisId: analysis.analysisId, condition: { type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: 20_000 } });
+    expect(population.status, JSON.stringify(population.body)).toBe(200);
+    const filterId = await savedFilter(group({ type: "POPULATIONS", field: "population", populationIds: [population.body.id] }));
+    const matching = await allRows(server, lines.id, { debit: { $gt: 20_000 } });
+    const taken = await entryTasksTaken();
+    const started = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, savedFilterId: filterId, query: { $not_population: population.body.id, debit: { $gt: 0 } }, tags: ["none-sweep"] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect((await awaitJob(server.api, started.body.id, 30_000)).status).toBe("COMPLETE");
+    expect(await madeWithTag("none-sweep")).toEqual([]);
+    const members = await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, savedFilterId: filterId, limit: 2, tags: ["population-sweep"] });
+    expect((await awaitJob(server.api, members.body.id, 30_000)).status).toBe("COMPLETE");
+    expect((await madeWithTag("population-sweep")).map((t) => t.rowId).sort((a, b) => a - b)).toEqual(expectedRows(matching, 2, taken));
+  });
+
+  it("refuses a filter the token cannot use or that does not fit the table: 400 naming savedFilterId or the condition, 403 without api.filters.read", async () => {
+    const body = { analysisResultId: resultId, type: "ENTRY" };
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: "5cc9076887f13cb8a7a1aaaa" }), "savedFilterId");
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: "not-an-id" }), "savedFilterId");
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: 12 }), "savedFilterId");
+
+    const withFilters = await clientWithPermissions(server.api, ["api.tasks.read", "api.tasks.write", "api.filters.read", "api.filters.write"], "filter owner");
+    const privateId = await savedFilter(bigDebit, { filterType: "PRIVATE", engagementId: undefined }, withFilters);
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: privateId }), "savedFilterId");
+    const own = await withFilters.post("/tasks/create-from-filter", { ...body, savedFilterId: privateId, limit: 1, tags: ["private-sweep"] });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect((await awaitJob(server.api, own.body.id, 30_000)).status).toBe("COMPLETE");
+
+    const shared = await savedFilter(bigDebit);
+    const noFilters = await clientWithPermissions(server.api, ["api.tasks.read", "api.tasks.write"], "no filter reader");
+    const forbidden = await noFilters.post("/tasks/create-from-filter", { ...body, savedFilterId: shared });
+    expect(forbidden.status, JSON.stringify(forbidden.body)).toBe(403);
+    expect(forbidden.body.problems[0]).toMatchObject({ identifier: "savedFilterId", problemType: "INSUFFICIENT_PERMISSION" });
+
+    const unfit = await savedFilter(group({ type: "STRING", field: "riskGroup", values: ["ASSETS"] }));
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, type: "TRANSACTION", savedFilterId: unfit }), "condition.conditions[0].field");
+    expect400(await server.api.post("/tasks/create-from-filter", { ...body, savedFilterId: shared, query: { nope: 1 } }), "nope");
+  });
+});
+
+describe("tasks of a payables result", () => {
+  let apResultId: string;
+  let apTable: { id: string };
+  const rows: DetailRow[] = [
+    { invoiceId: "INV-100", party: "V01", partyName: "Acme Supplies", type: "Invoice", invoiceDate: "2023-03-01", date: "2023-03-02", amount: 120_050, memo: "Office chairs" },
+    { invoiceId: "INV-101", party: "V01", partyName: "Acme Supplies", type: "Invoice", invoiceDate: "2023-04-03", date: "2023-04-03", amount: 98_765, memo: "Desks" },
+    { invoiceId: "INV-100", party: "V01", partyName: "Acme Supplies", type: "Payment", invoiceDate: "2023-03-01", date: "2023-05-02", amount: -120_050, memo: "Wire" },
+    { invoiceId: "B-7", party: "V02", partyName: "Bolt & Co", type: "Invoice", invoiceDate: "2023-06-10", date: "2023-06-12", amount: 4_500_000, memo: "Forklift" },
+    { invoiceId: "B-8", party: "V02", partyName: "Bolt & Co", type: "Invoice", invoiceDate: "2023-07-10", date: "2023-07-10", amount: 31_415, memo: "" },
+  ];
+
+  beforeAll(async () => {
+    const organization = await server.api.post("/organizations", { name: "Payables tasks org" });
+    const engagement = await server.api.post("/engagements", { organizationId: organization.body.id, name: "Payables tasks", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+    expect(engagement.status, JSON.stringify(engagement.body)).toBe(200);
+    const created = await server.api.post("/analyses", { engagementId: engagement.body.id, analysisTypeId: ANALYSIS_TYPE_IDS.ACCOUNTS_PAYABLE_V2, name: "Payables", analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const fixture = { engagementId: engagement.body.id, analysisId: created.body.id, periodId: created.body.analysisPeriods[0].id };
+    const detail = await ingest(server, fixture, detailCsv("AP", rows), { targetWorkflowState: "COMPLETED", analysisSourceTypeId: ANALYSIS_SOURCE_TYPE_IDS.ACCOUNTS_PAYABLE_DETAIL });
+    expect(detail.source.workflowState, JSON.stringify(detail.source.errors)).toBe("COMPLETED");
+    const run = await runAnalysis(server, fixture.analysisId, "COMPLETE", 120_000);
+    apResultId = run.result.id;
+    apTable = await resultTable(server, apResultId, "ap_detail_entries");
+  }, 180_000);
+
+  it("an AP_ENTRY task (the default type) carries the entry's vendor, invoice, type, amount, memo and scores", async () => {
+    const [forklift] = await allRows(server, apTable.id, { invoice_id: "B-7" });
+    expect(forklift).toBeDefined();
+    const created = await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toMatchObject({
+      type: "AP_ENTRY",
+      rowId: forklift.rowid,
+      name: "Payables entry " + forklift.rowid + " (invoice B-7)",
+      vendorName: "Bolt & Co",
+      invoiceRef: "B-7",
+      entryType: "Invoice",
+      description: "Forklift",
+    });
+    // The row has no currency column: the analysis's currency applies.
+    const currency = forklift.currency ?? (await server.api.get(`/analyses/${created.body.analysisId}`)).body.currencyCode;
+    expect(currency).toMatch(/^[A-Z]{3}$/);
+    expect(created.body.amounts).toEqual({ amount: { amount: 4_500_000, currency } });
+    expect(created.body.riskScores.risk).toBe(forklift.risk);
+    for (const [key, score] of Object.entries(forklift).filter(([k, v]) => k.startsWith("cp_score_") && (v as number) > 0)) expect(created.body.riskScores[key.slice("cp_score_".length)]).toBe(score);
+    expect(created.body.customerName).toBeUndefined();
+    expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "ENTRY" }), "type");
+    expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "AP_OUTSTANDING_ENTRY" }), "type");
+  });
+
+  it("bulk creation on the payables table: every payment, by query", async () => {
+    const payments = await allRows(server, apTable.id, { amount: { $lt: 0 } });
+    expect(payments).toHaveLength(1);
+    const started = await server.api.post("/tasks/create-from-filter", { analysisResultId: apResultId, query: { amount: { $lt: 0 } }, tags: ["payments"] });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect((await awaitJob(server.api, started.body.id, 30_000)).status).toBe("COMPLETE");
+    const made = await server.api.post("/tasks/query", { analysisResultId: apResultId, tags: { $contains: "payments" } });
+    expect(made.body.content.map((t: Record<string, unknown>) => [t.type, t.rowId, t.invoiceRef, t.vendorName, (t.amounts as any).amount.amount])).toEqual([["AP_ENTRY", payments[0].rowid, "INV-100", "Acme Supplies", -120_050]]);
   });
 });
 
