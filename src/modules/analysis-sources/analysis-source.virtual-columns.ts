@@ -87,6 +87,6 @@ export function checkVirtualColumnVersions(stored: AuditedVirtualColumn[], items
 }
 
 /** Stored JSON written before virtual columns had an audit (or by the engine) gets none: treated as new. */
-export function storedVirtualColumns(value: unknown): AuditedVirtualColumn[] {
-  return Array.isArray(value) ? (value as AuditedVirtualColumn[]).filter((c) => typeof c?.id === "string") : [];
+export function storedVirtualColumns(value: readonly AuditedVirtualColumn[] | null): AuditedVirtualColumn[] {
+  return Array.isArray(value) ? value.filter((c) => typeof c?.id === "string") : [];
 }

@@ -5,7 +5,6 @@ import { createAudit } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { defineJob, JobError } from "../../jobs/index.js";
 import { quoteIdent } from "../../query-language/index.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 import { warehouseClientFor } from "../connections/connection.service.js";
 import { WarehouseError } from "../connections/warehouse-client.js";
@@ -91,7 +90,7 @@ export const importJob = defineJob<{ taskId: string }>({
     const app = ctx.app;
     const task = await app.prisma.dataSourceImportTask.findUnique({ where: { id: taskId } });
     if (!task) throw new JobError(`Import task ${taskId} was deleted`);
-    const plan = task.plan as unknown as ImportPlan;
+    const plan = task.plan;
     const table = tableNameOf(taskId);
     const columnsSql = plan.columns.map((c, i) => `${quoteIdent(`c${i}`)} ${sqlTypeOf(c)}`).join(", ");
     await app.pool.query(`CREATE SCHEMA IF NOT EXISTS ${IMPORT_SCHEMA}`);
@@ -152,7 +151,7 @@ export const importJob = defineJob<{ taskId: string }>({
           logicalName: plan.logicalName,
           type: "imported",
           apiStability: "STABLE",
-          columns: [ROWID, ...plan.columns.map(dataTableColumn)] as unknown as Prisma.InputJsonValue,
+          columns: [ROWID, ...plan.columns.map(dataTableColumn)],
           rowCount: BigInt(rows),
           tableName: table,
         },

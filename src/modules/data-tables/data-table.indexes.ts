@@ -2,6 +2,7 @@ import { quoteIdent } from "../../query-language/index.js";
 import { defineJob } from "../../jobs/index.js";
 import type { DataTableColumn } from "./data-table-definition.js";
 import { quotedTable } from "./data-table-rows.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 
 /**
  * CREATE INDEX statements for the columns whose search flags the definition promises to serve:
@@ -62,7 +63,7 @@ export const indexDataTableJob = defineJob<{ dataTableId: string }>({
   async run(ctx, { dataTableId }) {
     const table = await ctx.app.prisma.dataTable.findUnique({ where: { id: dataTableId }, select: { tableName: true, columns: true } });
     if (!table) return;
-    const statements = indexStatements(table.tableName, table.columns as unknown as DataTableColumn[]);
+    const statements = indexStatements(table.tableName, table.columns);
     for (const [i, statement] of statements.entries()) {
       if (ctx.signal.aborted) return;
       try {
@@ -77,19 +78,13 @@ export const indexDataTableJob = defineJob<{ dataTableId: string }>({
     // Statistics of the lower(col) expressions exist only once their indexes (or statistics objects)
     // do; without them the planner misjudges `lower(txid) = $1` and walks the rowid index instead.
     if (statements.length > 0 && !ctx.signal.aborted) {
-      const client = await ctx.app.pool.connect();
-      try {
+      await inPgTransaction(ctx.app.pool, async (client) => {
         // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
-        await client.query("BEGIN");
         await client.query("SET LOCAL default_statistics_target = 30");
         await client.query(`ANALYZE ${quotedTable(table.tableName)}`);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
+      }).catch((error: unknown) => {
         if ((error as { code?: string }).code !== "42P01") throw error;
-      } finally {
-        client.release();
-      }
+      });
     }
   },
 });
