@@ -225,6 +225,7 @@ builder.subscriptionField("analysisRunProgress", (t) =>
           for (let next = await pending; !next.done; next = await events.next()) {
             const event = next.value as TransientEvent;
             if (event.type !== RUN_PROGRESS_EVENT || event.entityId !== analysisResultId) continue;
+            // Transient events carry what their emitter built: this type's payload is a RunProgress.
             const progress = event.payload as unknown as RunProgress;
             await push(progress);
             if (progress.status !== "RUNNING") {

@@ -189,6 +189,7 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     analysisId: t.exposeID("analysisId"),
     analysisPeriodId: t.exposeID("analysisPeriodId", { nullable: true }),
     analysisSourceTypeId: t.exposeID("analysisSourceTypeId"),
+    // String columns written only from their enum's values (`as never`: Pothos wants the enum's own type).
     workflowState: t.field({ type: WorkflowStateEnum, resolve: (s) => s.workflowState as never }),
     targetWorkflowState: t.field({ type: WorkflowStateEnum, nullable: true, resolve: (s) => s.targetWorkflowState as never }),
     warnings: t.field({ type: [SourceMessage], description: "Values the parse could not read (UNPARSEABLE_VALUES)", resolve: (s) => s.warnings }),
@@ -460,6 +461,7 @@ builder.subscriptionField("analysisSourceProgress", (t) =>
           for (let next = await pending; !next.done; next = await events.next()) {
             const event = next.value as TransientEvent;
             if (event.type !== SOURCE_PROGRESS_EVENT || event.entityId !== analysisSourceId) continue;
+            // Transient events carry what their emitter built: this type's payload is a SourceProgress.
             const progress = event.payload as unknown as SourceProgress;
             if (supersededBy(progress, current)) continue;
             await push(progress);

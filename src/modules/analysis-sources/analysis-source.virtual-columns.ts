@@ -61,6 +61,7 @@ export function auditVirtualColumns(previous: AuditedVirtualColumn[], next: Virt
   const at = now.toISOString();
   return next.map((column, i) => {
     const before = matches[i];
+    // Object.fromEntries forgets the keys: these are VirtualColumn's own (DEFINITION_KEYS).
     const definition = Object.fromEntries(DEFINITION_KEYS.filter((k) => column[k] !== undefined).map((k) => [k, column[k]])) as unknown as VirtualColumn;
     if (before && sameDefinition(before, column)) return { ...before, ...definition };
     const modified = { lastModifiedDate: at, lastModifiedUserId: actor.userId, lastModifiedUserName: actor.userName };
