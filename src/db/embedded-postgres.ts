@@ -4,7 +4,7 @@ import { totalmem } from "node:os";
 import { dirname, join, parse, resolve } from "node:path";
 import pg from "pg";
 import type { Logger } from "../core/logger.js";
-import { acquireDataDirLock, processInfo, type DataDirLock } from "./process-info.js";
+import { acquireDataDirLock, alive, processInfo, type DataDirLock } from "./process-info.js";
 
 const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
@@ -76,15 +76,6 @@ async function binaries(): Promise<{ postgres: string; initdb: string }> {
 function postgresUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   return { uid: Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()), gid: Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()) };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {

@@ -31,7 +31,8 @@ export function processInfo(pid: number): ProcessInfo | undefined {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, under another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

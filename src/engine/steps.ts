@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inPgTransaction } from "../db/pg-transaction.js";
 import type { RunPlan } from "./run-plan.js";
 import { table } from "./sql.js";
 
@@ -34,20 +35,11 @@ export type RunFacts = Record<string, number | string | null>;
  * function outputs are estimated at one row), and then it is quadratic: 85 s instead of 0.1 s for
  * the exact flow pairs of 5,000 transactions.
  */
-export async function engineTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+export function engineTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inPgTransaction(pool, async (client) => {
     await client.query("SET LOCAL work_mem = '256MB'; SET LOCAL statement_timeout = 0; SET LOCAL enable_nestloop = off");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    return work(client);
+  });
 }
 
 /** Tables the engine writes once and reads a few times: no autovacuum racing the next statement. */

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Logger } from "../core/logger.js";
+import { inPgTransaction } from "../db/pg-transaction.js";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.js";
 import type { DomainEvent, NewDomainEvent } from "./domain-event.js";
 import type { AppPubSub } from "./pubsub.js";
@@ -112,11 +113,9 @@ export class OutboxRelay {
   private async drain(): Promise<void> {
     for (;;) {
       if (this.stopped) return;
-      const client = await this.pool.connect();
       let count = 0;
       let handled = false;
-      try {
-        await client.query("BEGIN");
+      await inPgTransaction(this.pool, async (client) => {
         const { rows } = await client.query<OutboxRow>(
           `SELECT id::text AS id, type, entity_type, entity_id, user_id, payload, created_at
              FROM outbox_event WHERE published_at IS NULL ORDER BY id LIMIT 200 FOR UPDATE SKIP LOCKED`,
@@ -151,13 +150,7 @@ export class OutboxRelay {
           }
         }
         if (rows.length > 0) await client.query("UPDATE outbox_event SET published_at = now() WHERE id = ANY($1::bigint[])", [rows.map((r) => r.id)]);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
       // Transactional handlers may have written events (jobs they started): relay them now, not at the next poll.
       if (handled) this.again = true;
       if (count < 200) return;

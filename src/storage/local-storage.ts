@@ -2,11 +2,10 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { Transform, type Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { assertStorageKey, type FileStorage, type WriteOptions } from "./storage.js";
+import { assertStorageKey, byteCounter, TooLarge, type FileStorage, type WriteOptions } from "./storage.js";
 
-class TooLarge extends Error {}
 
 /** fsync of a file or a directory (a rename is durable once its directory is synced). */
 async function sync(path: string): Promise<void> {
@@ -40,15 +39,8 @@ export class LocalFileStorage implements FileStorage {
     const target = this.path(key);
     await mkdir(this.tmp, { recursive: true });
     const temp = join(this.tmp, `${randomBytes(8).toString("hex")}.part`);
-    let size = 0;
     const limit = options.maxBytes;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (limit !== undefined && size > limit) callback(new TooLarge());
-        else callback(null, chunk);
-      },
-    });
+    const counter = byteCounter(limit);
     // Opened before the pipeline starts: a stream that opens its file lazily could create it after
     // a failure's unlink below, leaving a stray temporary behind.
     const handle = await open(temp, "w");
@@ -58,7 +50,7 @@ export class LocalFileStorage implements FileStorage {
       await mkdir(dirname(target), { recursive: true });
       await rename(temp, target);
       await sync(dirname(target));
-      return { size };
+      return { size: counter.bytes };
     } catch (error) {
       await unlink(temp).catch(() => undefined);
       if (error instanceof TooLarge) throw options.tooLarge?.(limit!) ?? new Error(`More than ${limit} bytes`);

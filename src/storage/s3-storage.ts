@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { PassThrough, Readable, Transform } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   AbortMultipartUploadCommand,
@@ -21,9 +21,8 @@ import {
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { assertStorageKey, type FileStorage, type WriteOptions } from "./storage.js";
+import { assertStorageKey, byteCounter, TooLarge, type FileStorage, type WriteOptions } from "./storage.js";
 
-class TooLarge extends Error {}
 
 export interface S3StorageOptions {
   bucket: string;
@@ -78,15 +77,8 @@ export class S3FileStorage implements FileStorage {
 
   async write(key: string, source: Readable | AsyncIterable<Uint8Array>, options: WriteOptions = {}): Promise<{ size: number }> {
     const objectKey = this.objectKey(key);
-    let size = 0;
     const limit = options.maxBytes;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (limit !== undefined && size > limit) callback(new TooLarge());
-        else callback(null, chunk);
-      },
-    });
+    const counter = byteCounter(limit);
     const body = new PassThrough({ highWaterMark: 1024 * 1024 });
     // leavePartsOnError: false makes lib-storage abort the multipart upload when a part fails.
     const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: objectKey, Body: body }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
@@ -94,7 +86,7 @@ export class S3FileStorage implements FileStorage {
     const uploading = upload.done();
     try {
       await Promise.all([piping, uploading]);
-      return { size };
+      return { size: counter.bytes };
     } catch (error) {
       // Whichever side failed first, stop the other. The body ends with an error, never cleanly
       // (a clean end would complete the upload with what arrived); lib-storage then aborts the

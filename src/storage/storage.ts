@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import { Transform, type Readable } from "node:stream";
 
 export interface WriteOptions {
   /** Stop and leave nothing behind once more than this many bytes arrived; `tooLarge` is thrown. */
@@ -36,4 +36,20 @@ const KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_.-]+)*$/;
 
 export function assertStorageKey(key: string): void {
   if (!KEY.test(key) || key.split("/").some((part) => part === "." || part === "..")) throw new Error(`Invalid storage key ${JSON.stringify(key)}`);
+}
+
+/** What a byte counter fails a write with past its limit (the store maps it to `WriteOptions.tooLarge`). */
+export class TooLarge extends Error {}
+
+/** A pass-through that counts the bytes of a write and fails it with TooLarge past `limit` (when given). */
+export function byteCounter(limit: number | undefined): Transform & { readonly bytes: number } {
+  let bytes = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (limit !== undefined && bytes > limit) callback(new TooLarge());
+      else callback(null, chunk);
+    },
+  });
+  return Object.defineProperty(counter, "bytes", { get: () => bytes }) as Transform & { readonly bytes: number };
 }

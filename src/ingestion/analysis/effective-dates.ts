@@ -161,18 +161,13 @@ export function effectiveDateMetrics(summary: EffectiveDateSummary, period: Peri
 /** Rows of a staging or entries table by row_no, as string maps (every column, internal ones too). */
 export async function loadRows(pool: pg.Pool, table: string, rowNos: number[], select = "*"): Promise<Map<number, Record<string, unknown>>> {
   if (rowNos.length === 0) return new Map();
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  return inPgTransaction(pool, async (client) => {
     // Staging tables have only a BRIN index on row_no and no statistics: make the planner use it.
     await ensureRowIndex(client, table);
     await client.query("SET LOCAL enable_seqscan = off");
     const { rows } = await client.query(`SELECT ${select} FROM ${qualifiedTable(table)} WHERE row_no = ANY($1::bigint[])`, [rowNos]);
-    await client.query("COMMIT");
     return new Map(rows.map((r) => [Number(r.row_no), r]));
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**

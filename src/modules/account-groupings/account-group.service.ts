@@ -2,7 +2,6 @@ import { ConflictError, NotFoundError, ValidationError } from "../../core/errors
 import { assertContent, findEntity, queryEntities, relatedList, saveVersioned, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { accountGroupColumns } from "./account-grouping.columns.js";
 import { rederive } from "./grouping-tree.js";
 import { assertMacCode, loadMacLevels } from "./mac-codes.js";
@@ -65,7 +64,7 @@ export async function updateAccountGroup(ctx: RequestContext, id: string, input:
     for (const change of rederive(siblings, { mac: grouping.mac, macLevels })) {
       const updated = await tx.accountGroup.update({
         where: { id: change.row.id },
-        data: { hierarchy: change.hierarchy, lowestLevel: change.lowestLevel, errors: change.errors as unknown as Prisma.InputJsonValue },
+        data: { hierarchy: change.hierarchy, lowestLevel: change.lowestLevel, errors: change.errors },
       });
       if (updated.id === id) group = updated;
     }

@@ -63,7 +63,7 @@ export const AccountGroup = builder.prismaObject("AccountGroup", {
     accountTags: t.exposeStringList("accountTags"),
     orderIndex: t.exposeInt("orderIndex"),
     publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
-    errors: t.field({ type: [AccountGroupError], resolve: (g) => (g.errors as unknown as GroupError[]) ?? [] }),
+    errors: t.field({ type: [AccountGroupError], resolve: (g) => g.errors ?? [] }),
   }),
 });
 

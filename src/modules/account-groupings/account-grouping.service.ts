@@ -5,7 +5,7 @@ import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { accountGroupingColumns } from "./account-grouping.columns.js";
 import { readCchGroupTrialBalance } from "./cch-trial-balance.js";
-import { finishTree, groupsFromPaths, type GroupError, type GroupInput, type GroupNode } from "./grouping-tree.js";
+import { finishTree, groupsFromPaths, type GroupInput, type GroupNode } from "./grouping-tree.js";
 import { librariesUsingGrouping } from "./library-usage.js";
 import { assertLocalizedText, displayText, english, type LocalizedText } from "./localized-text.js";
 import { loadMacLevels } from "./mac-codes.js";
@@ -126,7 +126,7 @@ function groupRow(node: GroupNode, accountGroupingId: string, audit: ReturnType<
     macCode: node.macCode,
     accountTags: node.accountTags,
     orderIndex: node.orderIndex,
-    errors: node.errors as unknown as Prisma.InputJsonValue,
+    errors: node.errors,
   };
 }
 
@@ -189,11 +189,11 @@ export async function appendToAccountGrouping(ctx: RequestContext, id: string, b
         await tx.accountGroup.create({ data: groupRow(node, id, createAudit(actor)) });
         continue;
       }
-      const description: LocalizedText = { ...(row.description as LocalizedText), en: node.description };
+      const description: LocalizedText = { ...row.description, en: node.description };
       const next = { parentCode: node.parentCode, description, hierarchy: node.hierarchy, lowestLevel: node.lowestLevel, macCode: node.macCode, accountTags: node.accountTags, orderIndex: node.orderIndex, errors: node.errors };
       const before = { parentCode: row.parentCode, description: row.description, hierarchy: row.hierarchy, lowestLevel: row.lowestLevel, macCode: row.macCode, accountTags: row.accountTags, orderIndex: row.orderIndex, errors: row.errors };
       if (JSON.stringify(next) !== JSON.stringify(before)) {
-        await saveVersioned(tx.accountGroup, "AccountGroup", row.id, undefined, { ...next, errors: next.errors as unknown as Prisma.InputJsonValue }, actor);
+        await saveVersioned(tx.accountGroup, "AccountGroup", row.id, undefined, next, actor);
       }
     }
     const grouping = await saveVersioned(tx.accountGrouping, ENTITY, id, undefined, current.publishStatus === "PUBLISHED" ? { publishStatus: "UNPUBLISHED_CHANGES" } : {}, actor);

@@ -1,22 +1,21 @@
-import type { GroupError } from "./grouping-tree.js";
 import { displayText } from "./localized-text.js";
 import { writeTemplateWorkbook } from "./template-workbook.js";
 
 /** What a stored grouping (library or engagement) and its groups have in common for an export. */
 interface StoredGrouping {
   id: string;
-  name: unknown;
-  codeDisplayName: unknown;
+  name: PrismaJson.LocalizedText;
+  codeDisplayName: PrismaJson.LocalizedText;
   delimiter: string;
 }
 
 interface StoredGroup {
   code: string;
-  description: unknown;
+  description: PrismaJson.LocalizedText;
   hierarchy: string[];
   macCode: string | null;
   accountTags: string[];
-  errors: unknown;
+  errors: PrismaJson.AccountGroupErrors;
 }
 
 /** A grouping as a template workbook (exports), readable again by import and append. */
@@ -26,7 +25,7 @@ export async function groupingWorkbook(grouping: StoredGrouping, groups: StoredG
     name,
     codeDisplayName: displayText(grouping.codeDisplayName) || "Code",
     delimiter: grouping.delimiter,
-    groups: groups.map((g) => ({ code: g.code, description: displayText(g.description) || g.code, hierarchy: g.hierarchy, macCode: g.macCode, accountTags: g.accountTags, errors: g.errors as unknown as GroupError[] })),
+    groups: groups.map((g) => ({ code: g.code, description: displayText(g.description) || g.code, hierarchy: g.hierarchy, macCode: g.macCode, accountTags: g.accountTags, errors: g.errors })),
   });
   return { fileName: `${safeFileName(name)}.xlsx`, bytes };
 }

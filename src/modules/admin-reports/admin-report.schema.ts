@@ -35,13 +35,13 @@ builder.mutationFields((t) => ({
     description: `${DESCRIPTION}: who did what in the window, from the audit trail`,
     authScopes: { permission: "api.admin-reports.run" },
     args: { input: t.arg({ type: ActivityReportInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.runActivityReport(ctx, input as never),
+    resolve: (_root, { input }, ctx) => service.runActivityReport(ctx, input),
   }),
   runRowUsageReport: t.field({
     type: AsyncResult,
     description: `${DESCRIPTION}: rows ingested and analysed per organization and engagement in the window`,
     authScopes: { permission: "api.admin-reports.run" },
     args: { input: t.arg({ type: RowUsageReportInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.runRowUsageReport(ctx, input as never),
+    resolve: (_root, { input }, ctx) => service.runRowUsageReport(ctx, input),
   }),
 }));

@@ -1,7 +1,6 @@
 import { assertContent, touchAudit } from "../../entity/index.js";
 import { ValidationError } from "../../core/errors.js";
 import { inTransaction } from "../../events/outbox.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { defineJob, JobError, jobStarter, startJob, type JobContext } from "../../jobs/index.js";
 import { analysisTypeKeyOf, defaultConfiguration, type Configuration } from "../catalogue/control-points.data.js";
@@ -66,7 +65,7 @@ export const rollForwardJob = defineJob<RollForwardPayload>({
       await tx.analysisTypeConfiguration.update({
         where: { id: target.id },
         data: {
-          configuration: configuration as unknown as Prisma.InputJsonValue,
+          configuration,
           system: key ? matchesDefaults(configuration, defaultConfiguration(key, null)) : false,
           version: { increment: 1 },
           ...touchAudit(ctx.startedBy),

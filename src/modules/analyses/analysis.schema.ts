@@ -18,7 +18,7 @@ import { rollForwardAnalysis } from "./analysis-roll-forward.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 
 type PeriodShape = { id: string; startDate: string; endDate: string; interimAsAtDate: string | null };
-type StoredAnalysis = { id: string; engagementId: string; reportingPeriodConfigurationId: string | null; importantColumns: unknown };
+type StoredAnalysis = { id: string; engagementId: string; reportingPeriodConfigurationId: string | null; importantColumns: PrismaJson.AnalysisImportantColumns };
 
 export const AnalysisPeriod = builder.objectRef<PeriodShape>("AnalysisPeriod").implement({
   fields: (t) => ({
@@ -62,7 +62,7 @@ export const Analysis = builder.prismaObject("Analysis", {
     referenceId: t.exposeString("referenceId", { nullable: true }),
     analysisPeriods: t.field({ type: [AnalysisPeriod], resolve: (a, _args, ctx) => periods(a, ctx) }),
     analysisPeriodGaps: t.field({ type: [AnalysisPeriodGap], resolve: async (a, _args, ctx) => analysisPeriodGaps(await periods(a, ctx)) }),
-    importantColumns: t.field({ type: [ImportantColumn], resolve: (a) => a.importantColumns as Array<{ columnName: string; field: string }> }),
+    importantColumns: t.field({ type: [ImportantColumn], resolve: (a) => a.importantColumns }),
     latestAnalysisResultId: t.exposeID("latestAnalysisResultId", { nullable: true }),
     reportingPeriodConfigurationId: t.field({
       type: "ID",

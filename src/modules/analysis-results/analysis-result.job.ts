@@ -1,8 +1,7 @@
 import type { App } from "../../app-types.js";
 import { touchAudit } from "../../entity/index.js";
-import { dropResultTables, dropWorkTables, engineSteps, planRun, publication, type EngineSpec } from "../../engine/index.js";
+import { dropResultTables, dropWorkTables, engineSteps, planRun, publication } from "../../engine/index.js";
 import { inTransaction, type Emit } from "../../events/outbox.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
 import { publishResultTables } from "../data-tables/data-table.service.js";
 import type { DataTableColumn } from "../data-tables/data-table-definition.js";
@@ -13,7 +12,6 @@ export interface RunPayload {
   analysisResultId: string;
 }
 
-const json = (value: unknown) => value as Prisma.InputJsonValue;
 
 /** Webhook data keys of the wire reference (section 7): analysisId, analysisResultId, engagementId. */
 export function emitRunEvent(emit: Emit, type: "analysis.complete" | "analysis.failed", result: { id: string; analysisId: string; engagementId: string }, userId: string | null) {
@@ -38,7 +36,7 @@ export const analysisRunJob = defineJob<RunPayload>({
     const result = await app.prisma.analysisResult.findUnique({ where: { id: analysisResultId } });
     if (!result) throw new JobError(`Analysis result ${analysisResultId} was deleted before its run finished`);
     if (!result.spec) throw new JobError(`Analysis result ${analysisResultId} has no engine specification`);
-    const stored = result.spec as unknown as EngineSpec;
+    const stored = result.spec;
     // The accounts are not stored with the result (its accounts table keeps them once prepared).
     const spec = result.stepsDone.includes("prepare") ? stored : { ...stored, accounts: await accountsOf(app, result.engagementId, [...stored.sources, ...stored.partyLists, ...stored.openingBalances].map((s) => s.id)) };
     const plan = planRun(spec);
@@ -78,7 +76,7 @@ export const analysisRunJob = defineJob<RunPayload>({
       });
       await tx.analysisResult.update({
         where: { id: analysisResultId },
-        data: { status: "COMPLETED", summary: json(summary), completedDate: new Date(), ...touchAudit(actor), version: { increment: 1 } },
+        data: { status: "COMPLETED", summary, completedDate: new Date(), ...touchAudit(actor), version: { increment: 1 } },
       });
       await tx.analysis.update({ where: { id: current.analysisId }, data: { latestAnalysisResultId: analysisResultId } });
       emit({ type: "analysis-result.updated", entityType: "ANALYSIS_RESULT", entityId: analysisResultId, userId: actor.userId, payload: { analysisResultId, analysisId: current.analysisId } });

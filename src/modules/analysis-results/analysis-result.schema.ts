@@ -13,8 +13,6 @@ import { RESULT_STATUSES } from "./analysis-result.columns.js";
 import { RUN_PROGRESS_EVENT, type RunProgress } from "./analysis-result.progress.js";
 import * as service from "./analysis-result.service.js";
 
-type PeriodShape = { id: string; startDate: string; endDate: string; interimAsAtDate: string | null };
-
 const AnalysisResultStatus = builder.enumType("AnalysisResultStatus", { values: RESULT_STATUSES });
 
 const RiskLevelCounts = builder.objectRef<{ total: number; byRiskLevel: Record<string, number> }>("RiskLevelCounts").implement({
@@ -105,7 +103,7 @@ export const AnalysisResult = builder.prismaObject("AnalysisResult", {
     engagementId: t.exposeID("engagementId"),
     analysisId: t.exposeID("analysisId"),
     analysisTypeId: t.exposeID("analysisTypeId"),
-    analysisPeriods: t.field({ type: [AnalysisPeriod], description: "The periods as they were when the run started", resolve: (r) => r.analysisPeriods as PeriodShape[] }),
+    analysisPeriods: t.field({ type: [AnalysisPeriod], description: "The periods as they were when the run started", resolve: (r) => r.analysisPeriods }),
     interim: t.exposeBoolean("interim"),
     status: t.field({ type: AnalysisResultStatus, description: "RUNNING until the run ends; COMPLETED results have data tables", resolve: (r) => r.status as (typeof RESULT_STATUSES)[number] }),
     error: t.exposeString("error", { nullable: true }),
@@ -227,6 +225,7 @@ builder.subscriptionField("analysisRunProgress", (t) =>
           for (let next = await pending; !next.done; next = await events.next()) {
             const event = next.value as TransientEvent;
             if (event.type !== RUN_PROGRESS_EVENT || event.entityId !== analysisResultId) continue;
+            // Transient events carry what their emitter built: this type's payload is a RunProgress.
             const progress = event.payload as unknown as RunProgress;
             await push(progress);
             if (progress.status !== "RUNNING") {

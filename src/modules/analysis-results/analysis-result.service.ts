@@ -1,9 +1,8 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors.js";
 import { createAudit, findEntity, queryEntities, relatedList, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { newId } from "../../core/ids.js";
-import { explainEntry, explainTransaction, planRun, type EngineSpec, type Explanation, type ResultSummary } from "../../engine/index.js";
+import { explainEntry, explainTransaction, planRun, type Explanation, type ResultSummary } from "../../engine/index.js";
 import { inTransaction } from "../../events/outbox.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { jobStarter, startJob } from "../../jobs/index.js";
 import { registerAnalysisRunner } from "../analyses/analysis-run.js";
@@ -38,8 +37,8 @@ export function resultDataTables(ctx: RequestContext, analysisResultId: string, 
   return tablesByResult(ctx.app, ctx, analysisResultId, args);
 }
 
-export function summaryOf(result: { summary: unknown }): ResultSummary | null {
-  return (result.summary as ResultSummary | null) ?? null;
+export function summaryOf(result: { summary: ResultSummary | null }): ResultSummary | null {
+  return result.summary ?? null;
 }
 
 /**
@@ -70,10 +69,10 @@ registerAnalysisRunner(async (ctx, analysisId) => {
         engagementId: analysis.engagementId,
         analysisId,
         analysisTypeId: analysis.analysisTypeId,
-        analysisPeriods: periodsOf(analysis) as unknown as Prisma.InputJsonValue,
+        analysisPeriods: periodsOf(analysis),
         interim: analysis.interim,
         status: "RUNNING",
-        spec: storedSpec(spec) as unknown as Prisma.InputJsonValue,
+        spec: storedSpec(spec),
       },
     });
     return startJob(tx, { job: analysisRunJob, payload: { analysisResultId: resultId }, entityType: "ANALYSIS_RESULT", entityId: resultId, startedBy });
@@ -105,7 +104,7 @@ export async function explainScore(ctx: RequestContext, analysisResultId: string
   if (result.status !== "COMPLETED" || !result.spec) {
     throw new ConflictError(`Analysis result ${analysisResultId} is ${result.status}; only completed results can explain scores`, { entityId: analysisResultId, entityType: ENTITY });
   }
-  const plan = planRun(result.spec as unknown as EngineSpec);
+  const plan = planRun(result.spec);
   const explained = level === "ENTRY" ? await explainEntry(ctx.app.pool, plan, row) : await explainTransaction(ctx.app.pool, plan, row);
   if (!explained) throw new NotFoundError(level === "ENTRY" ? "Entry" : "Transaction", String(row));
   return explained;

@@ -24,7 +24,7 @@ export async function buildEngineSpec(app: Db, analysisId: string, resultId: str
   const type = analysisTypeById(analysis.analysisTypeId);
   const entriesTypes = new Set((type?.sourceConfigurations ?? []).filter((c) => c.required && !c.postAnalysis).map((c) => c.sourceTypeId));
   const configurationRow = await app.prisma.analysisTypeConfiguration.findFirst({ where: { analysisId, analysisTypeId: analysis.analysisTypeId } });
-  const configuration = (configurationRow?.configuration ?? { riskGroups: [] }) as unknown as Configuration;
+  const configuration: Configuration = configurationRow?.configuration ?? { riskGroups: [] };
   const rangeIds = configuration.riskGroups.map((g) => g.selectedRiskRange).filter((id): id is string => Boolean(id));
   const ranges = new Map((await app.prisma.riskRange.findMany({ where: { id: { in: rangeIds } } })).map((r) => [r.id, r]));
   const riskGroups: EngineRiskGroup[] = configuration.riskGroups.map((g) => {

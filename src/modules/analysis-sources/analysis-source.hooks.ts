@@ -20,7 +20,7 @@ registerStatusFeed("sources", async (ctx, analysis) => {
     analysisSourceTypeId: s.analysisSourceTypeId,
     periodId: s.analysisPeriodId,
     status: statusOf(s.workflowState),
-    hasUnignoredWarnings: (s.warnings as unknown[]).length > 0 && !s.warningsIgnored,
+    hasUnignoredWarnings: s.warnings.length > 0 && !s.warningsIgnored,
   }));
 });
 

@@ -101,12 +101,12 @@ export function walkProgress(
  */
 export async function currentSourceProgress(
   app: Pick<App, "prisma">,
-  source: { id: string; version: number; workflowState: string; analysisSourceTypeId: string; errors: unknown },
+  source: { id: string; version: number; workflowState: string; analysisSourceTypeId: string; errors: SourceMessage[] },
 ): Promise<SourceProgress> {
   const state = source.workflowState;
   const base = { analysisSourceId: source.id, workflowState: state, stepPercent: null, message: null, sourceVersion: source.version };
   if (state === "COMPLETED") return { ...base, percent: 100 };
-  if (state === "FAILED") return { ...base, percent: 100, message: (source.errors as SourceMessage[])[0]?.defaultMessage ?? null };
+  if (state === "FAILED") return { ...base, percent: 100, message: source.errors[0]?.defaultMessage ?? null };
   if (!isWorkflowState(state)) return { ...base, percent: 0 };
   const type = await app.prisma.analysisSourceType.findUnique({ where: { id: source.analysisSourceTypeId }, select: { features: true } });
   const { from, to } = shareOf(workflowPath((type?.features ?? []) as WorkflowFeature[]), state);

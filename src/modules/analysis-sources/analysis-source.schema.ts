@@ -24,7 +24,7 @@ import { DATA_PREVIEW, FileInfoNode, FILE_METRICS, GroupedFormat } from "../file
 import { getFileInfo } from "../file-infos/file-info.service.js";
 import { BOOLEAN, INTEGER, listOf, mapOf, namedShape, OBJECT_ID, objectOf, ref, shaped, STRING } from "../common/json-shape.js";
 import type { SourceMessage as SourceMessageModel } from "./analysis-source.messages.js";
-import { wireIndicators, type StoredIndicators } from "./transaction-id-preview.wire.js";
+import { wireIndicators } from "./transaction-id-preview.wire.js";
 import { currentSourceProgress, isTerminalState, SOURCE_PROGRESS_EVENT, supersededBy, type SourceProgress } from "./analysis-source.progress.js";
 import type { AuditedVirtualColumn } from "./analysis-source.virtual-columns.js";
 import * as service from "./analysis-source.service.js";
@@ -182,9 +182,6 @@ const TransactionIdSelection = builder.objectRef<TransactionIdSelectionModel>("T
   }),
 });
 
-/** The stored JSON of a typed read field (written by the workflow in the engine's shapes). */
-const stored = <T>(value: unknown) => (value ?? null) as T;
-
 export const AnalysisSource = builder.prismaObject("AnalysisSource", {
   interfaces: [Entity],
   fields: (t) => ({
@@ -192,11 +189,12 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     analysisId: t.exposeID("analysisId"),
     analysisPeriodId: t.exposeID("analysisPeriodId", { nullable: true }),
     analysisSourceTypeId: t.exposeID("analysisSourceTypeId"),
+    // String columns written only from their enum's values (`as never`: Pothos wants the enum's own type).
     workflowState: t.field({ type: WorkflowStateEnum, resolve: (s) => s.workflowState as never }),
     targetWorkflowState: t.field({ type: WorkflowStateEnum, nullable: true, resolve: (s) => s.targetWorkflowState as never }),
-    warnings: t.field({ type: [SourceMessage], description: "Values the parse could not read (UNPARSEABLE_VALUES)", resolve: (s) => s.warnings as unknown as SourceMessageModel[] }),
+    warnings: t.field({ type: [SourceMessage], description: "Values the parse could not read (UNPARSEABLE_VALUES)", resolve: (s) => s.warnings }),
     warningsIgnored: t.exposeBoolean("warningsIgnored"),
-    errors: t.field({ type: [SourceMessage], description: "Why the workflow FAILED", resolve: (s) => s.errors as unknown as SourceMessageModel[] }),
+    errors: t.field({ type: [SourceMessage], description: "Why the workflow FAILED", resolve: (s) => s.errors }),
     detectedFormat: t.field({ type: GroupedFormat, nullable: true, resolve: (s) => s.detectedFormat as never }),
     applyDegrouper: t.exposeBoolean("applyDegrouper"),
     degrouperApplied: t.exposeBoolean("degrouperApplied"),
@@ -222,18 +220,18 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
       authScopes: { permission: "api.file-infos.read" },
       args: { version: t.arg({ type: FileVersion, required: true }) },
       resolve: (s, { version }, ctx) => {
-        const id = (s.fileInfoVersions as Record<string, string | undefined>)[version];
+        const id = s.fileInfoVersions[version];
         return id ? getFileInfo(ctx, id) : null;
       },
     }),
-    columnMappings: t.field({ type: [ColumnMapping], nullable: true, description: "Applied column mappings", resolve: (s) => stored<ColumnMappingModel[]>(s.columnMappings) }),
-    virtualColumns: t.field({ type: [VirtualColumn], nullable: true, description: "Applied virtual columns", resolve: (s) => stored<AuditedVirtualColumn[]>(s.virtualColumns) }),
-    ambiguousColumnResolutions: t.field({ type: [AmbiguousColumnResolution], nullable: true, description: "Applied format resolutions", resolve: (s) => stored<AmbiguousColumnResolutionModel[]>(s.ambiguousColumnResolutions) }),
-    transactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, description: "Selected transaction id", resolve: (s) => stored<TransactionIdSelectionModel>(s.transactionIdSelection) }),
-    proposedColumnMappings: t.field({ type: [ProposedColumnMapping], nullable: true, resolve: (s) => stored<ProposedColumnMappingModel[]>(s.proposedColumnMappings) }),
-    proposedVirtualColumns: t.field({ type: [ProposedVirtualColumn], nullable: true, resolve: (s) => stored<VirtualColumnDefinition[]>(s.proposedVirtualColumns) }),
-    proposedAmbiguousColumnResolutions: t.field({ type: [ProposedAmbiguousColumnResolution], nullable: true, resolve: (s) => stored<ProposedAmbiguousColumnResolutionModel[]>(s.proposedAmbiguousColumnResolutions) }),
-    proposedTransactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, resolve: (s) => stored<TransactionIdSelectionModel>(s.proposedTransactionIdSelection) }),
+    columnMappings: t.field({ type: [ColumnMapping], nullable: true, description: "Applied column mappings", resolve: (s) => s.columnMappings }),
+    virtualColumns: t.field({ type: [VirtualColumn], nullable: true, description: "Applied virtual columns", resolve: (s) => s.virtualColumns }),
+    ambiguousColumnResolutions: t.field({ type: [AmbiguousColumnResolution], nullable: true, description: "Applied format resolutions", resolve: (s) => s.ambiguousColumnResolutions }),
+    transactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, description: "Selected transaction id", resolve: (s) => s.transactionIdSelection }),
+    proposedColumnMappings: t.field({ type: [ProposedColumnMapping], nullable: true, resolve: (s) => s.proposedColumnMappings }),
+    proposedVirtualColumns: t.field({ type: [ProposedVirtualColumn], nullable: true, resolve: (s) => s.proposedVirtualColumns }),
+    proposedAmbiguousColumnResolutions: t.field({ type: [ProposedAmbiguousColumnResolution], nullable: true, resolve: (s) => s.proposedAmbiguousColumnResolutions }),
+    proposedTransactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, resolve: (s) => s.proposedTransactionIdSelection }),
     analysis: t.relation("analysis", { authScopes: { permission: "api.analyses.read" } }),
     engagement: t.relation("engagement", { authScopes: { permission: "api.engagements.read" } }),
   }),
@@ -253,7 +251,7 @@ export const TransactionIdPreview = builder.prismaObject("TransactionIdPreview",
     indicators: t.field({
       type: "JSON",
       ...shaped(mapOf(INDICATOR, "Indicator name -> {rating, value (its facts), data (preview rows of transactions it is about)}")),
-      resolve: (p) => wireIndicators(p.indicators as unknown as StoredIndicators, p.entryPreviews as never),
+      resolve: (p) => wireIndicators(p.indicators, p.entryPreviews),
     }),
     entryPreviews: t.field({ type: "JSON", ...shaped(listOf(PREVIEW_ROW)), resolve: (p) => p.entryPreviews }),
   }),
@@ -463,6 +461,7 @@ builder.subscriptionField("analysisSourceProgress", (t) =>
           for (let next = await pending; !next.done; next = await events.next()) {
             const event = next.value as TransientEvent;
             if (event.type !== SOURCE_PROGRESS_EVENT || event.entityId !== analysisSourceId) continue;
+            // Transient events carry what their emitter built: this type's payload is a SourceProgress.
             const progress = event.payload as unknown as SourceProgress;
             if (supersededBy(progress, current)) continue;
             await push(progress);

@@ -17,7 +17,6 @@ import {
   validateMove,
   WorkflowMoveError,
   type EffectiveDateMetrics,
-  type EffectiveDateSummary,
   type PeriodType,
   type ProposedAmbiguousColumnResolution,
   type ProposedColumnMapping,
@@ -31,10 +30,10 @@ import { dateOnly } from "../analyses/analysis.service.js";
 import { analysisSourceColumns, transactionIdPreviewColumns } from "./analysis-source.columns.js";
 import { checkPositions } from "./analysis-source.input-checks.js";
 import { checkVirtualColumnVersions, storedVirtualColumns } from "./analysis-source.virtual-columns.js";
+import type { SourceRow } from "./analysis-source.steps.js";
 import { announceEntriesDropped, ingestionJob, sourceTypeOf, type IngestionPayload } from "./analysis-source.workflow.js";
 
 const ENTITY = "AnalysisSource";
-const json = (value: unknown) => value as Prisma.InputJsonValue;
 
 interface ProposedFields {
   proposedColumnMappings?: ProposedColumnMapping[] | null;
@@ -135,7 +134,7 @@ export async function createAnalysisSource(ctx: RequestContext, input: CreateAna
   const type = await sourceTypeOf(ctx.app, input.analysisSourceTypeId);
   if (!type) throw new ValidationError(`analysisSourceTypeId ${input.analysisSourceTypeId} refers to no analysis source type`, { identifier: "analysisSourceTypeId", values: [input.analysisSourceTypeId] });
   const analysisType = await ctx.prisma.analysisType.findUnique({ where: { id: analysis.analysisTypeId }, select: { sourceConfigurations: true } });
-  const accepted = ((analysisType?.sourceConfigurations ?? []) as Array<{ sourceTypeId: string }>).map((c) => c.sourceTypeId);
+  const accepted = (analysisType?.sourceConfigurations ?? []).map((c) => c.sourceTypeId);
   if (!accepted.includes(input.analysisSourceTypeId)) {
     throw new ValidationError(`Analysis ${analysis.id}'s type takes no source of type ${input.analysisSourceTypeId}`, { identifier: "analysisSourceTypeId", values: [input.analysisSourceTypeId] });
   }
@@ -175,11 +174,11 @@ export async function createAnalysisSource(ctx: RequestContext, input: CreateAna
 }
 
 function proposedData(input: ProposedFields) {
-  const data: { proposedColumnMappings?: Prisma.InputJsonValue; proposedVirtualColumns?: Prisma.InputJsonValue; proposedAmbiguousColumnResolutions?: Prisma.InputJsonValue; proposedTransactionIdSelection?: Prisma.InputJsonValue } = {};
-  if (input.proposedColumnMappings != null) data.proposedColumnMappings = json(input.proposedColumnMappings);
-  if (input.proposedVirtualColumns != null) data.proposedVirtualColumns = json(input.proposedVirtualColumns);
-  if (input.proposedAmbiguousColumnResolutions != null) data.proposedAmbiguousColumnResolutions = json(input.proposedAmbiguousColumnResolutions);
-  if (input.proposedTransactionIdSelection != null) data.proposedTransactionIdSelection = json(input.proposedTransactionIdSelection);
+  const data: Pick<Prisma.AnalysisSourceUpdateInput, keyof ProposedFields> = {};
+  if (input.proposedColumnMappings != null) data.proposedColumnMappings = input.proposedColumnMappings;
+  if (input.proposedVirtualColumns != null) data.proposedVirtualColumns = input.proposedVirtualColumns;
+  if (input.proposedAmbiguousColumnResolutions != null) data.proposedAmbiguousColumnResolutions = input.proposedAmbiguousColumnResolutions;
+  if (input.proposedTransactionIdSelection != null) data.proposedTransactionIdSelection = input.proposedTransactionIdSelection;
   return data;
 }
 
@@ -226,10 +225,10 @@ export async function updateAnalysisSource(ctx: RequestContext, id: string, inpu
     // What can be judged now is refused now (400, nothing saved) rather than failing the job for good.
     checkPositions(source, input, type!.definitions);
     if (input.virtualColumns) checkVirtualColumnVersions(storedVirtualColumns(source.virtualColumns), input.virtualColumns);
-    const physicalCount = Array.isArray((source.fileInfo as { columnData?: unknown[] } | null)?.columnData) ? (source.fileInfo as { columnData: unknown[] }).columnData.length : 0;
+    const physicalCount = source.fileInfo?.columnData?.length ?? 0;
     const proposed = { ...appliedAsProposed(input, physicalCount), ...stripNulls(input) };
     const mappingChanged = proposed.proposedColumnMappings != null || proposed.proposedVirtualColumns != null || proposed.proposedAmbiguousColumnResolutions != null;
-    const selectionChanged = selection !== null && state === "INTEGRITY_CHECKED" && !(source.transactionIdSelection && sameSelection(source.transactionIdSelection as never, selection));
+    const selectionChanged = selection !== null && state === "INTEGRITY_CHECKED" && !(source.transactionIdSelection && sameSelection(source.transactionIdSelection, selection));
     const updated = await saveVersioned(
       tx.analysisSource,
       ENTITY,
@@ -239,7 +238,7 @@ export async function updateAnalysisSource(ctx: RequestContext, id: string, inpu
         ...proposedData(proposed),
         // Stored in full (type, columnSelection, virtualColumnSelection, applySmartSplitter; wire
         // reference 8), as when the server chooses the selection itself.
-        ...(selectionChanged ? { transactionIdSelection: json(normalizeSelection(selection)) } : {}),
+        ...(selectionChanged ? { transactionIdSelection: normalizeSelection(selection) } : {}),
         ...(input.targetWorkflowState !== undefined ? { targetWorkflowState: target } : {}),
         ...(input.warningsIgnored != null ? { warningsIgnored: input.warningsIgnored } : {}),
         ...(input.applyDegrouper != null ? { applyDegrouper: input.applyDegrouper } : {}),
@@ -311,8 +310,8 @@ export async function analysisSourceEffectiveDateMetrics(ctx: RequestContext, id
   const periods = analysis.analysisPeriods.filter((p) => !source.analysisPeriodId || p.id === source.analysisPeriodId);
   const startDate = periods.length > 0 ? dateOnly(periods[0].startDate) : "0001-01-01";
   const endDate = periods.length > 0 ? dateOnly(periods[periods.length - 1].endDate) : "9999-12-31";
-  const metrics = effectiveDateMetrics(source.effectiveDates as unknown as EffectiveDateSummary, period, { startDate, endDate });
-  await fillPreviews(ctx, source, metrics as unknown as Record<string, unknown>);
+  const metrics = effectiveDateMetrics(source.effectiveDates, period, { startDate, endDate });
+  await fillPreviews(ctx, source, metrics);
   return wireEffectiveDateMetrics(id, metrics);
 }
 
@@ -361,11 +360,11 @@ function wireEffectiveDateMetrics(analysisSourceId: string, m: EffectiveDateMetr
  * the file info's previews do: the file's fields in column order (the source's
  * `fileInfo.columnData` names them), never the staging table's internal columns.
  */
-async function fillPreviews(ctx: RequestContext, source: { id: string; stage: unknown; fileInfo: unknown }, metrics: Record<string, unknown>): Promise<void> {
+async function fillPreviews(ctx: RequestContext, source: Pick<SourceRow, "id" | "stage" | "fileInfo">, metrics: object): Promise<void> {
   const previews = Object.values(metrics).flatMap((m) => ((m as { dataPreviews?: Array<{ rowIndex?: number; row?: unknown }> })?.dataPreviews ?? []));
   const rowNos = [...new Set(previews.map((p) => p.rowIndex).filter((n): n is number => typeof n === "number"))];
-  const staged = (source.stage as { columns?: unknown[] } | null)?.columns;
-  const described = (source.fileInfo as { columnData?: unknown[] } | null)?.columnData;
+  const staged = source.stage?.columns;
+  const described = source.fileInfo?.columnData;
   const width = Array.isArray(staged) ? staged.length : Array.isArray(described) ? described.length : 0;
   if (rowNos.length === 0 || width === 0) return;
   const rows = await loadStagedRecords(ctx.app.pool, ingestionTables(source.id).staging, width, rowNos).catch(() => new Map<number, string[]>());

@@ -36,7 +36,6 @@ import {
   transactionIdCandidates,
   withRecommendedMetrics,
   type AppliedMapping,
-  type ColumnData,
   type ColumnDefinition,
   type DiscoveredAccount,
   type EffectiveDateSummary,
@@ -85,25 +84,28 @@ export interface StepEnv {
 /** A step's outputs: columns of the analysis source row to write. */
 export type Patch = Prisma.AnalysisSourceUpdateInput;
 
-const json = (value: unknown) => value as Prisma.InputJsonValue;
-
 function fileInfoOf(source: SourceRow): TabularFileInfo {
   if (!source.fileInfo) throw new JobError("The file has not been analysed yet (no file info)", "FILE_NOT_ANALYZED");
-  return source.fileInfo as unknown as TabularFileInfo;
+  return source.fileInfo;
+}
+
+/** The staging layout of a source ensureStaged has seen to. */
+function stageOf(source: SourceRow): StoredStage {
+  if (!source.stage) throw new JobError("The file has not been staged yet", "FILE_NOT_STAGED");
+  return source.stage;
 }
 
 export function appliedOf(source: SourceRow): AppliedMapping {
   return {
-    columnMappings: source.columnMappings as unknown as AppliedMapping["columnMappings"],
-    virtualColumns: source.virtualColumns as unknown as AppliedMapping["virtualColumns"],
-    ambiguousColumnResolutions: source.ambiguousColumnResolutions as unknown as AppliedMapping["ambiguousColumnResolutions"],
+    columnMappings: source.columnMappings,
+    virtualColumns: source.virtualColumns,
+    ambiguousColumnResolutions: source.ambiguousColumnResolutions,
   };
 }
 
 /** The parse plan is pure: rebuilt from the stored JSON each time a step needs it. */
 export function planOf(source: SourceRow, definitions: ColumnDefinition[]): ParsePlan {
-  const stage = source.stage as unknown as StoredStage | null;
-  return buildParsePlan(fileInfoOf(source), appliedOf(source), definitions, (source.virtualColumnData ?? []) as unknown as ColumnData[], stage?.columns ?? []);
+  return buildParsePlan(fileInfoOf(source), appliedOf(source), definitions, source.virtualColumnData ?? [], source.stage?.columns ?? []);
 }
 
 async function withFile<T>(app: App, source: SourceRow, work: (path: string) => Promise<T>): Promise<T> {
@@ -133,16 +135,16 @@ function userFacing(error: unknown): never {
 
 export async function detectStep(env: StepEnv, source: SourceRow): Promise<Patch> {
   const detection = await withFile(env.app, source, (path) => detectFormat(path, { presetHeaderRowIndex: source.presetHeaderRowIndex })).catch(userFacing);
-  return { detection: json(detection), detectedFormat: detection.groupedFormat };
+  return { detection, detectedFormat: detection.groupedFormat };
 }
 
 /**
  * PREPARE_FILE (and the file info of ANALYZE_COLUMNS): one streaming pass. Staging progress is read
  * from PostgreSQL's COPY progress view against the file size, since the engine reports none.
  */
-export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolean): Promise<Patch> {
+export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolean): Promise<Patch & { stage: StoredStage; fileInfo: TabularFileInfo }> {
   const { staging } = ingestionTables(source.id);
-  const detection = (source.detection ?? undefined) as unknown as FormatDetection | undefined;
+  const detection = source.detection ?? undefined;
   const file = await env.app.prisma.fileManagerEntity.findUnique({ where: { id: source.fileManagerFileId }, select: { name: true, size: true } });
   const size = Number(file?.size ?? 0);
   let stagingDone = false;
@@ -170,7 +172,7 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
     const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ...(ms !== undefined ? { ms } : {}) };
     env.app.metrics.ingestionRows.inc({ stage: "staged" }, staged.rowCount);
     if (ms !== undefined) env.app.metrics.ingestionRowsPerSecond.set({ stage: "staged" }, staged.rowCount / Math.max(0.001, ms / 1000));
-    return { stage: json(stage), fileInfo: json(staged.fileInfo), degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
+    return { stage, fileInfo: staged.fileInfo, degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
   } finally {
     stagingDone = true;
     clearInterval(timer);
@@ -224,11 +226,10 @@ async function adoptArrivalStaging(env: StepEnv, reading: FileReading, detection
 
 /** The staging table is UNLOGGED: after a database crash it is empty, and steps reading it re-stage. */
 export async function ensureStaged(env: StepEnv, source: SourceRow): Promise<SourceRow> {
-  const stage = source.stage as unknown as StoredStage | null;
   const { staging } = ingestionTables(source.id);
-  if (stage && (await stagingIntact(env.app.pool, staging, stage.rowCount))) return source;
-  const patch = await stageStep(env, source, source.degrouperApplied);
-  return { ...source, stage: patch.stage as never, fileInfo: patch.fileInfo as never };
+  if (source.stage && (await stagingIntact(env.app.pool, staging, source.stage.rowCount))) return source;
+  const { stage, fileInfo } = await stageStep(env, source, source.degrouperApplied);
+  return { ...source, stage, fileInfo };
 }
 
 /** APPLY_COLUMN_MAPPINGS: the proposed mapping (or the recommendation) becomes the applied one. */
@@ -237,23 +238,23 @@ export async function mappingStep(env: StepEnv, source: SourceRow): Promise<Patc
   const fileInfo = fileInfoOf(source);
   const { staging } = ingestionTables(source.id);
   try {
-    const placed = placeVirtualColumns((source.proposedVirtualColumns ?? []) as never, fileInfo.columnData.length);
+    const placed = placeVirtualColumns(source.proposedVirtualColumns ?? [], fileInfo.columnData.length);
     const virtualColumnData = await profileVirtualColumns(env.app.pool, staging, fileInfo, placed);
     const { applied } = applyColumnMappings({
       fileInfo,
       columnDefinitions: env.definitions,
-      proposedColumnMappings: (source.proposedColumnMappings ?? null) as never,
-      proposedVirtualColumns: (source.proposedVirtualColumns ?? null) as never,
-      proposedAmbiguousColumnResolutions: (source.proposedAmbiguousColumnResolutions ?? null) as never,
+      proposedColumnMappings: source.proposedColumnMappings,
+      proposedVirtualColumns: source.proposedVirtualColumns,
+      proposedAmbiguousColumnResolutions: source.proposedAmbiguousColumnResolutions,
       virtualColumnData,
     });
     const metrics = mappedMetrics(fileInfo, applied.columnMappings, applied.ambiguousColumnResolutions, env.definitions);
     return {
-      columnMappings: json(applied.columnMappings),
-      virtualColumns: json(auditVirtualColumns(storedVirtualColumns(source.virtualColumns), applied.virtualColumns, env.actor)),
-      ambiguousColumnResolutions: json(applied.ambiguousColumnResolutions),
-      virtualColumnData: json(virtualColumnData),
-      fileInfo: json({ ...fileInfo, tableMetadata: { ...fileInfo.tableMetadata, ...metrics } }),
+      columnMappings: applied.columnMappings,
+      virtualColumns: auditVirtualColumns(storedVirtualColumns(source.virtualColumns), applied.virtualColumns, env.actor),
+      ambiguousColumnResolutions: applied.ambiguousColumnResolutions,
+      virtualColumnData,
+      fileInfo: { ...fileInfo, tableMetadata: { ...fileInfo.tableMetadata, ...metrics } },
     };
   } catch (error) {
     return userFacing(error);
@@ -265,12 +266,11 @@ export async function mappingStep(env: StepEnv, source: SourceRow): Promise<Patc
  * proposed selection the applied mapping cannot serve is not rated here: CHECK_INTEGRITY reports it.
  */
 function firstSelection(source: SourceRow, plan: ParsePlan): TransactionIdSelection | null {
-  if (source.proposedTransactionIdSelection) {
-    const proposed = source.proposedTransactionIdSelection as unknown as TransactionIdSelection;
+  const proposed = source.proposedTransactionIdSelection;
+  if (proposed) {
     return selectionProblems(proposed, plan.physicalCount, appliedOf(source)).length === 0 ? proposed : null;
   }
-  const stage = source.stage as unknown as StoredStage;
-  return transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount)[0] ?? null;
+  return transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), source.virtualColumnData ?? []), stageOf(source).rowCount)[0] ?? null;
 }
 
 /**
@@ -303,7 +303,7 @@ export async function effectiveDatesStep(
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);
   const { staging, entriesAhead, transactionsAhead } = ingestionTables(source.id);
-  const stage = source.stage as unknown as StoredStage;
+  const stage = stageOf(source);
   const selection = wantsPreview ? firstSelection(source, plan) : null;
   const aheadPossible = parseFollows && selection !== null && !needsWindow(selection) && signedAmountExpression(plan, false) !== null;
   const expected = aheadPossible ? Math.max(expectedMs(stage, "effectiveDates"), expectedMs(stage, "parse"), expectedMs(stage, "transactions")) * 1.5 : expectedMs(stage, "effectiveDates");
@@ -313,7 +313,7 @@ export async function effectiveDatesStep(
     if (!aheadPossible) {
       const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection });
       report(100);
-      return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
+      return { patch: { effectiveDates: analysis.effectiveDates, accounts: analysis.accounts }, preview: analysis.transactionIdPreview, ahead: null };
     }
     // Two scans of the staging table side by side: the parse, and one grouping of the same rows by
     // transaction, by day and by account (the transactions table, the daily summary, the accounts),
@@ -343,12 +343,12 @@ export async function effectiveDatesStep(
     })();
     if (built) {
       report(100);
-      return { patch: { effectiveDates: json(built.summary.effectiveDates), accounts: json(built.summary.accounts) }, preview: built.preview, ahead: built.ahead };
+      return { patch: { effectiveDates: built.summary.effectiveDates, accounts: built.summary.accounts }, preview: built.preview, ahead: built.ahead };
     }
     // Building ahead failed: the step as without it (a failure here is the step's own).
     const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection });
     report(100);
-    return { patch: { effectiveDates: json(analysis.effectiveDates), accounts: json(analysis.accounts) }, preview: analysis.transactionIdPreview, ahead: null };
+    return { patch: { effectiveDates: analysis.effectiveDates, accounts: analysis.accounts }, preview: analysis.transactionIdPreview, ahead: null };
   } finally {
     stop();
   }
@@ -366,19 +366,18 @@ export async function integrityStep(
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);
   const { staging } = ingestionTables(source.id);
-  const proposed = source.proposedTransactionIdSelection as unknown as TransactionIdSelection | null;
+  const proposed = source.proposedTransactionIdSelection;
   if (proposed) {
     const { selection, previews } = await selectAndPreview(env, source, plan, proposed, known);
     // Stored in full (the wire's four keys, defaults filled), as the candidates the engine offers.
-    return { patch: { transactionIdSelection: json(normalizeSelection(selection)) }, previews, selection };
+    return { patch: { transactionIdSelection: normalizeSelection(selection) }, previews, selection };
   }
-  const stage = source.stage as unknown as StoredStage;
-  const candidates = transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), (source.virtualColumnData ?? []) as never), stage.rowCount);
+  const candidates = transactionIdCandidates(plan, summarizeColumns(fileInfoOf(source), source.virtualColumnData ?? []), stageOf(source).rowCount);
   // Defensive only: the engine always offers RUNNING_TOTAL last, so there is at least one candidate.
   if (candidates.length === 0) throw new JobError("No column or combination of columns can serve as transaction id; propose a transactionIdSelection", "NO_TRANSACTION_ID_CANDIDATE");
   const chosen = await chooseTransactionId(env.app.pool, staging, plan, candidates, known);
   const selection = candidates[chosen.selected];
-  return { patch: { transactionIdSelection: json(selection) }, previews: chosen.previews, selection };
+  return { patch: { transactionIdSelection: selection }, previews: chosen.previews, selection };
 }
 
 /** A given selection: validated, then its stored preview reused or one generated. */
@@ -403,7 +402,7 @@ export async function parseStep(
   ahead: AheadParse | null = null,
 ): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[] }> {
   const { staging, entries, transactions: transactionsTable, entriesAhead, transactionsAhead } = ingestionTables(source.id);
-  const selection = (source.transactionIdSelection ?? null) as unknown as TransactionIdSelection | null;
+  const selection = source.transactionIdSelection;
   if (ahead && withTransactions && selection && sameSelection(ahead.selection, selection)) {
     env.progress(0);
     await replaceTables(env.app.pool, [
@@ -411,14 +410,14 @@ export async function parseStep(
       [transactionsAhead, transactionsTable],
     ]);
     env.progress(100);
-    const accounts = (source.accounts as unknown as DiscoveredAccount[] | null) ?? (await discoverAccounts(env.app.pool, entries));
+    const accounts = source.accounts ?? (await discoverAccounts(env.app.pool, entries));
     return { result: { ...ahead.result, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts };
   }
   // Tables built ahead for another selection (or left by an interrupted walk) are not used.
   await dropTables(env.app.pool, [entriesAhead, transactionsAhead]);
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);
-  const stage = source.stage as unknown as StoredStage;
+  const stage = stageOf(source);
   const parse = () => parseEntries(env.app.pool, { staging, target: entries, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) });
   const summarised = withTransactions && signedAmountExpression(plan, false) !== null;
   // Transactions are summarised from the staging table beside the parse, on a second connection,
@@ -447,7 +446,7 @@ export async function parseStep(
     }
     report(100);
     const mapsAccount = plan.fields.some((f) => f.platformField === "account");
-    const accounts = (source.accounts as unknown as DiscoveredAccount[] | null) ?? (mapsAccount ? await discoverAccounts(env.app.pool, entries) : []);
+    const accounts = source.accounts ?? (mapsAccount ? await discoverAccounts(env.app.pool, entries) : []);
     return { result, transactions, accounts };
   } finally {
     stop();

@@ -61,6 +61,7 @@ export function auditVirtualColumns(previous: AuditedVirtualColumn[], next: Virt
   const at = now.toISOString();
   return next.map((column, i) => {
     const before = matches[i];
+    // Object.fromEntries forgets the keys: these are VirtualColumn's own (DEFINITION_KEYS).
     const definition = Object.fromEntries(DEFINITION_KEYS.filter((k) => column[k] !== undefined).map((k) => [k, column[k]])) as unknown as VirtualColumn;
     if (before && sameDefinition(before, column)) return { ...before, ...definition };
     const modified = { lastModifiedDate: at, lastModifiedUserId: actor.userId, lastModifiedUserName: actor.userName };
@@ -87,6 +88,6 @@ export function checkVirtualColumnVersions(stored: AuditedVirtualColumn[], items
 }
 
 /** Stored JSON written before virtual columns had an audit (or by the engine) gets none: treated as new. */
-export function storedVirtualColumns(value: unknown): AuditedVirtualColumn[] {
-  return Array.isArray(value) ? (value as AuditedVirtualColumn[]).filter((c) => typeof c?.id === "string") : [];
+export function storedVirtualColumns(value: readonly AuditedVirtualColumn[] | null): AuditedVirtualColumn[] {
+  return Array.isArray(value) ? value.filter((c) => typeof c?.id === "string") : [];
 }

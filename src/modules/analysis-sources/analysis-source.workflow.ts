@@ -1,7 +1,6 @@
 import type { App } from "../../app-types.js";
 import { createAudit, touchAudit, type Actor } from "../../entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import {
   entriesTableCreated,
   entriesTableDropped,
@@ -46,12 +45,10 @@ export interface IngestionPayload {
   selectionChanged?: boolean;
 }
 
-const json = (value: unknown) => value as Prisma.InputJsonValue;
-
 export async function sourceTypeOf(app: Pick<App, "prisma">, id: string): Promise<{ features: WorkflowFeature[]; definitions: ColumnDefinition[] } | null> {
   const type = await app.prisma.analysisSourceType.findUnique({ where: { id } });
   if (!type) return null;
-  return { features: type.features as WorkflowFeature[], definitions: type.columnDefinitions as unknown as ColumnDefinition[] };
+  return { features: type.features as WorkflowFeature[], definitions: type.columnDefinitions };
 }
 
 function actorOfStarter(startedBy: JobStarter): Actor {
@@ -71,9 +68,10 @@ async function save(tx: Tx | App["prisma"], id: string, patch: Patch, actor: Act
   // A new reading of the file: the source's own file info entity follows it in the same transaction.
   const withFileInfo = async (client: Tx) => {
     const source = await client.analysisSource.findUniqueOrThrow({ where: { id }, select: { id: true, fileManagerFileId: true } });
-    const info = patch.fileInfo as unknown as TabularFileInfo;
+    // A step writes a reading of the file here, never a JSON null.
+    const info = patch.fileInfo as TabularFileInfo;
     const ownId = await saveSourceFileInfo(client, source, info, actor);
-    return update(client, { fileInfoVersions: json(await fileInfoVersionsOf(client, source.fileManagerFileId, ownId, Boolean(info.degrouped))) });
+    return update(client, { fileInfoVersions: await fileInfoVersionsOf(client, source.fileManagerFileId, ownId, Boolean(info.degrouped)) });
   };
   return "$transaction" in tx ? tx.$transaction(withFileInfo) : withFileInfo(tx);
 }
@@ -103,8 +101,8 @@ async function storePreviews(tx: Tx, source: SourceRow, previews: TransactionIdP
       virtualColumnSelection: p.virtualColumnSelection,
       smartSplitter: p.smartSplitter,
       overallRating: p.overallRating,
-      indicators: json(p.indicators),
-      entryPreviews: json(p.entryPreviews),
+      indicators: p.indicators,
+      entryPreviews: p.entryPreviews,
     })),
   });
 }
@@ -117,8 +115,8 @@ async function knownPreviews(app: App, sourceId: string): Promise<TransactionIdP
     virtualColumnSelection: r.virtualColumnSelection,
     smartSplitter: r.smartSplitter,
     overallRating: r.overallRating as TransactionIdPreview["overallRating"],
-    indicators: r.indicators as unknown as TransactionIdPreview["indicators"],
-    entryPreviews: r.entryPreviews as unknown as TransactionIdPreview["entryPreviews"],
+    indicators: r.indicators,
+    entryPreviews: r.entryPreviews,
   }));
 }
 
@@ -225,7 +223,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
           const inferred = accounts.length > 0 ? await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts) : undefined;
           source = await inTransaction(app, async (tx, emit) => {
             await announceEntriesDropped(tx, emit, actor, before);
-            const saved = await save(tx, before.id, { parse: json({ rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }), warnings: json(parseWarnings(result.unparseable)) }, actor);
+            const saved = await save(tx, before.id, { parse: { rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }, warnings: parseWarnings(result.unparseable) }, actor);
             if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts, inferred });
             await entriesTableCreated(tx, emit, actor, {
               analysisId: before.analysisId,
@@ -246,7 +244,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
       }
       app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
       if (stop) {
-        const finalPatch = { ...patch, workflowState: state, errors: json([]) };
+        const finalPatch = { ...patch, workflowState: state, errors: [] };
         source = await ctx.finish(async (tx, emit) => {
           const saved = await save(tx, source!.id, finalPatch, actor);
           if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
@@ -264,7 +262,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
     const source = await ctx.app.prisma.analysisSource.findUnique({ where: { id: payload.analysisSourceId } });
     if (!source) return;
     const failed = await inTransaction(ctx.app, async (tx, emit) => {
-      const saved = await save(tx, source.id, { workflowState: "FAILED", errors: json([sourceMessage(code, error)]) }, actor);
+      const saved = await save(tx, source.id, { workflowState: "FAILED", errors: [sourceMessage(code, error)] }, actor);
       emit(ingestionEvent("ingestion.failed", source, actor.userId));
       return saved;
     });
@@ -297,7 +295,7 @@ export function parseWarnings(unparseable: Record<string, number>): SourceMessag
 
 /** INTEGRITY_CHECKED with a changed selection: a stored preview with the same properties, else a new one. */
 async function reselect(env: StepEnv, tx: Tx, source: SourceRow, actor: Actor): Promise<void> {
-  const selection = source.transactionIdSelection as never;
+  const selection = source.transactionIdSelection;
   if (!selection) throw new JobError("transactionIdSelection is missing", "INVALID_TRANSACTION_ID_SELECTION");
   const known = await knownPreviews(env.app, source.id);
   const { previews, reused } = await selectAndPreview(env, source, planOf(source, env.definitions), selection, known);

@@ -1,6 +1,5 @@
 import { createAudit, type Actor } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { copyLibraryRiskRanges } from "../risk-ranges/risk-range.copy.js";
 import { analysisTypeKeyOf, CONTROL_POINT_BUNDLE_VERSION, defaultConfiguration, type Configuration } from "../catalogue/control-points.data.js";
 
@@ -15,10 +14,9 @@ interface Source {
   analysisTypeId: string;
   system: boolean;
   controlPointBundleVersion: string | null;
-  configuration: unknown;
 }
 
-export const configurationOf = (row: { configuration: unknown }) => row.configuration as Configuration;
+export const configurationOf = (row: { configuration: Configuration }) => row.configuration;
 
 async function insertCopy(tx: Tx, scope: Scope, source: Source, configuration: Configuration, actor: Actor) {
   return tx.analysisTypeConfiguration.create({
@@ -29,7 +27,7 @@ async function insertCopy(tx: Tx, scope: Scope, source: Source, configuration: C
       system: source.system,
       template: "libraryId" in scope,
       controlPointBundleVersion: source.controlPointBundleVersion,
-      configuration: configuration as unknown as Prisma.InputJsonValue,
+      configuration,
     },
   });
 }
@@ -68,7 +66,7 @@ export async function copyLibraryConfigurations(
 export async function createDefaultLibraryConfiguration(tx: Tx, libraryId: string, analysisTypeId: string, riskRangeId: string, actor: Actor): Promise<void> {
   const key = analysisTypeKeyOf(analysisTypeId);
   if (!key) throw new Error(`analysis type ${analysisTypeId} has no default configuration`);
-  const source: Source = { analysisTypeId, system: true, controlPointBundleVersion: CONTROL_POINT_BUNDLE_VERSION, configuration: null };
+  const source: Source = { analysisTypeId, system: true, controlPointBundleVersion: CONTROL_POINT_BUNDLE_VERSION };
   await insertCopy(tx, { libraryId }, source, defaultConfiguration(key, riskRangeId), actor);
 }
 

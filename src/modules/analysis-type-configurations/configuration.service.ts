@@ -2,7 +2,6 @@ import { ConflictError, ForbiddenError, ValidationError } from "../../core/error
 import { findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { analysisTypeKeyOf, controlPointFamilyOf, defaultConfiguration, type Configuration } from "../catalogue/control-points.data.js";
 import { configurationColumns } from "./configuration.columns.js";
 import { configurationOf } from "./configuration.copy.js";
@@ -81,7 +80,7 @@ export async function updateConfiguration(ctx: RequestContext, id: string, input
       ENTITY,
       id,
       input.version,
-      { configuration: applied.configuration as unknown as Prisma.InputJsonValue, system: defaults ? matchesDefaults(applied.configuration, defaults) : false },
+      { configuration: applied.configuration, system: defaults ? matchesDefaults(applied.configuration, defaults) : false },
       actor,
     );
     emit({ type: "analysis-type-configuration.updated", entityType: "ANALYSIS_TYPE_CONFIGURATION", entityId: id, userId: actor.userId, payload: { analysisTypeConfigurationId: id } });

@@ -21,5 +21,5 @@ export function queryAnalysisSourceTypes(ctx: RequestContext, args: PageArgs) {
   return queryEntities(ctx.app, { model: "analysisSourceType", columns: analysisSourceTypeColumns }, args);
 }
 
-export const sourceConfigurationsOf = (type: { sourceConfigurations: unknown }) => type.sourceConfigurations as SourceConfiguration[];
-export const columnDefinitionsOf = (type: { columnDefinitions: unknown }) => type.columnDefinitions as ColumnDefinition[];
+export const sourceConfigurationsOf = (type: { sourceConfigurations: SourceConfiguration[] }) => type.sourceConfigurations;
+export const columnDefinitionsOf = (type: { columnDefinitions: ColumnDefinition[] }) => type.columnDefinitions;

@@ -4,6 +4,7 @@ import { assertContent, createAudit, queryEntities, touchAudit, type PageArgs } 
 import { chunkedFileColumns } from "./chunked-file.columns.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { App } from "../../app-types.js";
+import { inTransaction } from "../../events/outbox.js";
 import { takeUpload } from "../../requests/uploads.js";
 
 const ENTITY = "ChunkedFile";
@@ -45,7 +46,7 @@ export function queryChunkedFiles(ctx: RequestContext, args: PageArgs) {
  */
 export async function deleteChunkedFile(ctx: RequestContext, id: string) {
   await getChunkedFile(ctx, id);
-  await ctx.prisma.$transaction(async (tx) => {
+  await inTransaction(ctx.app, async (tx) => {
     await tx.$queryRaw`SELECT id FROM chunked_file WHERE id = ${id} FOR UPDATE`;
     await tx.chunkedFile.deleteMany({ where: { id } });
   });
@@ -119,7 +120,7 @@ export async function uploadChunkedFilePart(ctx: RequestContext, id: string, par
   if (chunk.size !== part.size) {
     throw new ValidationError(`chunkedFilePart.size says ${part.size} bytes but fileChunk carried ${chunk.size}`, { identifier: "chunkedFilePart.size", values: [part.size, chunk.size] });
   }
-  await ctx.prisma.$transaction(async (tx) => {
+  await inTransaction(ctx.app, async (tx) => {
     // One part at a time per chunked file, so the overlap check sees every committed part.
     const held = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM chunked_file WHERE id = ${id} FOR UPDATE`;
     // Deleted while this part was arriving: its bytes must not land beside nothing.

@@ -81,7 +81,7 @@ export const ConnectionTable = builder.prismaObject("ConnectionTable", {
     connectionId: t.exposeID("connectionId"),
     tableId: t.exposeString("tableId"),
     name: t.exposeString("name"),
-    schema: t.field({ type: TabularSchema, resolve: (c) => c.schema as unknown as TabularSchemaShape }),
+    schema: t.field({ type: TabularSchema, resolve: (c) => c.schema }),
     connection: t.relation("connection", { authScopes: { permission: "api.connections.read" } }),
   }),
 });

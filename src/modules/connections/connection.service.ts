@@ -291,7 +291,7 @@ export async function discoverConnectionTables(ctx: RequestContext, id: string) 
     const now = new Date();
     for (const [tableId, table] of found) {
       const known = byTableId.get(tableId);
-      const schema = table.schema as unknown as Prisma.InputJsonValue;
+      const schema = table.schema;
       if (!known) {
         await tx.connectionTable.create({ data: { ...createAudit(actor), tablesResultId: result.id, connectionId: id, tableId, name: table.name, schema } });
       } else {

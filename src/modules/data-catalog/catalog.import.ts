@@ -5,7 +5,6 @@ import { createAudit } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { defineJob, JobError } from "../../jobs/index.js";
 import { quoteIdent } from "../../query-language/index.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { plainTableColumn, type DataTableColumn } from "../data-tables/data-table-definition.js";
 import { buildIndexes } from "../data-tables/data-table.indexes.js";
 import { warehouseClientFor } from "../connections/connection.service.js";
@@ -102,7 +101,7 @@ export const importJob = defineJob<{ taskId: string }>({
     const app = ctx.app;
     const task = await app.prisma.dataSourceImportTask.findUnique({ where: { id: taskId } });
     if (!task) throw new JobError(`Import task ${taskId} was deleted`);
-    const plan = task.plan as unknown as ImportPlan;
+    const plan = task.plan;
     const table = tableNameOf(taskId);
     // A column the entry declares non-nullable refuses nulls: a source that changed (or a nullable
     // source column the entry narrowed) fails the import naming the column (spec 2.6).
@@ -160,7 +159,7 @@ export const importJob = defineJob<{ taskId: string }>({
           logicalName: plan.logicalName,
           type: "imported",
           apiStability: "STABLE",
-          columns: columns as unknown as Prisma.InputJsonValue,
+          columns,
           rowCount: BigInt(rows),
           tableName: table,
         },

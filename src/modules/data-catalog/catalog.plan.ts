@@ -1,6 +1,5 @@
 import { ValidationError, type Problem } from "../../core/errors.js";
 import type { App } from "../../app-types.js";
-import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 import type { TabularColumn, TabularSchema } from "../connections/warehouse-types.js";
 
 /**
@@ -53,14 +52,14 @@ export async function resolveSource(app: App, ref: SourceRef, trail: string[]): 
     if (!connection) throw new ValidationError(`connectionId ${ref.connectionId} refers to no connection`, { identifier: "connectionId", values: [ref.connectionId] });
     const table = await app.prisma.connectionTable.findUnique({ where: { connectionId_tableId: { connectionId: ref.connectionId, tableId: ref.tableId } } });
     if (!table) throw new ValidationError(`Connection ${ref.connectionId} has no table ${ref.tableId} (discover its tables with POST /connections/{id}/tables)`, { identifier: "tableId", values: [ref.tableId] });
-    const schema = table.schema as unknown as TabularSchema;
+    const schema = table.schema;
     return { origin: { kind: "CONNECTION", connectionId: ref.connectionId, tableId: ref.tableId }, columns: schema.columns.map((c) => ({ ...c, from: c.name })) };
   }
   if (ref.source === "DATA_TABLE") {
     if (!ref.dataTableId) throw ValidationError.of([problem("dataTableId", "source DATA_TABLE needs dataTableId")]);
     const table = await app.prisma.dataTable.findUnique({ where: { id: ref.dataTableId } });
     if (!table) throw new ValidationError(`dataTableId ${ref.dataTableId} refers to no data table`, { identifier: "dataTableId", values: [ref.dataTableId] });
-    const columns = (table.columns as unknown as DataTableColumn[]).filter((c) => c.sql !== "row_no");
+    const columns = table.columns.filter((c) => c.sql !== "row_no");
     return { origin: { kind: "DATA_TABLE", dataTableId: table.id }, columns: columns.map((c) => ({ name: c.field, displayName: c.originalName ?? c.field, columnType: c.type, nullable: c.nullable, precision: null, scale: null, from: c.sql })) };
   }
   if (ref.source === "DATA_FLOW") {
@@ -68,7 +67,7 @@ export async function resolveSource(app: App, ref: SourceRef, trail: string[]): 
     if (trail.includes(ref.dataFlowId)) throw cycle(trail, ref.dataFlowId);
     const flow = await app.prisma.dataFlow.findUnique({ where: { id: ref.dataFlowId } });
     if (!flow) throw new ValidationError(`dataFlowId ${ref.dataFlowId} refers to no data flow`, { identifier: "dataFlowId", values: [ref.dataFlowId] });
-    return resolveFlow(app, { id: flow.id, inputDataCatalogEntryId: flow.inputDataCatalogEntryId, operations: flow.operations as unknown as RemapOperation[] }, trail);
+    return resolveFlow(app, { id: flow.id, inputDataCatalogEntryId: flow.inputDataCatalogEntryId, operations: flow.operations }, trail);
   }
   throw new ValidationError("source must be one of DATA_TABLE, CONNECTION, DATA_FLOW", { identifier: "source", values: [ref.source] });
 }
@@ -162,6 +161,6 @@ export async function resolveFlow(app: App, flow: FlowLike, trail: string[]): Pr
   if (trail.includes(flow.inputDataCatalogEntryId)) throw cycle(nextTrail, flow.inputDataCatalogEntryId);
   const input = await app.prisma.dataCatalogEntry.findUnique({ where: { id: flow.inputDataCatalogEntryId } });
   if (!input) throw new ValidationError(`inputDataCatalogEntryId ${flow.inputDataCatalogEntryId} refers to no data catalog entry`, { identifier: "inputDataCatalogEntryId", values: [flow.inputDataCatalogEntryId] });
-  const base = await resolveEntry(app, { ...input, schema: input.schema as unknown as TabularSchema }, nextTrail);
+  const base = await resolveEntry(app, input, nextTrail);
   return { origin: base.origin, columns: applyOperations(base.columns, flow.operations) };
 }

@@ -7,7 +7,6 @@ import { AsyncResult } from "../async-results/async-result.schema.js";
 import { ColumnType } from "../data-tables/data-table.schema.js";
 import { getDataTable } from "../data-tables/data-table.service.js";
 import { TabularSchema, TabularSchemaColumn } from "../connections/connection.schema.js";
-import type { TabularSchema as TabularSchemaShape } from "../connections/warehouse-types.js";
 import { ASYNC_STATUSES } from "../../jobs/index.js";
 import { CATALOG_SOURCES, OPERATION_TYPES } from "./catalog.columns.js";
 import type { RemapOperation } from "./catalog.plan.js";
@@ -61,7 +60,7 @@ export const DataCatalogEntry = builder.prismaObject("DataCatalogEntry", {
     connectionId: t.exposeID("connectionId", { nullable: true }),
     tableId: t.exposeString("tableId", { nullable: true }),
     dataFlowId: t.exposeID("dataFlowId", { nullable: true }),
-    schema: t.field({ type: TabularSchema, resolve: (e) => e.schema as unknown as TabularSchemaShape }),
+    schema: t.field({ type: TabularSchema, resolve: (e) => e.schema }),
     importTasks: t.prismaField({
       type: ["DataSourceImportTask"],
       authScopes: { permission: "api.connections.read" },
@@ -76,7 +75,7 @@ export const DataFlow = builder.prismaObject("DataFlow", {
     name: t.exposeString("name"),
     description: t.exposeString("description", { nullable: true }),
     inputDataCatalogEntryId: t.exposeID("inputDataCatalogEntryId"),
-    operations: t.field({ type: [DataFlowOperation], resolve: (f) => f.operations as unknown as RemapOperation[] }),
+    operations: t.field({ type: [DataFlowOperation], resolve: (f) => f.operations }),
   }),
 });
 

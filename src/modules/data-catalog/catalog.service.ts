@@ -4,7 +4,6 @@ import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, t
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { jobStarter, startJob } from "../../jobs/index.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { CATALOG_SOURCES, dataCatalogEntryColumns, dataFlowColumns, importTaskColumns } from "./catalog.columns.js";
 import { columnProblems, resolveEntry, resolveFlow, resolveSource, type RemapOperation, type Resolved } from "./catalog.plan.js";
 import { importJob, type ImportPlan } from "./catalog.import.js";
@@ -44,12 +43,12 @@ function sourceFields(input: Required<Pick<EntryInput, "source">> & EntryInput) 
 }
 
 /** The stored schema: the entry's columns as resolved (precision from the source, nullable defaulted). */
-function storedSchema(schema: TabularSchema, resolved: Resolved): Prisma.InputJsonValue {
+function storedSchema(schema: TabularSchema, resolved: Resolved): TabularSchema {
   return {
     displayName: schema.displayName ?? null,
     description: schema.description ?? null,
     columns: resolved.columns.map(({ from: _from, ...column }) => column),
-  } as unknown as Prisma.InputJsonValue;
+  };
 }
 
 function checkSource(source: string) {
@@ -84,7 +83,7 @@ export async function updateDataCatalogEntry(ctx: RequestContext, id: string, in
     dataFlowId: input.dataFlowId !== undefined ? input.dataFlowId : sourceChanged ? null : current.dataFlowId,
   };
   const fields = sourceFields(merged);
-  const schema = input.schema ?? (current.schema as unknown as TabularSchema);
+  const schema = input.schema ?? current.schema;
   // The entry's own id starts the trail: a source leading back to it is a cycle (spec 7 rule 5).
   const resolved = await resolveEntry(ctx.app, { id, ...fields, source, schema }, []);
   const actor = actorOf(ctx);
@@ -130,20 +129,20 @@ export async function createDataFlow(ctx: RequestContext, input: FlowInput & { n
   await resolveFlow(ctx.app, { inputDataCatalogEntryId: input.inputDataCatalogEntryId, operations: input.operations }, []);
   const actor = actorOf(ctx);
   return ctx.prisma.dataFlow.create({
-    data: { ...createAudit(actor), name: input.name, description: input.description ?? null, inputDataCatalogEntryId: input.inputDataCatalogEntryId, operations: input.operations as unknown as Prisma.InputJsonValue },
+    data: { ...createAudit(actor), name: input.name, description: input.description ?? null, inputDataCatalogEntryId: input.inputDataCatalogEntryId, operations: input.operations },
   });
 }
 
 export async function updateDataFlow(ctx: RequestContext, id: string, input: FlowInput & { version: number }) {
   assertContent(input, FLOW_ARRAYS);
   const current = await getDataFlow(ctx, id);
-  const next = { id, inputDataCatalogEntryId: input.inputDataCatalogEntryId ?? current.inputDataCatalogEntryId, operations: input.operations ?? (current.operations as unknown as RemapOperation[]) };
+  const next = { id, inputDataCatalogEntryId: input.inputDataCatalogEntryId ?? current.inputDataCatalogEntryId, operations: input.operations ?? current.operations };
   // Entries reading this flow must still find their columns in its new output.
   const readers = await ctx.prisma.dataCatalogEntry.findMany({ where: { dataFlowId: id } });
   const output = await resolveFlow(ctx.app, next, []);
   const problems: Problem[] = [];
   for (const reader of readers) {
-    for (const p of columnProblems((reader.schema as unknown as TabularSchema).columns, output.columns).problems) problems.push({ ...p, entityId: reader.id, entityType: "DATA_CATALOG_ENTRY", reason: `Entry ${reader.id}: ${p.reason}` });
+    for (const p of columnProblems(reader.schema.columns, output.columns).problems) problems.push({ ...p, entityId: reader.id, entityType: "DATA_CATALOG_ENTRY", reason: `Entry ${reader.id}: ${p.reason}` });
   }
   if (problems.length > 0) throw ValidationError.of(problems);
   const actor = actorOf(ctx);
@@ -157,7 +156,7 @@ export async function updateDataFlow(ctx: RequestContext, id: string, input: Flo
         name: input.name ?? current.name,
         description: input.description !== undefined ? input.description : current.description,
         inputDataCatalogEntryId: next.inputDataCatalogEntryId,
-        operations: next.operations as unknown as Prisma.InputJsonValue,
+        operations: next.operations,
       },
       actor,
     ),
@@ -190,12 +189,12 @@ async function report(work: () => Promise<Resolved>): Promise<ValidationReport> 
 
 export async function validateDataCatalogEntry(ctx: RequestContext, id: string) {
   const entry = await getDataCatalogEntry(ctx, id);
-  return report(() => resolveEntry(ctx.app, { ...entry, schema: entry.schema as unknown as TabularSchema }, []));
+  return report(() => resolveEntry(ctx.app, entry, []));
 }
 
 export async function validateDataFlow(ctx: RequestContext, id: string) {
   const flow = await getDataFlow(ctx, id);
-  return report(() => resolveFlow(ctx.app, { id, inputDataCatalogEntryId: flow.inputDataCatalogEntryId, operations: flow.operations as unknown as RemapOperation[] }, []));
+  return report(() => resolveFlow(ctx.app, { id, inputDataCatalogEntryId: flow.inputDataCatalogEntryId, operations: flow.operations }, []));
 }
 
 // --- get-data: imports into a data table through a DATA_SOURCE_IMPORT_TASK ---
@@ -245,7 +244,7 @@ async function startImport(ctx: RequestContext, input: GetDataInput, resolved: R
         engagementId: analysis.engagementId,
         analysisId: analysis.id,
         status: "IN_PROGRESS",
-        plan: plan as unknown as Prisma.InputJsonValue,
+        plan,
       },
     });
     return startJob(tx, { job: importJob, payload: { taskId: task.id }, entityType: "DATA_SOURCE_IMPORT_TASK", entityId: task.id, startedBy });
@@ -257,14 +256,14 @@ const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, "_").re
 export async function getDataCatalogEntryData(ctx: RequestContext, id: string, input: GetDataInput) {
   requireDataTablesWrite(ctx);
   const entry = await getDataCatalogEntry(ctx, id);
-  const resolved = await resolveEntry(ctx.app, { ...entry, schema: entry.schema as unknown as TabularSchema }, []);
+  const resolved = await resolveEntry(ctx.app, entry, []);
   return startImport(ctx, input, resolved, { dataCatalogEntryId: id, logicalName: `catalog_${slug(input.name ?? entry.name)}` });
 }
 
 export async function getDataFlowData(ctx: RequestContext, id: string, input: GetDataInput) {
   requireDataTablesWrite(ctx);
   const flow = await getDataFlow(ctx, id);
-  const resolved = await resolveFlow(ctx.app, { id, inputDataCatalogEntryId: flow.inputDataCatalogEntryId, operations: flow.operations as unknown as RemapOperation[] }, []);
+  const resolved = await resolveFlow(ctx.app, { id, inputDataCatalogEntryId: flow.inputDataCatalogEntryId, operations: flow.operations }, []);
   return startImport(ctx, input, resolved, { dataFlowId: id, dataCatalogEntryId: flow.inputDataCatalogEntryId, logicalName: `flow_${slug(input.name ?? flow.name)}` });
 }
 

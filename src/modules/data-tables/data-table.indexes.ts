@@ -3,6 +3,7 @@ import { defineJob } from "../../jobs/index.js";
 import type { App } from "../../app-types.js";
 import type { DataTableColumn } from "./data-table-definition.js";
 import { quotedTable } from "./data-table-rows.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 
 /**
  * CREATE INDEX statements for the columns whose search flags the definition promises to serve:
@@ -65,19 +66,11 @@ export async function buildIndexes(app: App, tableName: string, columns: DataTab
       options.progress?.((i + 1) / statements.length);
     }
     if (options.signal?.aborted) return false;
-    const client = await app.pool.connect();
-    try {
+    await inPgTransaction(app.pool, async (client) => {
       // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
-      await client.query("BEGIN");
       await client.query("SET LOCAL default_statistics_target = 30");
       await client.query(`ANALYZE ${quotedTable(tableName)}`);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     return true;
   } catch (error) {
     if ((error as { code?: string }).code === "42P01") return false;
@@ -99,6 +92,6 @@ export const indexDataTableJob = defineJob<{ dataTableId: string }>({
   async run(ctx, { dataTableId }) {
     const table = await ctx.app.prisma.dataTable.findUnique({ where: { id: dataTableId }, select: { tableName: true, columns: true } });
     if (!table) return;
-    await buildIndexes(ctx.app, table.tableName, table.columns as unknown as DataTableColumn[], { signal: ctx.signal, progress: (f) => ctx.progress(f * 95) });
+    await buildIndexes(ctx.app, table.tableName, table.columns, { signal: ctx.signal, progress: (f) => ctx.progress(f * 95) });
   },
 });

@@ -48,7 +48,7 @@ export const DataTable = builder.prismaObject("DataTable", {
     type: t.exposeString("type", { nullable: true }),
     apiStability: t.field({ type: ApiStability, resolve: (d) => d.apiStability as ApiStabilityValue }),
     rowCount: t.field({ type: "Long", resolve: (d) => d.rowCount }),
-    columns: t.field({ type: [DataTableColumn], resolve: (d) => d.columns as unknown as StoredColumn[] }),
+    columns: t.field({ type: [DataTableColumn], resolve: (d) => d.columns }),
     analysis: t.relation("analysis", { authScopes: { permission: "api.analyses.read" } }),
     analysisResult: t.relation("analysisResult", { nullable: true, authScopes: { permission: "api.analyses.read" } }),
     engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (d, _args, ctx) => engagementOf(ctx, d.engagementId) as never }),

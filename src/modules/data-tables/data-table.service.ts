@@ -4,7 +4,6 @@ import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type Pa
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { onEntriesTableCreated, onEntriesTableDropped } from "../../ingestion/index.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { defineJob, JobError, jobStarter, startJob } from "../../jobs/index.js";
 import type { App } from "../../app-types.js";
 import { startFileResultJob, writeFileResult } from "../file-results/file-result.service.js";
@@ -18,10 +17,10 @@ import { indexDataTableJob } from "./data-table.indexes.js";
 
 const ENTITY = "DataTable";
 
-type StoredDataTable = { id: string; engagementId: string; logicalName: string | null; type: string | null; tableName: string; columns: unknown; rowCount: bigint | number };
+type StoredDataTable = { id: string; engagementId: string; logicalName: string | null; type: string | null; tableName: string; columns: PrismaJson.DataTableColumns; rowCount: bigint | number };
 
 function rowsTable(row: StoredDataTable): RowsTable {
-  return { id: row.id, logicalName: row.logicalName, type: row.type, tableName: row.tableName, columns: row.columns as DataTableColumn[], rowCount: Number(row.rowCount) };
+  return { id: row.id, logicalName: row.logicalName, type: row.type, tableName: row.tableName, columns: row.columns, rowCount: Number(row.rowCount) };
 }
 
 export function getDataTable(ctx: RequestContext, id: string) {
@@ -178,7 +177,7 @@ onEntriesTableCreated(async (tx, emit, actor, event) => {
       logicalName,
       type: table.kind,
       apiStability,
-      columns: table.columns as unknown as Prisma.InputJsonValue,
+      columns: table.columns,
       rowCount: BigInt(table.rowCount),
       tableName: table.table,
     };
@@ -252,7 +251,7 @@ export async function publishResultTables(
         logicalName: table.logicalName,
         type: table.type,
         apiStability: table.apiStability,
-        columns: columns as unknown as Prisma.InputJsonValue,
+        columns,
         rowCount: BigInt(table.rowCount),
         tableName: table.table,
       },

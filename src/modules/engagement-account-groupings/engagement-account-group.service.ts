@@ -2,7 +2,6 @@ import { ConflictError, NotFoundError, ValidationError } from "../../core/errors
 import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type Actor, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { rederive } from "../account-groupings/grouping-tree.js";
 import { assertLocalizedText } from "../account-groupings/localized-text.js";
 import { assertMacCode, loadMacLevels } from "../account-groupings/mac-codes.js";
@@ -59,7 +58,7 @@ async function rederiveGrouping(tx: Tx, groupingId: string, mac: boolean, macLev
   for (const change of rederive(rows, { mac, macLevels })) {
     await tx.engagementAccountGroup.update({
       where: { id: change.row.id },
-      data: { hierarchy: change.hierarchy, lowestLevel: change.lowestLevel, errors: change.errors as unknown as Prisma.InputJsonValue },
+      data: { hierarchy: change.hierarchy, lowestLevel: change.lowestLevel, errors: change.errors },
     });
   }
 }

@@ -7,7 +7,6 @@ import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
 import { AccountGroupError } from "../account-groupings/account-grouping.schema.js";
-import type { GroupError } from "../account-groupings/grouping-tree.js";
 import * as groupings from "./engagement-account-grouping.service.js";
 import * as groups from "./engagement-account-group.service.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
@@ -47,7 +46,7 @@ export const EngagementAccountGroup = builder.prismaObject("EngagementAccountGro
     accountTags: t.exposeStringList("accountTags"),
     orderIndex: t.exposeInt("orderIndex"),
     publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
-    errors: t.field({ type: [AccountGroupError], resolve: (g) => (g.errors as unknown as GroupError[]) ?? [] }),
+    errors: t.field({ type: [AccountGroupError], resolve: (g) => g.errors ?? [] }),
     alias: t.exposeString("alias", { nullable: true }),
     hidden: t.exposeBoolean("hidden"),
     origin: t.field({ type: GroupOrigin, resolve: (g) => g.origin as groupings.GroupOrigin }),

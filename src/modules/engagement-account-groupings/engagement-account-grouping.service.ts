@@ -2,7 +2,6 @@ import { NotFoundError } from "../../core/errors.js";
 import { createAudit, findEntity, queryEntities, type Actor, type PageArgs } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
 import type { RequestContext } from "../../graphql/context.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { libraryGroupingId } from "../account-groupings/library-usage.js";
 import { SYSTEM_ACCOUNT_GROUPING_ID } from "../account-groupings/mac-codes.js";
 import { groupingWorkbook } from "../account-groupings/grouping-workbook.js";
@@ -54,8 +53,8 @@ export async function copyAccountGroupingToEngagement(tx: Tx, engagement: NewEng
 
 interface SourceGrouping {
   accountGroupingId: string | null;
-  name: Prisma.JsonValue;
-  codeDisplayName: Prisma.JsonValue;
+  name: PrismaJson.LocalizedText;
+  codeDisplayName: PrismaJson.LocalizedText;
   delimiter: string;
   mac: boolean;
 }
@@ -63,14 +62,14 @@ interface SourceGrouping {
 interface SourceGroup {
   code: string;
   parentCode: string | null;
-  description: Prisma.JsonValue;
+  description: PrismaJson.LocalizedText;
   hierarchy: string[];
   lowestLevel: boolean;
   macCode: string | null;
   accountTags: string[];
   orderIndex: number;
   publishedDate: Date | null;
-  errors: Prisma.JsonValue;
+  errors: PrismaJson.AccountGroupErrors;
   alias?: string | null;
   hidden?: boolean;
 }
@@ -81,8 +80,8 @@ async function insertCopy(tx: Tx, engagementId: string, actor: Actor, source: So
       ...createAudit(actor),
       engagementId,
       accountGroupingId: source.accountGroupingId,
-      name: source.name as Prisma.InputJsonValue,
-      codeDisplayName: source.codeDisplayName as Prisma.InputJsonValue,
+      name: source.name,
+      codeDisplayName: source.codeDisplayName,
       delimiter: source.delimiter,
       mac: source.mac,
     },
@@ -93,14 +92,14 @@ async function insertCopy(tx: Tx, engagementId: string, actor: Actor, source: So
       engagementAccountGroupingId: copy.id,
       code: g.code,
       parentCode: g.parentCode,
-      description: g.description as Prisma.InputJsonValue,
+      description: g.description,
       hierarchy: g.hierarchy,
       lowestLevel: g.lowestLevel,
       macCode: g.macCode,
       accountTags: g.accountTags,
       orderIndex: g.orderIndex,
       publishedDate: g.publishedDate,
-      errors: g.errors as Prisma.InputJsonValue,
+      errors: g.errors,
       alias: g.alias ?? null,
       hidden: g.hidden ?? false,
       origin,

@@ -41,7 +41,7 @@ export const Engagement = builder.prismaObject("Engagement", {
     engagementLeadId: t.exposeID("engagementLeadId", { nullable: true }),
     billingCode: t.exposeString("billingCode", { nullable: true }),
     reportingPeriodConfigurationId: t.exposeID("reportingPeriodConfigurationId", { nullable: true }),
-    emailSubscriptions: t.field({ type: [EmailSubscription], resolve: (e) => e.emailSubscriptions as Array<{ userId: string; eventTypes?: string[] }> }),
+    emailSubscriptions: t.field({ type: [EmailSubscription], resolve: (e) => e.emailSubscriptions }),
     organization: t.relation("organization", { authScopes: { permission: "api.organizations.read" } }),
     analyses: t.prismaField({
       type: ["Analysis"],

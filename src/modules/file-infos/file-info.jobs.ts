@@ -16,9 +16,9 @@ export function inspectionColumns(found: FileInspection) {
     firstLine: found.firstLine ?? null,
     headerRowIndex: found.headerRowIndex ?? null,
     lastNonBlankRowIndex: found.lastNonBlankRowIndex ?? null,
-    rowContentSnippets: (found.rowContentSnippets ?? []) as Prisma.InputJsonValue,
-    columnData: (found.columnData ?? []) as Prisma.InputJsonValue,
-    tableMetadata: (found.tableMetadata ?? {}) as Prisma.InputJsonValue,
+    rowContentSnippets: found.rowContentSnippets ?? [],
+    columnData: found.columnData ?? [],
+    tableMetadata: found.tableMetadata ?? {},
   };
 }
 
@@ -29,7 +29,7 @@ const failed = (): Prisma.FileInfoUpdateManyMutationInput => ({ state: "FAILED",
 function inspectedColumns(found: FileInspection) {
   return {
     ...inspectionColumns(found),
-    tabularReading: (found.tabularReading ?? undefined) as Prisma.InputJsonValue | undefined,
+    tabularReading: found.tabularReading,
     state: "COMPLETE" as const,
   };
 }

@@ -103,8 +103,8 @@ export const TabularFileInfo = builder.prismaObject("FileInfo", {
     headerRowIndex: t.exposeInt("headerRowIndex", { nullable: true }),
     lastNonBlankRowIndex: t.exposeInt("lastNonBlankRowIndex", { nullable: true }),
     rowContentSnippets: t.field({ type: t.listRef(t.listRef("String")), description: "The first lines of the file, each a list of its cells", resolve: (i) => service.snippetRows(i.rowContentSnippets) }),
-    columnData: t.field({ type: [ColumnData], resolve: (i) => (i.columnData ?? []) as unknown as ColumnDataShape[] }),
-    tableMetadata: t.field({ type: TableMetadata, description: "Whole-file metrics, each with state (PASS/WARN/FAIL) and dataPreviews", resolve: (i) => (i.tableMetadata as Record<string, unknown>) ?? {} }),
+    columnData: t.field({ type: [ColumnData], resolve: (i) => i.columnData ?? [] }),
+    tableMetadata: t.field({ type: TableMetadata, description: "Whole-file metrics, each with state (PASS/WARN/FAIL) and dataPreviews", resolve: (i) => i.tableMetadata ?? {} }),
   }),
 });
 

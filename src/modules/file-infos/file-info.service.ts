@@ -5,7 +5,6 @@ import type { StagedColumn, TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
 import { inspectionColumns } from "./file-info.jobs.js";
-import type { TabularReading } from "./file-inspection.js";
 import { tabularInspection } from "./tabular-inspector.js";
 
 export function getFileInfo(ctx: RequestContext, id: string) {
@@ -34,7 +33,7 @@ export interface FileReading {
 export async function fileReadingOf(app: Pick<App, "prisma">, fileManagerFileId: string): Promise<FileReading | null> {
   const info = await app.prisma.fileInfo.findFirst({ where: { fileManagerFileId, analysisSourceId: null }, orderBy: { creationDate: "desc" } });
   if (!info) return null;
-  const reading = info.tabularReading as TabularReading | null;
+  const reading = info.tabularReading;
   const tabular = info.state === "COMPLETE" && info.type === "TABULAR_FILE_INFO" && reading;
   return {
     fileInfoId: info.id,
@@ -56,8 +55,8 @@ export async function fileReadingOf(app: Pick<App, "prisma">, fileManagerFileId:
           lastNonBlankRowIndex: info.lastNonBlankRowIndex ?? -1,
           rowContentSnippets: snippetRows(info.rowContentSnippets),
           rowCount: reading.rowCount,
-          columnData: info.columnData as unknown as TabularFileInfo["columnData"],
-          tableMetadata: info.tableMetadata as unknown as TabularFileInfo["tableMetadata"],
+          columnData: info.columnData,
+          tableMetadata: info.tableMetadata,
           ...(reading.workbook ? { workbook: reading.workbook } : {}),
         }
       : null,

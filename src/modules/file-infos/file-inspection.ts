@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import type { WorkbookInfo } from "../../ingestion/index.js";
+import type { ColumnData, Metric, StagedColumn, WorkbookInfo } from "../../ingestion/index.js";
 
 /** What inspecting a file's content found (wire reference 8, File info). */
 export interface FileInspection {
@@ -11,9 +11,9 @@ export interface FileInspection {
   firstLine?: string | null;
   headerRowIndex?: number | null;
   lastNonBlankRowIndex?: number | null;
-  rowContentSnippets?: unknown[];
-  columnData?: unknown[];
-  tableMetadata?: Record<string, unknown>;
+  rowContentSnippets?: string[][];
+  columnData?: ColumnData[];
+  tableMetadata?: Record<string, Metric>;
   /** Internal: what the read model lacks of the engine's reading, for ingestion to reuse it. */
   tabularReading?: TabularReading;
 }
@@ -36,8 +36,8 @@ export interface TabularReading {
 export interface ArrivalStaging {
   table: string;
   rowCount: number;
-  /** The staging table's columns (StagedColumn[] of the engine). */
-  columns: unknown[];
+  /** The staging table's columns. */
+  columns: StagedColumn[];
   /** Wall time of the staging pass (later steps scale their progress estimates by it). */
   ms: number;
 }

@@ -1,5 +1,4 @@
 import { Readable } from "node:stream";
-import type { Prisma } from "../../generated/prisma/client.js";
 import iconv from "iconv-lite";
 import { newId } from "../../core/ids.js";
 import { createAudit } from "../../entity/index.js";
@@ -7,6 +6,7 @@ import { defineJob, JobError } from "../../jobs/index.js";
 import { batched, csvLine } from "../../tabular/csv-writer.js";
 import { createFileRow, fileObjectKey } from "../file-manager/file-manager.service.js";
 import { GdpduFormatError, parseGdpduIndex } from "./gdpdu-index.js";
+import type { UnpackedTable } from "./gdpdu.json-columns.js";
 import { readGdpduTable } from "./gdpdu-table.js";
 import { openZip, resolveEntryPath } from "../../core/zip.js";
 
@@ -164,7 +164,7 @@ export const gdpduUnpackJob = defineJob<UnpackPayload>({
           },
         });
         emit({ type: "file-manager.created", entityType: "FILE_MANAGER_DIRECTORY", entityId: directory.id, userId: ctx.startedBy.userId, payload: { fileManagerEntityId: directory.id, engagementId: payload.engagementId, type: "DIRECTORY" } });
-        const tables = [];
+        const tables: UnpackedTable[] = [];
         for (const table of staged) {
           const fileId = newId();
           await app.storage.move(table.key, fileObjectKey(fileId));
@@ -184,7 +184,7 @@ export const gdpduUnpackJob = defineJob<UnpackPayload>({
             directoryId: directory.id,
             fileManagerDirectoryIds: [directory.id],
             fileManagerFileIds: tables.map((t) => t.fileManagerFileId),
-            tables: tables as unknown as Prisma.InputJsonValue,
+            tables,
             error: null,
             version: { increment: 1 },
             lastModifiedDate: new Date(),

@@ -7,19 +7,11 @@ import { registerEventPermission } from "../events/event-permissions.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { GDPDU_UNPACK_STATUSES } from "./gdpdu.columns.js";
 import * as service from "./gdpdu.service.js";
+import type { UnpackedTable } from "./gdpdu.json-columns.js";
 
 registerEventPermission("GDPDU_UNPACK_JOB", "api.file-manager.read");
 
 const UnpackStatus = builder.enumType("GdpduUnpackStatus", { values: GDPDU_UNPACK_STATUSES });
-
-interface UnpackedTable {
-  name: string;
-  description: string | null;
-  url: string;
-  fileManagerFileId: string;
-  rowCount: number;
-  columnCount: number;
-}
 
 const UnpackedTableRef = builder.objectRef<UnpackedTable>("GdpduUnpackedTable").implement({
   description: "One table of the archive and the CSV file it became",
@@ -45,7 +37,7 @@ export const GdpduUnpackJob = builder.prismaObject("GdpduUnpackJob", {
     directoryId: t.exposeID("directoryId", { nullable: true }),
     fileManagerFileIds: t.exposeIDList("fileManagerFileIds"),
     fileManagerDirectoryIds: t.exposeIDList("fileManagerDirectoryIds"),
-    tables: t.field({ type: [UnpackedTableRef], resolve: (j) => j.tables as unknown as UnpackedTable[] }),
+    tables: t.field({ type: [UnpackedTableRef], resolve: (j) => j.tables }),
     error: t.exposeString("error", { nullable: true }),
   }),
 });

@@ -4,6 +4,7 @@ import { createAudit, findEntity } from "../../entity/index.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { App } from "../../app-types.js";
 import { batched, csvLine } from "../../tabular/csv-writer.js";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 import { findDuplicateKey, parseJsonBody } from "../../core/json-body.js";
 import { jsonArrayElements } from "../../core/json-array-stream.js";
 import { compactJson, decodeJsonString, forEachMember, JsonKind } from "../../core/json-text.js";
@@ -148,9 +149,7 @@ export async function claimJsonTableAppend(ctx: RequestContext, id: string): Pro
 
 async function appendPage(ctx: RequestContext, id: string, elements: Parameters<typeof pageLines>[0]) {
   const actor = actorOf(ctx);
-  const client = await ctx.app.pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inPgTransaction(ctx.app.pool, async (client) => {
     let locked;
     try {
       locked = await client.query<{ headers: string[]; page_count: number; creation_date: Date; created_user_id: string | null }>(
@@ -171,13 +170,7 @@ async function appendPage(ctx: RequestContext, id: string, elements: Parameters<
          version = version + 1, last_modified_date = now(), last_modified_user_id = $5, last_modified_user_name = $6 WHERE id = $1`,
       [id, page.headers, size, page.rows, actor.userId, actor.userName],
     );
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
   return getJsonTable(ctx, id);
 }
 

@@ -4,7 +4,6 @@ import { libraryColumns } from "./library.columns.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { Problem } from "../common/problem.js";
-import type { Problem as ProblemModel } from "../../core/errors.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { RISK_SCORE_DISPLAYS } from "./library.columns.js";
 import * as service from "./library.service.js";
@@ -32,7 +31,7 @@ export const Library = builder.prismaObject("Library", {
     conversionWarnings: t.field({
       type: [Problem],
       description: "Settings that could not be carried over unchanged when the library was created (problem objects, as in the error body)",
-      resolve: (l) => l.conversionWarnings as unknown as ProblemModel[],
+      resolve: (l) => l.conversionWarnings,
     }),
     warningsDismissed: t.exposeBoolean("warningsDismissed"),
   }),

@@ -204,8 +204,8 @@ export async function deleteLibrary(ctx: RequestContext, id: string) {
 }
 
 /** Wire reference 8: conversion warnings are problem objects, as in the error body's problems. */
-function groupingChangedWarning(baseGroupingId: string | null, groupingId: string | null): Prisma.InputJsonObject {
-  const problem: Problem = {
+function groupingChangedWarning(baseGroupingId: string | null, groupingId: string | null): Problem {
+  return {
     problemType: "FILTER_CONVERSION_FAILED",
     severity: "WARNING",
     identifier: "accountGroupingId",
@@ -213,5 +213,4 @@ function groupingChangedWarning(baseGroupingId: string | null, groupingId: strin
     values: baseGroupingId ? [baseGroupingId] : [],
     ...(groupingId ? { entityId: groupingId, entityType: "ACCOUNT_GROUPING" } : {}),
   };
-  return problem as unknown as Prisma.InputJsonObject;
 }

@@ -38,8 +38,8 @@ export const ReportingPeriodConfiguration = builder.prismaObject("ReportingPerio
     name: t.exposeString("name"),
     originalName: t.exposeString("originalName", { nullable: true }),
     type: t.field({ type: ReportingPeriodType, resolve: (c) => c.type as "MONTHLY" | "MONTHLY_AND_WEEKLY" }),
-    monthlyEntries: t.field({ type: [MonthlyReportingPeriod], resolve: (c) => c.monthlyEntries as unknown as MonthlyEntry[] }),
-    weeklyEntries: t.field({ type: [WeeklyReportingPeriod], resolve: (c) => c.weeklyEntries as unknown as WeeklyEntry[] }),
+    monthlyEntries: t.field({ type: [MonthlyReportingPeriod], resolve: (c) => c.monthlyEntries }),
+    weeklyEntries: t.field({ type: [WeeklyReportingPeriod], resolve: (c) => c.weeklyEntries }),
   }),
 });
 

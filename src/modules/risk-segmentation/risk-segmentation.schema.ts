@@ -16,7 +16,7 @@ export const RiskSegmentationConfig = builder.prismaObject("RiskSegmentationConf
     analysisResultId: t.exposeID("analysisResultId"),
     dataTableLogicalName: t.exposeString("dataTableLogicalName"),
     riskScoreId: t.exposeString("riskScoreId"),
-    segments: t.field({ type: [Segment], resolve: (c) => c.segments as unknown as service.Segment[] }),
+    segments: t.field({ type: [Segment], resolve: (c) => c.segments }),
     summaryColumns: t.exposeStringList("summaryColumns"),
     dashboardFilters: t.field({ type: "JSON", nullable: true, resolve: (c) => c.dashboardFilters }),
   }),

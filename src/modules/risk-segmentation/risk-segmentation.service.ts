@@ -5,7 +5,6 @@ import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { AUDIT_COLUMNS, checkFilter, defineColumns, ID, TEXT } from "../../query-language/index.js";
 import { columnSet } from "../data-tables/data-table-rows.js";
-import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 
 const ENTITY = "RiskSegmentationConfig";
 
@@ -59,7 +58,7 @@ export async function createRiskSegmentationConfig(ctx: RequestContext, input: C
   const logicalName = input.dataTableLogicalName ?? "gl_journal_lines";
   const table = await ctx.prisma.dataTable.findFirst({ where: { analysisResultId: resultId, logicalName } });
   if (!table) throw new ValidationError(`Result ${resultId} has no data table ${logicalName}`, { identifier: "dataTableLogicalName", values: [logicalName] });
-  const set = columnSet({ id: table.id, logicalName: table.logicalName, type: table.type, tableName: table.tableName, columns: table.columns as unknown as DataTableColumn[], rowCount: Number(table.rowCount) });
+  const set = columnSet({ id: table.id, logicalName: table.logicalName, type: table.type, tableName: table.tableName, columns: table.columns, rowCount: Number(table.rowCount) });
   const problems: Problem[] = [];
   const fail = (identifier: string, reason: string, values?: unknown[], suggestedValues?: string[]) =>
     problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier, reason, ...(values ? { values: values.map(String) } : {}), ...(suggestedValues ? { suggestedValues } : {}) });

@@ -1,6 +1,7 @@
 import type { App } from "../../app-types.js";
 import { decodeText } from "../../tabular/decode.js";
 import { readDelimited } from "../../tabular/delimited-reader.js";
+import { guessDelimiter } from "../../tabular/sniff.js";
 import { fileObjectKey } from "../file-manager/file-manager.service.js";
 import iconv from "iconv-lite";
 
@@ -8,19 +9,6 @@ export interface TabularLayout {
   encoding: string;
   delimiter: string;
   headerRowIndex: number;
-}
-
-const CANDIDATES = [",", ";", "\t", "|"];
-
-/** Stand-in until the file's info is computed: the candidate delimiter most frequent in the first line. */
-export function guessDelimiter(firstLine: string): string {
-  let best = ",";
-  let bestCount = 0;
-  for (const candidate of CANDIDATES) {
-    const count = firstLine.split(candidate).length - 1;
-    if (count > bestCount) (best = candidate), (bestCount = count);
-  }
-  return best;
 }
 
 async function firstLine(app: App, fileId: string): Promise<string> {
@@ -44,6 +32,7 @@ export async function tabularLayout(app: App, fileId: string): Promise<TabularLa
     const encoding = info.encoding && iconv.encodingExists(info.encoding) ? info.encoding : "utf-8";
     return { encoding, delimiter: info.delimiter, headerRowIndex: info.headerRowIndex ?? 0 };
   }
+  // Stand-in until the file's info is computed: the delimiter most frequent in the first line.
   return { encoding: "utf-8", delimiter: guessDelimiter(await firstLine(app, fileId)), headerRowIndex: 0 };
 }
 

@@ -31,7 +31,7 @@ export const User = builder.prismaObject("User", {
     enabled: t.exposeBoolean("enabled"),
     validated: t.exposeBoolean("validated"),
     serviceAccount: t.exposeBoolean("serviceAccount"),
-    recentLogins: t.field({ type: [RecentLogin], resolve: (u) => (u.recentLogins as Array<{ ipAddress: string; timestamp: string }>) ?? [] }),
+    recentLogins: t.field({ type: [RecentLogin], resolve: (u) => u.recentLogins ?? [] }),
   }),
 });
 
