@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./helpers/server.js";
+import { ANALYSIS_TYPE_IDS } from "../src/modules/catalogue/ids.js";
 
 let server: TestServer;
 const engagements: string[] = [];
@@ -76,6 +77,59 @@ describe("relations beside id fields", () => {
     );
     const bad = await server.gql(`{ fileManagerEntities { content { ... on FileManagerDirectory { children(first: 0) { name } } } } }`);
     expect(bad.body.errors[0].extensions).toMatchObject({ code: "VALIDATION", status: 400 });
+  });
+});
+
+describe("objects beside every id field and reverse lists, batched", () => {
+  beforeAll(async () => {
+    for (const engagementId of engagements) {
+      const analysis = await server.api.post("/analyses", { engagementId, analysisTypeId: ANALYSIS_TYPE_IDS.GENERAL_LEDGER, name: "GL", analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }] });
+      expect(analysis.status, JSON.stringify(analysis.body)).toBe(200);
+    }
+  });
+
+  const document = `query($f: JSON) { engagements(filter: $f, size: 4, sort: ["name"]) { content {
+    name libraryId library { id engagements(first: 2) { id } analysisTypeConfigurations(first: 3) { id analysisType { id } } }
+    reportingPeriodConfiguration { id } auditors { id } engagementLead { id }
+    accountMappings(first: 5) { id } dataTables(first: 5) { id } riskRanges(first: 5) { id library { id } }
+    analysisTypeConfigurations(first: 10) { id analysisType { id } engagement { name } library { id } }
+    analyses(first: 5) { name analysisTypeId analysisType { id name } latestAnalysisResult { id } reportingPeriodConfiguration { id } results(first: 5) { id } dataTables(first: 5) { id }
+      analysisSources(first: 5) { id analysisSourceType { id } dataTables(first: 5) { id } } } } } }`;
+
+  it("walks engagements to their library, analyses, analysis types and reverse lists in statements that do not grow with the engagements (4 against 2)", async () => {
+    let result: Awaited<ReturnType<typeof server.gql>> | undefined;
+    const forTwo = await statementsDuring(async () => (result = await server.gql(document, { f: { id: { $in: engagements.slice(0, 2) } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    expect(result!.body.data.engagements.content).toHaveLength(2);
+    const forFour = await statementsDuring(async () => (result = await server.gql(document, { f: { id: { $in: engagements } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    const content = result!.body.data.engagements.content as Array<Record<string, any>>;
+    expect(content.map((e) => e.name)).toEqual(["E1", "E2", "E3", "E4"]);
+    for (const engagement of content) {
+      expect(engagement.library.id).toBe(engagement.libraryId);
+      expect(engagement.library.engagements.length).toBeGreaterThan(0);
+      expect(engagement.analyses).toHaveLength(1);
+      const [analysis] = engagement.analyses;
+      expect(analysis.analysisType).toMatchObject({ id: analysis.analysisTypeId });
+      expect(analysis.analysisType.name).toBeTruthy();
+      expect(analysis).toMatchObject({ latestAnalysisResult: null, results: [], dataTables: [], analysisSources: [] });
+      for (const configuration of engagement.analysisTypeConfigurations) expect(configuration.engagement).toEqual({ name: engagement.name });
+    }
+    // Each relation costs one statement for every parent of the response, whatever their number
+    // (about 20 relation fields here: one statement per parent would add 40 going from 2 to 4).
+    // By-id loads are batched per tick, so lists that resolve in different ticks may read the
+    // same model in two statements: hence the slack of 2, not 0.
+    expect(forFour.length).toBeLessThanOrEqual(forTwo.length + 2);
+    expect(forFour.length).toBeLessThanOrEqual(30);
+  });
+
+  it("requires the target's read permission on each object field", async () => {
+    const created = await server.api.post("/api-tokens", { name: "no analysis types", permissions: ["api.engagements.read", "api.analyses.read", "api.libraries.read"] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const result = await server.gql(`{ analyses(size: 1) { content { name analysisType { id } engagement { library { id } } } } }`, {}, created.body.token);
+    expect(result.body.errors[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(result.body.errors[0].path).toEqual(["analyses", "content", 0, "analysisType"]);
+    expect(result.body.data.analyses.content[0].engagement.library.id).toBeTruthy();
   });
 });
 
