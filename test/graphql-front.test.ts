@@ -165,7 +165,7 @@ describe("typed where inputs", () => {
 
 
 describe("uploads through GraphQL (multipart request convention)", () => {
-  const importDocument = `mutation($i: FileManagerPlacementInput!, $file: ID!) { importFileManagerFile(input: $i, file: $file) { id name extension originalName engagement { name } } }`;
+  const importDocument = `mutation($i: FileManagerPlacementInput!, $file: Upload!) { importFileManagerFile(input: $i, file: $file) { id name extension originalName engagement { name } } }`;
   const send = (form: FormData) => fetch(`${server.url}/api/graphql`, { method: "POST", headers: { authorization: `Bearer ${server.token}`, accept: "application/json" }, body: form });
 
   it("streams the mapped file part into the file manager through the REST upload's service path", async () => {
@@ -181,6 +181,13 @@ describe("uploads through GraphQL (multipart request convention)", () => {
     const download = await fetch(`${server.url}/api/v1/file-manager/${body.data.importFileManagerFile.id}/export`, { headers: { authorization: `Bearer ${server.token}` } });
     expect(download.status).toBe(200);
     expect(await download.text()).toBe(bytes);
+    // Standard clients (apollo-upload-client) declare file variables as the Upload scalar.
+    const introspected = await server.gql(`{ __type(name: "Upload") { kind } mutation: __type(name: "Mutation") { fields { name args { name type { ofType { name } } } } } }`);
+    expect(introspected.body.data.__type).toEqual({ kind: "SCALAR" });
+    const uploadArgs = (introspected.body.data.mutation.fields as Array<{ name: string; args: Array<{ name: string; type: { ofType: { name: string } | null } }> }>)
+      .flatMap((f) => f.args.filter((a) => a.type.ofType?.name === "Upload").map((a) => `${f.name}.${a.name}`))
+      .sort();
+    expect(uploadArgs).toEqual(["appendJsonTableFromBody.page", "importFileManagerFile.file", "uploadChunkedFilePart.chunk"]);
   });
 
   it("refuses a map naming a part that was not sent, and a file id not sent in this request", async () => {
