@@ -171,6 +171,8 @@ ${PAGES} pages walked from the first: keyset (\`after: endCursor\`) against page
 |---|---|---|---|---|---|---|
 ${results.join("\n")}
 
+The statements themselves are not where the time goes: on the same 1M-row table (2026-11-26, load about 20), EXPLAIN (ANALYZE) of a keyset page is one index range starting at the cursor (\`row_no > $1\` on the rowid index; \`(amount, row_no) < ($1, $2)\` as the Index Cond of a backward scan of the \`(amount, row_no)\` index with the date range as a filter, no sort), no count and no OFFSET, executing in 0.3-0.7 ms. The rest of each request (HTTP, authentication, the definition read, GraphQL, JSON of 100 rows) is a few milliseconds of CPU, which a 2-core machine at load 15-20 stretches to the times above.
+
 Deep in the table: page 4,000 by number (OFFSET 399,900; p50 of 5) against 20 keyset pages continuing from that page's cursor.
 
 | Query | offset page 4,000 p50 ms | keyset after it p50 ms | keyset after it p95 ms |

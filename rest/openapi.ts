@@ -30,6 +30,7 @@ const SCALARS: Record<string, JsonSchema> = {
   ObjectId: { type: "string", pattern: "^[0-9a-f]{24}$" },
   JSON: {},
   Long: { type: "integer", format: "int64" },
+  Upload: { type: "string", format: "binary" },
 };
 
 function isEntity(type: GraphQLNamedType): boolean {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./helpers/server.js";
+import { ANALYSIS_TYPE_IDS } from "../src/modules/catalogue/ids.js";
 
 let server: TestServer;
 const engagements: string[] = [];
@@ -79,6 +80,59 @@ describe("relations beside id fields", () => {
   });
 });
 
+describe("objects beside every id field and reverse lists, batched", () => {
+  beforeAll(async () => {
+    for (const engagementId of engagements) {
+      const analysis = await server.api.post("/analyses", { engagementId, analysisTypeId: ANALYSIS_TYPE_IDS.GENERAL_LEDGER, name: "GL", analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }] });
+      expect(analysis.status, JSON.stringify(analysis.body)).toBe(200);
+    }
+  });
+
+  const document = `query($f: JSON) { engagements(filter: $f, size: 4, sort: ["name"]) { content {
+    name libraryId library { id engagements(first: 2) { id } analysisTypeConfigurations(first: 3) { id analysisType { id } } }
+    reportingPeriodConfiguration { id } auditors { id } engagementLead { id }
+    accountMappings(first: 5) { id } dataTables(first: 5) { id } riskRanges(first: 5) { id library { id } }
+    analysisTypeConfigurations(first: 10) { id analysisType { id } engagement { name } library { id } }
+    analyses(first: 5) { name analysisTypeId analysisType { id name } latestAnalysisResult { id } reportingPeriodConfiguration { id } results(first: 5) { id } dataTables(first: 5) { id }
+      analysisSources(first: 5) { id analysisSourceType { id } dataTables(first: 5) { id } } } } } }`;
+
+  it("walks engagements to their library, analyses, analysis types and reverse lists in statements that do not grow with the engagements (4 against 2)", async () => {
+    let result: Awaited<ReturnType<typeof server.gql>> | undefined;
+    const forTwo = await statementsDuring(async () => (result = await server.gql(document, { f: { id: { $in: engagements.slice(0, 2) } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    expect(result!.body.data.engagements.content).toHaveLength(2);
+    const forFour = await statementsDuring(async () => (result = await server.gql(document, { f: { id: { $in: engagements } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    const content = result!.body.data.engagements.content as Array<Record<string, any>>;
+    expect(content.map((e) => e.name)).toEqual(["E1", "E2", "E3", "E4"]);
+    for (const engagement of content) {
+      expect(engagement.library.id).toBe(engagement.libraryId);
+      expect(engagement.library.engagements.length).toBeGreaterThan(0);
+      expect(engagement.analyses).toHaveLength(1);
+      const [analysis] = engagement.analyses;
+      expect(analysis.analysisType).toMatchObject({ id: analysis.analysisTypeId });
+      expect(analysis.analysisType.name).toBeTruthy();
+      expect(analysis).toMatchObject({ latestAnalysisResult: null, results: [], dataTables: [], analysisSources: [] });
+      for (const configuration of engagement.analysisTypeConfigurations) expect(configuration.engagement).toEqual({ name: engagement.name });
+    }
+    // Each relation costs one statement for every parent of the response, whatever their number
+    // (about 20 relation fields here: one statement per parent would add 40 going from 2 to 4).
+    // By-id loads are batched per tick, so lists that resolve in different ticks may read the
+    // same model in two statements: hence the slack of 2, not 0.
+    expect(forFour.length).toBeLessThanOrEqual(forTwo.length + 2);
+    expect(forFour.length).toBeLessThanOrEqual(30);
+  });
+
+  it("requires the target's read permission on each object field", async () => {
+    const created = await server.api.post("/api-tokens", { name: "no analysis types", permissions: ["api.engagements.read", "api.analyses.read", "api.libraries.read"] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const result = await server.gql(`{ analyses(size: 1) { content { name analysisType { id } engagement { library { id } } } } }`, {}, created.body.token);
+    expect(result.body.errors[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(result.body.errors[0].path).toEqual(["analyses", "content", 0, "analysisType"]);
+    expect(result.body.data.analyses.content[0].engagement.library.id).toBeTruthy();
+  });
+});
+
 describe("typed where inputs", () => {
   it("filter lists with the generated input, compiled to the query language, beside filter JSON", async () => {
     const result = await server.gql(
@@ -111,7 +165,7 @@ describe("typed where inputs", () => {
 
 
 describe("uploads through GraphQL (multipart request convention)", () => {
-  const importDocument = `mutation($i: FileManagerPlacementInput!, $file: ID!) { importFileManagerFile(input: $i, file: $file) { id name extension originalName engagement { name } } }`;
+  const importDocument = `mutation($i: FileManagerPlacementInput!, $file: Upload!) { importFileManagerFile(input: $i, file: $file) { id name extension originalName engagement { name } } }`;
   const send = (form: FormData) => fetch(`${server.url}/api/graphql`, { method: "POST", headers: { authorization: `Bearer ${server.token}`, accept: "application/json" }, body: form });
 
   it("streams the mapped file part into the file manager through the REST upload's service path", async () => {
@@ -127,6 +181,13 @@ describe("uploads through GraphQL (multipart request convention)", () => {
     const download = await fetch(`${server.url}/api/v1/file-manager/${body.data.importFileManagerFile.id}/export`, { headers: { authorization: `Bearer ${server.token}` } });
     expect(download.status).toBe(200);
     expect(await download.text()).toBe(bytes);
+    // Standard clients (apollo-upload-client) declare file variables as the Upload scalar.
+    const introspected = await server.gql(`{ __type(name: "Upload") { kind } mutation: __type(name: "Mutation") { fields { name args { name type { ofType { name } } } } } }`);
+    expect(introspected.body.data.__type).toEqual({ kind: "SCALAR" });
+    const uploadArgs = (introspected.body.data.mutation.fields as Array<{ name: string; args: Array<{ name: string; type: { ofType: { name: string } | null } }> }>)
+      .flatMap((f) => f.args.filter((a) => a.type.ofType?.name === "Upload").map((a) => `${f.name}.${a.name}`))
+      .sort();
+    expect(uploadArgs).toEqual(["appendJsonTableFromBody.page", "importFileManagerFile.file", "uploadChunkedFilePart.chunk"]);
   });
 
   it("refuses a map naming a part that was not sent, and a file id not sent in this request", async () => {

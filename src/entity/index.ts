@@ -6,4 +6,4 @@ export { findPageIds, type EntityQuery } from "./entity-query.js";
 export { findEntity, queryEntities, type PageArgs } from "./query-entities.js";
 export { rowReader, RowReader } from "./row-reader.js";
 export { relatedList, type RelatedListArgs } from "./related-list.js";
-export { relatedOne } from "./related-one.js";
+export { relatedById, relatedOne } from "./related-one.js";

@@ -49,3 +49,15 @@ export function relatedOne<M extends ModelName>(model: M) {
     }
   }
 }
+
+const shared = new Map<ModelName, ReturnType<typeof relatedOne>>();
+
+/**
+ * The one loader of a model's rows by id for every relation field that names it, so that
+ * `Analysis.analysisType` and `AnalysisResult.analysisType` asked in one response share a statement.
+ */
+export function relatedById<M extends ModelName>(model: M): ReturnType<typeof relatedOne<M>> {
+  let load = shared.get(model);
+  if (!load) shared.set(model, (load = relatedOne(model)));
+  return load as unknown as ReturnType<typeof relatedOne<M>>;
+}

@@ -25,6 +25,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
     ObjectId: { Input: string; Output: string };
     Long: { Input: number; Output: number | bigint };
+    Upload: { Input: string; Output: never };
   };
 }>({
   plugins: [ScopeAuthPlugin, PrismaPlugin],

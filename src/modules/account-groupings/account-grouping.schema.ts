@@ -12,6 +12,7 @@ import type { GroupError } from "./grouping-tree.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { appendAccountGroupingFromChunkedFile, importAccountGroupingFromChunkedFile } from "./account-grouping.chunked-import.js";
 import { startAccountGroupingExport } from "./account-grouping.export.js";
+import { entityById } from "../common/relations.js";
 
 export const PublishStatus = builder.enumType("PublishStatus", { values: groupings.PUBLISH_STATUSES });
 export const AccountGroupingImportType = builder.enumType("AccountGroupingImportType", { values: groupings.IMPORT_TYPES });
@@ -64,6 +65,7 @@ export const AccountGroup = builder.prismaObject("AccountGroup", {
     orderIndex: t.exposeInt("orderIndex"),
     publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
     errors: t.field({ type: [AccountGroupError], resolve: (g) => g.errors ?? [] }),
+    accountGrouping: t.prismaField({ type: "AccountGrouping", nullable: true, authScopes: { permission: "api.account-groupings.read" }, resolve: (_q, p, _a, ctx) => entityById("accountGrouping")(ctx, p.accountGroupingId) }),
   }),
 });
 

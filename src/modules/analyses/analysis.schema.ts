@@ -16,6 +16,13 @@ import { getAnalysisStatus } from "./analysis-status.service.js";
 import { runAnalysis } from "./analysis-run.js";
 import { rollForwardAnalysis } from "./analysis-roll-forward.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
+import { childrenOf, entityById } from "../common/relations.js";
+import { dataTableColumns } from "../data-tables/data-table.columns.js";
+
+const analysisTypeById = entityById("analysisType");
+const resultById = entityById("analysisResult");
+const engagementById = entityById("engagement");
+const reportingPeriodsById = entityById("reportingPeriodConfiguration");
 
 type PeriodShape = { id: string; startDate: string; endDate: string; interimAsAtDate: string | null };
 type StoredAnalysis = { id: string; engagementId: string; reportingPeriodConfigurationId: string | null; importantColumns: PrismaJson.AnalysisImportantColumns };
@@ -71,11 +78,39 @@ export const Analysis = builder.prismaObject("Analysis", {
       resolve: (a, _args, ctx) => service.effectiveReportingPeriodConfigurationId(ctx, a),
     }),
     engagement: t.relation("engagement", { authScopes: { permission: "api.engagements.read" } }),
+    analysisType: t.prismaField({
+      type: "AnalysisType",
+      nullable: true,
+      description: "Null (with a FORBIDDEN error) without api.analysis-types.read, like every object beside an id",
+      authScopes: { permission: "api.analysis-types.read" },
+      resolve: (_query, a, _args, ctx) => analysisTypeById(ctx, a.analysisTypeId),
+    }),
+    latestAnalysisResult: t.prismaField({
+      type: "AnalysisResult",
+      nullable: true,
+      description: "The latest run (latestAnalysisResultId)",
+      authScopes: { permission: "api.analyses.read" },
+      resolve: (_query, a, _args, ctx) => resultById(ctx, a.latestAnalysisResultId),
+    }),
+    reportingPeriodConfiguration: t.prismaField({
+      type: "ReportingPeriodConfiguration",
+      nullable: true,
+      description: "The analysis's own configuration, else its engagement's (reportingPeriodConfigurationId)",
+      authScopes: { permission: "api.reporting-period-configurations.read" },
+      resolve: async (_query, a, _args, ctx) =>
+        reportingPeriodsById(ctx, a.reportingPeriodConfigurationId ?? (await engagementById(ctx, a.engagementId))?.reportingPeriodConfigurationId),
+    }),
     analysisSources: t.prismaField({
       type: ["AnalysisSource"],
       authScopes: { permission: "api.analysis-sources.read" },
       args: { ...relatedListArgs(t), ...whereArg(t, "AnalysisSource", analysisSourceColumns) },
       resolve: (_query, analysis, args, ctx) => analysisSources.analysisAnalysisSources(ctx, analysis.id, args),
+    }),
+    dataTables: t.prismaField({
+      type: ["DataTable"],
+      authScopes: { permission: "api.data-tables.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "DataTable", dataTableColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("dataTable", dataTableColumns, "analysisId")(ctx, p.id, args),
     }),
   }),
 });

@@ -12,6 +12,7 @@ import "../data-tables/data-table.schema.js";
 import { RESULT_STATUSES } from "./analysis-result.columns.js";
 import { RUN_PROGRESS_EVENT, type RunProgress } from "./analysis-result.progress.js";
 import * as service from "./analysis-result.service.js";
+import { entityById } from "../common/relations.js";
 
 const AnalysisResultStatus = builder.enumType("AnalysisResultStatus", { values: RESULT_STATUSES });
 
@@ -129,6 +130,8 @@ export const AnalysisResult = builder.prismaObject("AnalysisResult", {
       args: { rowid: t.arg.id({ required: true }) },
       resolve: (result, { rowid }, ctx) => service.explainScore(ctx, result.id, "TRANSACTION", rowid),
     }),
+    analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
   }),
 });
 

@@ -30,6 +30,9 @@ import type { AuditedVirtualColumn } from "./analysis-source.virtual-columns.js"
 import * as service from "./analysis-source.service.js";
 import "./analysis-source.hooks.js";
 import "./analysis-source.cleanup.js";
+import { childrenOf, entityById } from "../common/relations.js";
+import { relatedListArgs } from "../common/page.js";
+import { dataTableColumns } from "../data-tables/data-table.columns.js";
 
 registerEventPermission("ANALYSIS_SOURCE", "api.analysis-sources.read");
 
@@ -234,6 +237,13 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     proposedTransactionIdSelection: t.field({ type: TransactionIdSelection, nullable: true, resolve: (s) => s.proposedTransactionIdSelection }),
     analysis: t.relation("analysis", { authScopes: { permission: "api.analyses.read" } }),
     engagement: t.relation("engagement", { authScopes: { permission: "api.engagements.read" } }),
+    analysisSourceType: t.prismaField({ type: "AnalysisSourceType", nullable: true, authScopes: { permission: "api.analysis-source-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisSourceType")(ctx, p.analysisSourceTypeId) }),
+    dataTables: t.prismaField({
+      type: ["DataTable"],
+      authScopes: { permission: "api.data-tables.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "DataTable", dataTableColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("dataTable", dataTableColumns, "analysisSourceId")(ctx, p.id, args),
+    }),
   }),
 });
 
@@ -254,6 +264,9 @@ export const TransactionIdPreview = builder.prismaObject("TransactionIdPreview",
       resolve: (p) => wireIndicators(p.indicators, p.entryPreviews),
     }),
     entryPreviews: t.field({ type: "JSON", ...shaped(listOf(PREVIEW_ROW)), resolve: (p) => p.entryPreviews }),
+    analysisSource: t.prismaField({ type: "AnalysisSource", nullable: true, authScopes: { permission: "api.analysis-sources.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisSource")(ctx, p.analysisSourceId) }),
+    analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
   }),
 });
 

@@ -9,6 +9,7 @@ import { configurationOf } from "./configuration.copy.js";
 import { effectiveSettings } from "../../engine/index.js";
 import { controlPointFamilyOf } from "../catalogue/control-points.data.js";
 import * as service from "./configuration.service.js";
+import { entityById } from "../common/relations.js";
 
 const RiskAssertionCategory = builder.enumType("RiskAssertionCategory", { values: ["GENERAL", "ASSETS", "LIABILITIES_EQUITY", "PROFIT_LOSS"] as const });
 
@@ -61,6 +62,10 @@ export const AnalysisTypeConfiguration = builder.prismaObject("AnalysisTypeConfi
     template: t.exposeBoolean("template", { description: "True for library configurations, which engagements copy" }),
     controlPointBundleVersion: t.exposeString("controlPointBundleVersion", { nullable: true }),
     configuration: t.field({ type: ConfigurationRef, resolve: (row) => ({ ...configurationOf(row), analysisTypeId: row.analysisTypeId }) }),
+    analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
+    library: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.libraryId) }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
+    analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
   }),
 });
 

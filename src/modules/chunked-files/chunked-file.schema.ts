@@ -78,7 +78,7 @@ builder.mutationFields((t) => ({
     args: {
       id: t.arg.id({ required: true }),
       part: t.arg({ type: ChunkedFilePartInput, required: true }),
-      chunk: t.arg.id({ required: true, description: "The fileChunk part staged by the REST upload" }),
+      chunk: t.arg({ type: "Upload", required: true, description: "The fileChunk part: staged by the REST upload, or a GraphQL multipart request's file part mapped to this variable" }),
     },
     resolve: (_query, _root, { id, part, chunk }, ctx) => service.uploadChunkedFilePart(ctx, id, part, chunk),
   }),

@@ -33,6 +33,25 @@ builder.scalarType("Date", {
   },
 });
 
+/**
+ * A file of a GraphQL multipart request (github.com/jaydenseric/graphql-multipart-request-spec):
+ * the client sends null for the variable in `operations` and maps a file part to it, as
+ * apollo-upload-client and other standard clients do for variables typed `Upload`. The HTTP layer
+ * streams the part into storage first and hands the resolver the id of those staged bytes (the
+ * value this scalar parses); a value that names no part of the same request is refused by the
+ * mutation.
+ */
+builder.scalarType("Upload", {
+  description: "A file part of this multipart request (GraphQL multipart request convention: null in operations, the part mapped to the variable)",
+  serialize: () => {
+    throw new GraphQLError("Upload is an input type only");
+  },
+  parseValue: (value) => {
+    if (typeof value !== "string" || value.length === 0) throw new GraphQLError("expects a file part of this multipart request mapped to this variable (GraphQL multipart request convention)");
+    return value;
+  },
+});
+
 builder.scalarType("ObjectId", {
   description: "24 lower-case hexadecimal characters",
   serialize: (value) => value,

@@ -6,6 +6,7 @@ import { ColumnType } from "../data-tables/data-table.schema.js";
 import { AUTH_TYPES, CONNECTION_TYPES } from "./connection.columns.js";
 import * as service from "./connection.service.js";
 import type { TabularColumn, TabularSchema as TabularSchemaShape } from "./warehouse-types.js";
+import { entityById } from "../common/relations.js";
 
 export const ConnectionType = builder.enumType("ConnectionType", { values: CONNECTION_TYPES });
 export const WarehouseAuthType = builder.enumType("WarehouseAuthType", { values: AUTH_TYPES });
@@ -52,6 +53,7 @@ export const WarehouseAuthorization = builder.prismaObject("WarehouseAuthorizati
     httpPath: t.exposeString("httpPath"),
     port: t.exposeInt("port", { nullable: true }),
     clientId: t.exposeString("clientId", { nullable: true }),
+    connection: t.prismaField({ type: "Connection", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("connection")(ctx, p.connectionId) }),
   }),
 });
 
@@ -61,6 +63,7 @@ export const ConnectionTestResult = builder.prismaObject("ConnectionTestResult",
     connectionId: t.exposeID("connectionId"),
     success: t.exposeBoolean("success"),
     message: t.exposeString("message"),
+    connection: t.prismaField({ type: "Connection", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("connection")(ctx, p.connectionId) }),
   }),
 });
 
@@ -71,6 +74,7 @@ export const ConnectionTablesResult = builder.prismaObject("ConnectionTablesResu
     success: t.exposeBoolean("success"),
     message: t.exposeString("message", { nullable: true }),
     totalTables: t.exposeInt("totalTables"),
+    connection: t.prismaField({ type: "Connection", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("connection")(ctx, p.connectionId) }),
   }),
 });
 

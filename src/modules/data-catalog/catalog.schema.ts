@@ -11,6 +11,7 @@ import { ASYNC_STATUSES } from "../../jobs/index.js";
 import { CATALOG_SOURCES, OPERATION_TYPES } from "./catalog.columns.js";
 import type { RemapOperation } from "./catalog.plan.js";
 import * as service from "./catalog.service.js";
+import { entityById } from "../common/relations.js";
 
 export const DataCatalogSource = builder.enumType("DataCatalogSource", { values: CATALOG_SOURCES });
 export const DataFlowOperationType = builder.enumType("DataFlowOperationType", { values: OPERATION_TYPES });
@@ -47,6 +48,11 @@ export const DataSourceImportTask = builder.prismaObject("DataSourceImportTask",
       authScopes: { permission: "api.data-tables.read" },
       resolve: (_q, task, _a, ctx) => (task.dataTableId ? getDataTable(ctx, task.dataTableId).catch(() => null) : null),
     }),
+    dataCatalogEntry: t.prismaField({ type: "DataCatalogEntry", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("dataCatalogEntry")(ctx, p.dataCatalogEntryId) }),
+    dataFlow: t.prismaField({ type: "DataFlow", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("dataFlow")(ctx, p.dataFlowId) }),
+    connection: t.prismaField({ type: "Connection", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("connection")(ctx, p.connectionId) }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
+    analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
   }),
 });
 
@@ -66,6 +72,9 @@ export const DataCatalogEntry = builder.prismaObject("DataCatalogEntry", {
       authScopes: { permission: "api.connections.read" },
       resolve: (query, entry, _a, ctx) => ctx.prisma.dataSourceImportTask.findMany({ ...query, where: { dataCatalogEntryId: entry.id }, orderBy: { creationDate: "asc" } }),
     }),
+    dataTable: t.prismaField({ type: "DataTable", nullable: true, authScopes: { permission: "api.data-tables.read" }, resolve: (_q, p, _a, ctx) => entityById("dataTable")(ctx, p.dataTableId) }),
+    connection: t.prismaField({ type: "Connection", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("connection")(ctx, p.connectionId) }),
+    dataFlow: t.prismaField({ type: "DataFlow", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("dataFlow")(ctx, p.dataFlowId) }),
   }),
 });
 
@@ -76,6 +85,7 @@ export const DataFlow = builder.prismaObject("DataFlow", {
     description: t.exposeString("description", { nullable: true }),
     inputDataCatalogEntryId: t.exposeID("inputDataCatalogEntryId"),
     operations: t.field({ type: [DataFlowOperation], resolve: (f) => f.operations }),
+    inputDataCatalogEntry: t.prismaField({ type: "DataCatalogEntry", nullable: true, authScopes: { permission: "api.connections.read" }, resolve: (_q, p, _a, ctx) => entityById("dataCatalogEntry")(ctx, p.inputDataCatalogEntryId) }),
   }),
 });
 

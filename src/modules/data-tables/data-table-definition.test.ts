@@ -41,10 +41,10 @@ describe("entries table definitions", () => {
     expect(indexStatements("ingest.entries_abc", columns)).toEqual([
       'CREATE INDEX IF NOT EXISTS "entries_abc_0" ON "ingest"."entries_abc" ("row_no")',
       'CREATE INDEX IF NOT EXISTS "entries_abc_1" ON "ingest"."entries_abc" (lower("txid") text_pattern_ops)',
-      'CREATE INDEX IF NOT EXISTS "entries_abc_2" ON "ingest"."entries_abc" ("effective_date")',
+      'CREATE INDEX IF NOT EXISTS "entries_abc_2" ON "ingest"."entries_abc" ("effective_date", "row_no")',
       'CREATE STATISTICS IF NOT EXISTS "ingest"."entries_abc_s3" ON (lower("account_description")) FROM "ingest"."entries_abc"',
-      'CREATE INDEX IF NOT EXISTS "entries_abc_4" ON "ingest"."entries_abc" ("line_number")',
-      'CREATE INDEX IF NOT EXISTS "entries_abc_5" ON "ingest"."entries_abc" ("amount")',
+      'CREATE INDEX IF NOT EXISTS "entries_abc_4" ON "ingest"."entries_abc" ("line_number", "row_no")',
+      'CREATE INDEX IF NOT EXISTS "entries_abc_5" ON "ingest"."entries_abc" ("amount", "row_no")',
       'CREATE STATISTICS IF NOT EXISTS "ingest"."entries_abc_s6" ON (lower("x_batch")) FROM "ingest"."entries_abc"',
     ]);
   });

@@ -77,19 +77,16 @@ export function parseSortOrders(sort: SortInput | SortInput[] | null | undefined
 }
 
 /**
- * ORDER BY for rows: strings case-insensitively, `row_no` last so equal keys keep file order and
- * pages are stable. Nulls sort as larger than any value (last ascending, first descending), which is
+ * ORDER BY for rows: strings case-insensitively, `row_no` last so pages are stable, in the direction
+ * of the first key (equal keys in file order ascending, in reverse file order descending): then a
+ * one-column sort is the order of a `(col, row_no)` index read forwards or backwards, and the
+ * keyset form continues with a row comparison that index serves. Nulls sort as larger than any value (last ascending, first descending), which is
  * the order of a plain btree index read either way: a sort on an indexed column can walk the index
  * and stop after the page instead of sorting every matching row (entity queries put nulls last both
  * ways; their tables are small).
  */
 export function rowsOrderBy(orders: SortOrder[], set: ColumnSet): string {
-  const parts = orders.map((o) => {
-    const column = set.byField.get(o.field)!;
-    return `${column.type === "STRING" ? `lower(${quoteIdent(column.sql)})` : quoteIdent(column.sql)} ${o.direction}`;
-  });
-  if (!orders.some((o) => set.byField.get(o.field)?.sql === "row_no")) parts.push(`"row_no" ASC`);
-  return parts.join(", ");
+  return orderKeys(orders, set).map((k) => `${k.expression} ${k.direction}`).join(", ");
 }
 
 /** The columns to return: all, or all but `excludeFields` / only `fields`; unknown names give 400. */
@@ -148,14 +145,14 @@ interface OrderKey {
 
 const CURSOR_CASTS: Record<string, string> = { STRING: "text", DATE: "date", DATE_TIME: "timestamptz", MONEY_100: "bigint", INT64: "bigint", INT32: "integer", NUMBER: "numeric", DOUBLE: "double precision", BOOLEAN: "boolean" };
 
-/** The keys of an order as SQL, `row_no` last (the unique tiebreaker that makes keyset pages exact). */
+/** The keys of an order as SQL, `row_no` last (the unique tiebreaker that makes keyset pages exact), in the first key's direction. */
 function orderKeys(orders: SortOrder[], set: ColumnSet): OrderKey[] {
   const keys: OrderKey[] = orders.map((o) => {
     const column = set.byField.get(o.field)!;
     const expression = column.type === "STRING" ? `lower(${quoteIdent(column.sql)})` : quoteIdent(column.sql);
     return { expression, direction: o.direction === "DESC" ? "DESC" : "ASC", cast: CURSOR_CASTS[column.type] ?? "text" };
   });
-  if (!orders.some((o) => set.byField.get(o.field)?.sql === "row_no")) keys.push({ expression: `"row_no"`, direction: "ASC", cast: "bigint" });
+  if (!orders.some((o) => set.byField.get(o.field)?.sql === "row_no")) keys.push({ expression: `"row_no"`, direction: keys[0]?.direction ?? "ASC", cast: "bigint" });
   return keys;
 }
 
@@ -174,7 +171,8 @@ function badCursor(reason: string, after: string): ValidationError {
 
 /**
  * Rows strictly after the cursor's row in the order of `keys`, where nulls sort as larger than any
- * value (ascending: last; descending: first), as ORDER BY puts them:
+ * value (ascending: last; descending: first), as ORDER BY puts them. A one-column sort (the usual
+ * case) is the row comparison `(col, row_no) > (v, r)` (`<` descending); otherwise
  * k1 > v1 OR (k1 = v1 AND (k2 > v2 OR ...)), led by a range on the first key (k1 >= v1) so that
  * PostgreSQL starts its index scan at the cursor instead of walking from the first row. Ascending
  * from a non-null value, the rows whose first key is null (which all follow) are a second branch
@@ -191,6 +189,17 @@ function afterCursor(keys: OrderKey[], after: string, params: SqlParams): { cond
   const values = decoded.v;
   if (!Array.isArray(values) || values.length !== keys.length) throw badCursor("wrong number of keys", after);
   const placeholders = values.map((v, i) => (v === null ? null : params.add(String(v), keys[i]!.cast)));
+  const first = keys[0]!;
+  const start = placeholders[0];
+  // One sort column and row_no (or row_no alone), one direction: a row comparison, which PostgreSQL
+  // reads as one range of a (col, row_no) index starting at the cursor: no filter over the rows
+  // before it, no sort of equal keys.
+  if (keys.length <= 2 && keys.every((k) => k.direction === first.direction) && placeholders.every((p) => p !== null)) {
+    const op = first.direction === "ASC" ? ">" : "<";
+    const row = keys.length === 1 ? `${first.expression} ${op} ${start}` : `(${first.expression}, ${keys[1]!.expression}) ${op} (${start}, ${placeholders[1]})`;
+    // Ascending, rows whose key is null follow every value (descending they came first, already read).
+    return { condition: row, nullTail: first.direction === "ASC" && keys.length === 2 ? `${first.expression} IS NULL` : undefined };
+  }
   const greater = (i: number): string => {
     const { expression, direction } = keys[i]!;
     const p = placeholders[i];
@@ -200,8 +209,6 @@ function afterCursor(keys: OrderKey[], after: string, params: SqlParams): { cond
   const equal = (i: number): string => (placeholders[i] === null ? `${keys[i]!.expression} IS NULL` : `${keys[i]!.expression} = ${placeholders[i]}`);
   let condition = greater(keys.length - 1);
   for (let i = keys.length - 2; i >= 0; i--) condition = `(${greater(i)} OR (${equal(i)} AND ${condition}))`;
-  const first = keys[0]!;
-  const start = placeholders[0];
   if (start === null) return { condition: first.direction === "ASC" ? `${first.expression} IS NULL AND ${condition}` : condition };
   if (first.direction === "DESC") return { condition: `${first.expression} <= ${start} AND ${condition}` };
   return { condition: `${first.expression} >= ${start} AND ${condition}`, nullTail: `${first.expression} IS NULL` };

@@ -8,7 +8,8 @@ import { inPgTransaction } from "../../db/pg-transaction.js";
 /**
  * CREATE INDEX statements for the columns whose search flags the definition promises to serve:
  * strings on lower(col) with text_pattern_ops (the query language compares lower-cased strings;
- * the opclass serves both = and LIKE 'prefix%'), every other indexed column as it is. Free-text
+ * the opclass serves both = and LIKE 'prefix%'), every other indexed column as (col, row_no), the
+ * order of a sort on it (row_no breaks ties in the sort's direction, see rowsOrderBy). Free-text
  * columns get no index (a btree cannot serve substring search) but expression statistics on
  * lower(col): without them PostgreSQL guesses the selectivity of `lower(memo) LIKE '%x%'` and
  * scans the whole table even when the first page's matches sit at its start. A table's default
@@ -39,7 +40,9 @@ export function indexStatements(tableName: string, columns: DataTableColumn[]): 
       statements.push(`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_o${position}`)} ON ${table} (${key}, "row_no")`);
     }
     if (column.indexed) {
-      const key = column.type === "STRING" ? `(lower(${name}) text_pattern_ops)` : `(${name})`;
+      // Other scalars carry row_no too: a sort on the column (the keyset form's row comparison
+      // included) is then one range of the index in either direction, equal values in row order.
+      const key = column.type === "STRING" ? `(lower(${name}) text_pattern_ops)` : column.sql === "row_no" || column.orderIndexed ? `(${name})` : `(${name}, "row_no")`;
       return [...statements, `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_${position}`)} ON ${table} ${key}`];
     }
     if (statements.length > 0) return statements;

@@ -297,10 +297,10 @@ describe("the data endpoint", () => {
     expect((await data({ pageSize: 2000 })).status).toBe(200);
   });
 
-  it("sorts by any sortable column, rowid breaking ties, and pages with page/pageSize", async () => {
+  it("sorts by any sortable column, rowid breaking ties in the first key's direction, and pages with page/pageSize", async () => {
     expect((await rowsOf({ sort: { field: "amount", direction: "DESC" } })).map((r) => r.rowid)).toEqual([1, 5, 3, 4, 6, 2]);
     expect((await rowsOf({ sort: [{ field: "account" }, { field: "rowid", direction: "DESC" }] })).map((r) => r.rowid)).toEqual([6, 1, 5, 4, 2, 3]);
-    expect((await rowsOf({ sort: { field: "effective_date", direction: "DESC" } })).map((r) => r.rowid)).toEqual([5, 6, 3, 4, 1, 2]);
+    expect((await rowsOf({ sort: { field: "effective_date", direction: "DESC" } })).map((r) => r.rowid)).toEqual([6, 5, 4, 3, 2, 1]);
     const pages = [];
     for (let page = 0; page < 3; page++) {
       const response = await data({ page, pageSize: 4, sort: { field: "rowid", direction: "DESC" }, excludeFields: ["memo", "x_reference"] });

@@ -11,6 +11,7 @@ import * as groupings from "./engagement-account-grouping.service.js";
 import * as groups from "./engagement-account-group.service.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { startEngagementAccountGroupingExport } from "./engagement-account-grouping.export.js";
+import { entityById } from "../common/relations.js";
 
 export const GroupOrigin = builder.enumType("GroupOrigin", { values: groupings.GROUP_ORIGINS });
 const LANG = "Text per language code, e.g. {\"en\": \"Assets\"}";
@@ -30,6 +31,8 @@ export const EngagementAccountGrouping = builder.prismaObject("EngagementAccount
       args: relatedListArgs(t),
       resolve: (_query, grouping, args, ctx) => groups.engagementAccountGroupingGroups(ctx, grouping.id, args),
     }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
+    accountGrouping: t.prismaField({ type: "AccountGrouping", nullable: true, authScopes: { permission: "api.account-groupings.read" }, resolve: (_q, p, _a, ctx) => entityById("accountGrouping")(ctx, p.accountGroupingId) }),
   }),
 });
 
@@ -50,6 +53,7 @@ export const EngagementAccountGroup = builder.prismaObject("EngagementAccountGro
     alias: t.exposeString("alias", { nullable: true }),
     hidden: t.exposeBoolean("hidden"),
     origin: t.field({ type: GroupOrigin, resolve: (g) => g.origin as groupings.GroupOrigin }),
+    engagementAccountGrouping: t.prismaField({ type: "EngagementAccountGrouping", nullable: true, authScopes: { permission: "api.engagement-account-groupings.read" }, resolve: (_q, p, _a, ctx) => entityById("engagementAccountGrouping")(ctx, p.engagementAccountGroupingId) }),
   }),
 });
 

@@ -8,6 +8,11 @@ import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
 import * as analyses from "../analyses/analysis.service.js";
 import { FREQUENCIES } from "./engagement.columns.js";
 import * as service from "./engagement.service.js";
+import { childrenOf, entitiesByIds, entityById } from "../common/relations.js";
+import { accountMappingColumns } from "../account-mappings/account-mapping.columns.js";
+import { dataTableColumns } from "../data-tables/data-table.columns.js";
+import { configurationColumns } from "../analysis-type-configurations/configuration.columns.js";
+import { riskRangeColumns } from "../risk-ranges/risk-range.columns.js";
 
 export const Frequency = builder.enumType("Frequency", { values: FREQUENCIES });
 
@@ -48,6 +53,34 @@ export const Engagement = builder.prismaObject("Engagement", {
       authScopes: { permission: "api.analyses.read" },
       args: { ...relatedListArgs(t), ...whereArg(t, "Analysis", analysisColumns) },
       resolve: (_query, engagement, args, ctx) => analyses.engagementAnalyses(ctx, engagement.id, args),
+    }),
+    library: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.libraryId) }),
+    reportingPeriodConfiguration: t.prismaField({ type: "ReportingPeriodConfiguration", nullable: true, authScopes: { permission: "api.reporting-period-configurations.read" }, resolve: (_q, p, _a, ctx) => entityById("reportingPeriodConfiguration")(ctx, p.reportingPeriodConfigurationId) }),
+    engagementLead: t.prismaField({ type: "User", nullable: true, authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entityById("user")(ctx, p.engagementLeadId) }),
+    auditors: t.prismaField({ type: ["User"], description: "The users auditorIds names (ids naming no user left out)", authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entitiesByIds("user")(ctx, p.auditorIds) }),
+    accountMappings: t.prismaField({
+      type: ["AccountMapping"],
+      authScopes: { permission: "api.analyses.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "AccountMapping", accountMappingColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("accountMapping", accountMappingColumns, "engagementId")(ctx, p.id, args),
+    }),
+    dataTables: t.prismaField({
+      type: ["DataTable"],
+      authScopes: { permission: "api.data-tables.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "DataTable", dataTableColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("dataTable", dataTableColumns, "engagementId")(ctx, p.id, args),
+    }),
+    analysisTypeConfigurations: t.prismaField({
+      type: ["AnalysisTypeConfiguration"],
+      authScopes: { permission: "api.analysis-type-configuration.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "AnalysisTypeConfiguration", configurationColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("analysisTypeConfiguration", configurationColumns, "engagementId")(ctx, p.id, args),
+    }),
+    riskRanges: t.prismaField({
+      type: ["RiskRange"],
+      authScopes: { permission: "api.risk-ranges.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "RiskRange", riskRangeColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("riskRange", riskRangeColumns, "engagementId")(ctx, p.id, args),
     }),
   }),
 });

@@ -146,11 +146,11 @@ builder.mutationFields((t) => ({
   }),
   importFileManagerFile: t.field({
     type: FileManagerFile,
-    description: "Multipart only: POST /api/v1/file-manager/import with parts fileManagerFile (JSON) and file (bytes), or POST /api/graphql as a GraphQL multipart request with the file part mapped to variables.file (declared ID!)",
+    description: "Multipart only: POST /api/v1/file-manager/import with parts fileManagerFile (JSON) and file (bytes), or POST /api/graphql as a GraphQL multipart request with the file part mapped to variables.file (declared Upload!)",
     authScopes: write,
     args: {
       input: t.arg({ type: PlacementInput, required: true }),
-      file: t.arg.id({ required: true, description: "The file part of this multipart request (REST upload, or GraphQL multipart request mapped to this variable)" }),
+      file: t.arg({ type: "Upload", required: true, description: "The file part of this multipart request (REST upload, or GraphQL multipart request mapped to this variable)" }),
     },
     resolve: (_root, { input, file }, ctx) => service.importFile(ctx, input, file),
   }),

@@ -59,7 +59,7 @@ builder.mutationFields((t) => ({
     description:
       "Appends one page sent as the request body of POST /api/v1/json-tables/{id}/append, which streams it into storage first so that a large page is never parsed whole. GraphQL clients use appendJsonTable.",
     authScopes: { permission: "api.file-manager.write" },
-    args: { id: t.arg.id({ required: true }), page: t.arg.id({ required: true, description: "The request body staged by the REST route" }) },
+    args: { id: t.arg.id({ required: true }), page: t.arg({ type: "Upload", required: true, description: "The page (a JSON array of objects): the request body staged by the REST route, or a GraphQL multipart request's file part mapped to this variable" }) },
     resolve: (_root, { id, page }, ctx) => service.appendJsonTableFromBody(ctx, id, page),
   }),
   importFileFromJsonTable: t.field({

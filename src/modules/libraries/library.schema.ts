@@ -7,6 +7,11 @@ import { Problem } from "../common/problem.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { RISK_SCORE_DISPLAYS } from "./library.columns.js";
 import * as service from "./library.service.js";
+import { childrenOf, entitiesByIds, entityById } from "../common/relations.js";
+import { relatedListArgs } from "../common/page.js";
+import { engagementColumns } from "../engagements/engagement.columns.js";
+import { configurationColumns } from "../analysis-type-configurations/configuration.columns.js";
+import { riskRangeColumns } from "../risk-ranges/risk-range.columns.js";
 
 export const RiskScoreDisplay = builder.enumType("RiskScoreDisplay", { values: RISK_SCORE_DISPLAYS });
 
@@ -34,6 +39,27 @@ export const Library = builder.prismaObject("Library", {
       resolve: (l) => l.conversionWarnings,
     }),
     warningsDismissed: t.exposeBoolean("warningsDismissed"),
+    basedOnLibrary: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.basedOnLibraryId) }),
+    accountGrouping: t.prismaField({ type: "AccountGrouping", nullable: true, authScopes: { permission: "api.account-groupings.read" }, resolve: (_q, p, _a, ctx) => entityById("accountGrouping")(ctx, p.accountGroupingId) }),
+    analysisTypes: t.prismaField({ type: ["AnalysisType"], authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entitiesByIds("analysisType")(ctx, p.analysisTypeIds) }),
+    engagements: t.prismaField({
+      type: ["Engagement"],
+      authScopes: { permission: "api.engagements.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "Engagement", engagementColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("engagement", engagementColumns, "libraryId")(ctx, p.id, args),
+    }),
+    analysisTypeConfigurations: t.prismaField({
+      type: ["AnalysisTypeConfiguration"],
+      authScopes: { permission: "api.analysis-type-configuration.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "AnalysisTypeConfiguration", configurationColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("analysisTypeConfiguration", configurationColumns, "libraryId")(ctx, p.id, args),
+    }),
+    riskRanges: t.prismaField({
+      type: ["RiskRange"],
+      authScopes: { permission: "api.risk-ranges.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "RiskRange", riskRangeColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("riskRange", riskRangeColumns, "libraryId")(ctx, p.id, args),
+    }),
   }),
 });
 

@@ -7,6 +7,7 @@ import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
 import * as engagements from "../engagements/engagement.service.js";
 import * as service from "./organization.service.js";
+import { entitiesByIds } from "../common/relations.js";
 
 export const Organization = builder.prismaObject("Organization", {
   interfaces: [Entity],
@@ -20,6 +21,7 @@ export const Organization = builder.prismaObject("Organization", {
       args: { ...relatedListArgs(t), ...whereArg(t, "Engagement", engagementColumns) },
       resolve: (_query, organization, args, ctx) => engagements.organizationEngagements(ctx, organization.id, args),
     }),
+    managers: t.prismaField({ type: ["User"], description: "The users managerUserIds names (ids naming no user left out)", authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entitiesByIds("user")(ctx, p.managerUserIds) }),
   }),
 });
 

@@ -4,6 +4,7 @@ import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { withDescriptions } from "../saved-filters/conditions/condition-describe.js";
 import * as service from "./population.service.js";
+import { entityById } from "../common/relations.js";
 
 const CONDITION = "Condition tree of spec 2.9 without the population-only fields (populations, account tags, status, risk_range); reads add fullConditionDescription";
 const READ = "api.filters.read" as const;
@@ -30,6 +31,10 @@ export const Population = builder.prismaObject("Population", {
     displayCurrencyCode: t.exposeString("displayCurrencyCode", { nullable: true }),
     displayLocale: t.exposeString("displayLocale", { nullable: true }),
     legacyFilterFormat: t.exposeBoolean("legacyFilterFormat"),
+    library: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.libraryId) }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
+    analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
+    analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
   }),
 });
 

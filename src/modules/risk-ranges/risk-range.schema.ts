@@ -7,6 +7,7 @@ import { pageArgs, pageOf } from "../common/page.js";
 import type { ThresholdBound } from "../catalogue/system-libraries.data.js";
 import { boundsOf } from "./risk-range.rules.js";
 import * as service from "./risk-range.service.js";
+import { entityById } from "../common/relations.js";
 
 const RiskRangeBound = builder.objectRef<ThresholdBound>("RiskRangeBound").implement({
   description: "PERCENTAGE_FIXED_POINT thresholds, 0..10000 (0.00%..100.00%)",
@@ -28,6 +29,9 @@ export const RiskRange = builder.prismaObject("RiskRange", {
     low: t.field({ type: RiskRangeBound, resolve: (r) => boundsOf(r).low }),
     medium: t.field({ type: RiskRangeBound, resolve: (r) => boundsOf(r).medium }),
     high: t.field({ type: RiskRangeBound, resolve: (r) => boundsOf(r).high }),
+    analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
+    library: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.libraryId) }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
   }),
 });
 

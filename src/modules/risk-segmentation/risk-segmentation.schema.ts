@@ -3,6 +3,7 @@ import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import * as service from "./risk-segmentation.service.js";
+import { entityById } from "../common/relations.js";
 
 const Segment = builder.objectRef<service.Segment>("RiskSegment").implement({
   fields: (t) => ({ name: t.exposeString("name"), rangeStart: t.exposeInt("rangeStart"), rangeEnd: t.exposeInt("rangeEnd") }),
@@ -19,6 +20,8 @@ export const RiskSegmentationConfig = builder.prismaObject("RiskSegmentationConf
     segments: t.field({ type: [Segment], resolve: (c) => c.segments }),
     summaryColumns: t.exposeStringList("summaryColumns"),
     dashboardFilters: t.field({ type: "JSON", nullable: true, resolve: (c) => c.dashboardFilters }),
+    analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
+    analysisResult: t.prismaField({ type: "AnalysisResult", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisResult")(ctx, p.analysisResultId) }),
   }),
 });
 

@@ -7,6 +7,7 @@ import { Problem as ProblemRef } from "../common/problem.js";
 import { withDescriptions } from "./conditions/condition-describe.js";
 import { FILTER_DATA_TYPES, FILTER_TYPES } from "./saved-filter.columns.js";
 import * as service from "./saved-filter.service.js";
+import { entityById } from "../common/relations.js";
 
 const LANG = "Language code -> text";
 const CONDITION = "Condition tree of spec 2.9 (the top level a GROUP); reads add fullConditionDescription to every condition";
@@ -34,6 +35,10 @@ export const SavedFilter = builder.prismaObject("SavedFilter", {
     displayCurrencyCode: t.exposeString("displayCurrencyCode", { nullable: true }),
     displayLocale: t.exposeString("displayLocale", { nullable: true }),
     legacyFilterFormat: t.exposeBoolean("legacyFilterFormat", { description: "The filter is in a format the API does not support; its condition is null until a new one is saved" }),
+    library: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.libraryId) }),
+    organization: t.prismaField({ type: "Organization", nullable: true, authScopes: { permission: "api.organizations.read" }, resolve: (_q, p, _a, ctx) => entityById("organization")(ctx, p.organizationId) }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
+    analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
   }),
 });
 

@@ -11,6 +11,7 @@ import { TASK_APPROVAL_STATUSES, TASK_STATUSES, TASK_TYPES } from "./task.column
 import type { FieldChange } from "./task.history.js";
 import * as service from "./task.service.js";
 import * as bulk from "./task.bulk.js";
+import { entityById } from "../common/relations.js";
 
 const TaskType = builder.enumType("TaskType", { values: TASK_TYPES });
 const TaskStatus = builder.enumType("TaskStatus", { values: TASK_STATUSES });
@@ -47,6 +48,8 @@ export const TaskHistory = builder.prismaObject("TaskHistory", {
     dateTime: t.expose("dateTime", { type: "DateTime" }),
     operation: t.exposeString("operation", { description: "CREATE, UPDATE, COMMENT or DELETE" }),
     changes: t.field({ type: [TaskHistoryChange], resolve: (h) => h.changes as unknown as FieldChange[] }),
+    task: t.prismaField({ type: "Task", nullable: true, authScopes: { permission: "api.tasks.read" }, resolve: (_q, p, _a, ctx) => entityById("task")(ctx, p.taskId) }),
+    user: t.prismaField({ type: "User", nullable: true, authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entityById("user")(ctx, p.userId) }),
   }),
 });
 
@@ -93,6 +96,12 @@ export const Task = builder.prismaObject("Task", {
       args: relatedListArgs(t),
       resolve: (_query, task, args, ctx) => service.taskHistory(ctx, task.id, args),
     }),
+    engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
+    analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
+    analysisResult: t.prismaField({ type: "AnalysisResult", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisResult")(ctx, p.analysisResultId) }),
+    analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
+    assigned: t.prismaField({ type: "User", nullable: true, authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entityById("user")(ctx, p.assignedId) }),
+    approver: t.prismaField({ type: "User", nullable: true, authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entityById("user")(ctx, p.approverId) }),
   }),
 });
 

@@ -8,6 +8,8 @@ import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from "./webhook-events.js";
 import * as service from "./webhook.service.js";
+import { childrenOf, entityById } from "../common/relations.js";
+import { relatedListArgs } from "../common/page.js";
 
 registerEventPermission("WEBHOOK", "api.webhooks.read");
 
@@ -30,6 +32,13 @@ export const Webhook = builder.prismaObject("Webhook", {
     technicalContactId: t.exposeID("technicalContactId", { nullable: true }),
     publicKey: t.exposeString("publicKey", { description: "Ed25519 public key (PEM, SPKI) that verifies this webhook's webhook-signature headers" }),
     keyGenerationTimestamp: t.expose("keyGenerationTimestamp", { type: "DateTime" }),
+    technicalContact: t.prismaField({ type: "User", nullable: true, authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entityById("user")(ctx, p.technicalContactId) }),
+    eventLogs: t.prismaField({
+      type: ["WebhookEventLog"],
+      authScopes: { permission: "api.webhooks.read" },
+      args: { ...relatedListArgs(t), ...whereArg(t, "WebhookEventLog", webhookEventLogColumns) },
+      resolve: (_q, p, args, ctx) => childrenOf("webhookEventLog", webhookEventLogColumns, "webhookId")(ctx, p.id, args),
+    }),
   }),
 });
 
@@ -53,6 +62,7 @@ export const WebhookEventLog = builder.prismaObject("WebhookEventLog", {
     attemptStartDate: t.expose("attemptStartDate", { type: "DateTime" }),
     nextAttemptDate: t.expose("nextAttemptDate", { type: "DateTime", nullable: true, description: "When the next attempt is due (status FAILED)" }),
     failureReason: t.exposeString("failureReason", { nullable: true, description: "Why the attempt failed or was not sent" }),
+    webhook: t.prismaField({ type: "Webhook", nullable: true, authScopes: { permission: "api.webhooks.read" }, resolve: (_q, p, _a, ctx) => entityById("webhook")(ctx, p.webhookId) }),
   }),
 });
 
