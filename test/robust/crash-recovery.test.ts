@@ -12,7 +12,7 @@ import { postMultipart } from "../helpers/multipart.js";
 // IN_PROGRESS. One server process at a time on one database and DATA_DIR; the cases run in order
 // (the restarted server of one case is the server the next one crashes).
 //
-// Analysis runs and webhook retries are being built elsewhere: each becomes one more CrashCase here.
+// Analysis runs: crash-analysis.test.ts; webhook deliveries: test/webhooks-processes.test.ts.
 
 let h: CrashHarness;
 let engagementId: string;
