@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./test/sequencer.js";
 
 const require = createRequire(import.meta.url);
 
@@ -13,6 +14,8 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     maxWorkers: 3,
+    // The files that start servers and browsers first (test/sequencer.ts): they set the run's length.
+    sequence: { sequencer: LongestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

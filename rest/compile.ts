@@ -106,6 +106,20 @@ export function compileRoute(schema: GraphQLSchema, def: RouteDef): CompiledRout
   return { def, method: def.method, path: def.path, pattern, pathParams, document, field, ...permissionOf(field), variables, status: def.status ?? 200 };
 }
 
+/**
+ * Compiled routes per schema and route entry: a process that starts several servers on the one
+ * schema (the tests do) compiles and validates each route document once, not at every start.
+ */
+const compiled = new WeakMap<GraphQLSchema, WeakMap<RouteDef, CompiledRoute>>();
+
+function compiledRoute(schema: GraphQLSchema, def: RouteDef): CompiledRoute {
+  let bySchema = compiled.get(schema);
+  if (!bySchema) compiled.set(schema, (bySchema = new WeakMap()));
+  let route = bySchema.get(def);
+  if (!route) bySchema.set(def, (route = compileRoute(schema, def)));
+  return route;
+}
+
 /** Routes ordered so literal segments win over parameters (/users/current before /users/{userId}). */
 export function compileRoutes(schema: GraphQLSchema, defs: RouteDef[]): CompiledRoute[] {
   const seen = new Set<string>();
@@ -114,5 +128,5 @@ export function compileRoutes(schema: GraphQLSchema, defs: RouteDef[]): Compiled
     if (seen.has(key)) throw new Error(`Route ${key} is defined twice`);
     seen.add(key);
   }
-  return defs.map((def) => compileRoute(schema, def)).sort((a, b) => a.pathParams.length - b.pathParams.length);
+  return defs.map((def) => compiledRoute(schema, def)).sort((a, b) => a.pathParams.length - b.pathParams.length);
 }

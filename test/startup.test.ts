@@ -69,7 +69,7 @@ describe("start-up with an empty database", () => {
     expect((await again.get(`/organizations/${created.body.id}`)).body.name).toBe("Survives a restart");
     expect((await again.post("/api-tokens/query", {})).body.totalElements).toBe(1);
     await stop(second);
-  });
+  }, 180_000);
 
   it("makes an admin-token file left behind by an earlier database owner-only when it writes the new secret", async () => {
     const { url } = await createTestDatabase();
@@ -84,7 +84,7 @@ describe("start-up with an empty database", () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect((await new RestClient(child.url, secret).get("/users/current")).status).toBe(200);
     await stop(child);
-  });
+  }, 120_000);
 });
 
 describe("start-up without DATABASE_URL", () => {
@@ -114,7 +114,7 @@ describe("start-up without DATABASE_URL", () => {
     expect(read.body.name).toBe("Kept by the embedded database");
     await stop(second);
     expect(second.process.exitCode).toBe(0);
-  });
+  }, 240_000);
 });
 
 function portOpen(port: number): Promise<boolean> {

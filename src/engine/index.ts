@@ -40,11 +40,16 @@ function kept(plan: RunPlan, published: readonly PublishedTable[]): Set<string> 
   return new Set([...published.map((p) => p.table), t.accounts, t.work("facts"), t.work("pairs"), t.work("signatures")].map((n) => n.split(".")[1]));
 }
 
-/** Drops the run's working tables (the base entries, transaction aggregate, findings) once published. */
-export async function dropWorkTables(pool: pg.Pool, plan: RunPlan, published: readonly PublishedTable[]): Promise<void> {
+/**
+ * The statement dropping the run's working tables (the base entries, transaction aggregate,
+ * findings) once published, or null when there are none. The caller runs it in the transaction
+ * that completes the run, so a crash leaves either a running result with all its tables or a
+ * completed one without its working tables, never a completed one with leftovers.
+ */
+export async function dropWorkTablesStatement(pool: pg.Pool, plan: RunPlan, published: readonly PublishedTable[]): Promise<string | null> {
   const keep = kept(plan, published);
-  const names = await tablesOf(pool, plan.spec.resultId);
-  for (const name of names) if (!keep.has(name) && !name.startsWith(`${plan.tables.prefix}s_`)) await pool.query(`DROP TABLE IF EXISTS ${table(`${RESULTS_SCHEMA}.${name}`)}`);
+  const names = (await tablesOf(pool, plan.spec.resultId)).filter((name) => !keep.has(name) && !name.startsWith(`${plan.tables.prefix}s_`));
+  return names.length === 0 ? null : `DROP TABLE IF EXISTS ${names.map((name) => table(`${RESULTS_SCHEMA}.${name}`)).join(", ")}`;
 }
 
 /** Every table of a result (a failed run's half-made ones, or a deleted result's). */

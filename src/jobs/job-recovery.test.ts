@@ -11,6 +11,7 @@ import { PrismaClient } from "../generated/prisma/client.js";
 import { createTestDatabase } from "../../test/helpers/database.js";
 import { RestClient } from "../../test/helpers/client.js";
 import { startTestServer } from "../../test/helpers/server.js";
+import { ensureBuilt, JOB_SERVER_SCRIPT } from "../../test/helpers/child-server.js";
 import { awaitJob, createEngagement, waitFor } from "../../test/helpers/entities.js";
 import { holdJob, holdOnceJob, holdOnWorkerJob } from "../../test/fixtures/test-jobs.js";
 import { startJob, type JobDefinition, type JobStarter } from "./index.js";
@@ -27,9 +28,10 @@ interface Child {
   exited: Promise<number | null>;
 }
 
-/** `npm start` as a real child process (plus the test job definitions), against the given database. */
+/** `npm start` as a real child process (compiled, plus the test job definitions), against the given database. */
 async function spawnServer(env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/job-server.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  ensureBuilt();
+  const child = spawn(process.execPath, [JOB_SERVER_SCRIPT], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

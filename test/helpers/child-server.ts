@@ -28,7 +28,15 @@ export function ensureBuilt(): void {
 export function buildDist(): void {
   const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8" });
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);
+  // The test job server (npm start plus the test jobs) beside it, file for file like the build, so
+  // its imports of ../../src/... reach the compiled server: no tsx transforming the sources at each start.
+  const fixtures = ["test/fixtures/job-server.ts", "test/fixtures/test-jobs.ts"];
+  const esbuild = spawnSync(process.execPath, ["-e", `require("esbuild").buildSync({ entryPoints: ${JSON.stringify(fixtures)}, outdir: "dist", outbase: ".", format: "esm", platform: "node", target: "node20", logLevel: "warning" })`], { cwd: ROOT, encoding: "utf8" });
+  if (esbuild.status !== 0) throw new Error(`building the test job server failed:\n${esbuild.stderr}`);
 }
+
+/** The compiled test job server (`npm start` plus test/fixtures/test-jobs.ts); see buildDist. */
+export const JOB_SERVER_SCRIPT = "dist/test/fixtures/job-server.js";
 
 /** Runs the compiled server expecting it to stop by itself (a refused start): its exit code and output. */
 export async function runChildServerToExit(env: Record<string, string>, dataDir: string, timeoutMs = 60_000): Promise<{ code: number | null; output: string; ms: number }> {
@@ -53,16 +61,18 @@ export async function runChildServerToExit(env: Record<string, string>, dataDir:
 }
 
 /**
- * Runs the server as a separate OS process with the given environment: from the TypeScript sources
- * (`npm run dev`), or with `compiled` from the build `npm start` makes and runs (dist/).
+ * Runs the server as a separate OS process with the given environment: the build `npm start` makes
+ * and runs (dist/, built once per test run), or with `compiled: false` from the TypeScript sources
+ * (`npm run dev`; tsx transforms every module at each start, about twice the CPU).
  */
 export async function startChildServer(env: Record<string, string>, options: { dataDir?: string; compiled?: boolean; detached?: boolean } = {}): Promise<ChildServer> {
-  if (options.compiled) ensureBuilt();
+  const compiled = options.compiled ?? true;
+  if (compiled) ensureBuilt();
   const port = await freePort();
   // A given DATA_DIR belongs to the caller (e.g. kept across restarts) and is left in place on stop.
   const ownDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "fap-child-"));
-  const child = spawn(process.execPath, options.compiled ? ["dist/src/main.js"] : ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, compiled ? ["dist/src/main.js"] : ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: "error", ...env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir },
     stdio: ["ignore", "pipe", "pipe"],

@@ -162,3 +162,17 @@ export async function expectNothingLeftHalfDone(h: CrashHarness): Promise<void> 
     expect(results.filter((id) => !known.has(id))).toEqual([]);
   }
 }
+
+/** A balanced general ledger: two lines per journal (cash against revenue), amounts in cents known to the test. */
+export function balancedLedger(journals: number) {
+  const lines = ["Journal ID,Effective Date,Account,Account Description,Debit,Credit,Memo"];
+  let cents = 0;
+  for (let i = 0; i < journals; i++) {
+    const amount = ((i * 7919) % 99_991) + 1;
+    cents += amount;
+    const money = `${Math.floor(amount / 100)}.${String(amount % 100).padStart(2, "0")}`;
+    const date = `${String((i % 12) + 1).padStart(2, "0")}/${String((i % 28) + 1).padStart(2, "0")}/2023`;
+    lines.push(`JE${i},${date},10100,Cash,${money},,"Receipt ${i}, cash"`, `JE${i},${date},40100,Revenue,,${money},"Receipt ${i}, cash"`);
+  }
+  return { text: lines.join("\n") + "\n", lines: journals * 2, journals, debitCents: cents, creditCents: cents };
+}

@@ -12,6 +12,15 @@ import type { RestClient } from "../helpers/client.js";
 // narrow tokens. (The activation-link finding is in src/modules/users/users.test.ts, "activation
 // links without PUBLIC_URL"; NUL in path ids and emails in test/robust/fuzz-routes.test.ts.)
 
+// One server for every describe that needs no configuration of its own (each starts the app, clones
+// a database, compiles the routes): the tests make their own tokens and entities and compare
+// relative to them, so they do not disturb one another.
+let shared: TestServer;
+beforeAll(async () => {
+  shared = await startTestServer();
+});
+afterAll(async () => shared?.close());
+
 async function token(api: RestClient, body: Record<string, unknown>): Promise<{ id: string; token: string; expiry: string; allowedAddresses: string[] }> {
   const created = await api.post("/api-tokens", { name: `t${Math.random().toString(36).slice(2, 8)}`, ...body });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
@@ -41,9 +50,10 @@ describe("X-Forwarded-For with TRUST_PROXY: the address the trusted proxy append
   let twoHops: TestServer;
   let direct: TestServer;
   beforeAll(async () => {
-    [proxied, twoHops, direct] = await Promise.all([startTestServer({ trustProxy: true, trustProxyHops: 1 }), startTestServer({ trustProxy: true, trustProxyHops: 2 }), startTestServer()]);
+    [proxied, twoHops] = await Promise.all([startTestServer({ trustProxy: true, trustProxyHops: 1 }), startTestServer({ trustProxy: true, trustProxyHops: 2 })]);
+    direct = shared;
   });
-  afterAll(async () => Promise.all([proxied?.close(), twoHops?.close(), direct?.close()]));
+  afterAll(async () => Promise.all([proxied?.close(), twoHops?.close()]));
 
   it("refuses a 10.0.0.0/8 token whose caller wrote 10.1.2.3 left of the proxy's entry (REST, GraphQL, graphql-ws)", async () => {
     const limited = await token(proxied.api, { permissions: ["api.organizations.read"], allowedAddresses: ["10.0.0.0/8"] });
@@ -81,10 +91,9 @@ describe("X-Forwarded-For with TRUST_PROXY: the address the trusted proxy append
 
 describe("a token gives and touches only what it has", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
+  beforeAll(() => {
+    server = shared;
   });
-  afterAll(async () => server?.close());
 
   it("cannot create a token that outlives it; left out, the expiry is its own", async () => {
     const inAnHour = new Date(Date.now() + 3600_000).toISOString();
@@ -141,10 +150,9 @@ describe("a token gives and touches only what it has", () => {
 
 describe("a GraphQL mutation selecting what the token may not read", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
+  beforeAll(() => {
+    server = shared;
   });
-  afterAll(async () => server?.close());
 
   it("is refused before it writes anything (was: committed, then 403 with data null, and a retry duplicated it)", async () => {
     const organization = (await server.api.post("/organizations", { name: "Selection org" })).body;
@@ -170,10 +178,9 @@ describe("a GraphQL mutation selecting what the token may not read", () => {
 
 describe("subscriptions end when their token expires", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
+  beforeAll(() => {
+    server = shared;
   });
-  afterAll(async () => server?.close());
 
   it("closes the connection (4401) at the moment of expiry, not up to 30 seconds later", async () => {
     const expiresAt = Date.now() + 2500;
@@ -194,13 +201,12 @@ describe("chunked files and JSON tables belong to the token that created them", 
   let stranger: RestClient;
   let engagementId: string;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = shared;
     const permissions = ["api.file-manager.read", "api.file-manager.write", "api.file-manager.delete", "api.engagements.read"];
     owner = server.api.withToken((await token(server.api, { permissions })).token);
     stranger = server.api.withToken((await token(server.api, { permissions })).token);
     engagementId = (await createEngagement(server.api, "Ownership")).id;
   });
-  afterAll(async () => server?.close());
 
   it("a stranger cannot read, extend, assemble or delete another token's chunked file", async () => {
     const file = (await owner.post("/chunked-files", { name: "owned.csv", size: 8 })).body;
@@ -236,10 +242,9 @@ describe("chunked files and JSON tables belong to the token that created them", 
 
 describe("missing endpoints of the files family", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
+  beforeAll(() => {
+    server = shared;
   });
-  afterAll(async () => server?.close());
 
   it("POST /chunked-files/query lists the caller's chunked files with the filter language", async () => {
     await server.api.post("/chunked-files", { name: "alpha.csv", size: 10 });
@@ -306,10 +311,9 @@ describe("failed authentication attempts are limited per address", () => {
 
 describe("response headers a security scanner expects", () => {
   let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
+  beforeAll(() => {
+    server = shared;
   });
-  afterAll(async () => server?.close());
 
   it("sends nosniff, no framing, no caching, a strict CSP, and no software names or versions", async () => {
     for (const [method, path, body] of [

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CrashHarness, expectNoJobLeftRunning, expectNothingLeftHalfDone, runCrashCase, type CrashCase } from "../helpers/crash-harness.js";
+import { balancedLedger, CrashHarness, expectNoJobLeftRunning, expectNothingLeftHalfDone, runCrashCase, type CrashCase } from "../helpers/crash-harness.js";
 import { GENERAL_LEDGER_ANALYSIS_TYPE, GL_SOURCE_TYPE } from "../helpers/analysis-sources.js";
 import { awaitJob, createEngagement } from "../helpers/entities.js";
 import { postMultipart } from "../helpers/multipart.js";
@@ -12,7 +12,7 @@ import { postMultipart } from "../helpers/multipart.js";
 // IN_PROGRESS. One server process at a time on one database and DATA_DIR; the cases run in order
 // (the restarted server of one case is the server the next one crashes).
 //
-// Analysis runs and webhook retries are being built elsewhere: each becomes one more CrashCase here.
+// Analysis runs: crash-analysis.test.ts; webhook deliveries: test/webhooks-processes.test.ts.
 
 let h: CrashHarness;
 let engagementId: string;
@@ -39,22 +39,8 @@ async function download(path: string): Promise<Buffer> {
   return Buffer.from(await response.arrayBuffer());
 }
 
-/** A balanced general ledger: two lines per journal, amounts in cents known to the test. */
-function ledger(journals: number) {
-  const lines = ["Journal ID,Effective Date,Account,Account Description,Debit,Credit,Memo"];
-  let cents = 0;
-  for (let i = 0; i < journals; i++) {
-    const amount = ((i * 7919) % 99_991) + 1;
-    cents += amount;
-    const money = `${Math.floor(amount / 100)}.${String(amount % 100).padStart(2, "0")}`;
-    const date = `${String((i % 12) + 1).padStart(2, "0")}/${String((i % 28) + 1).padStart(2, "0")}/2023`;
-    lines.push(`JE${i},${date},10100,Cash,${money},,"Receipt ${i}, cash"`, `JE${i},${date},40100,Revenue,,${money},"Receipt ${i}, cash"`);
-  }
-  return { text: lines.join("\n") + "\n", lines: journals * 2, journals, debitCents: cents, creditCents: cents };
-}
-
 // Big enough that each step lasts a moment the test can catch (size is the point here).
-const LEDGER = ledger(25_000);
+const LEDGER = balancedLedger(25_000);
 let ledgerFileId: string;
 /** The last source parsed (its data table feeds the export case). */
 let parsedSourceId: string | undefined;

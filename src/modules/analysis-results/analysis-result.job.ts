@@ -1,6 +1,6 @@
 import type { App } from "../../app-types.js";
 import { touchAudit } from "../../entity/index.js";
-import { dropResultTables, dropWorkTables, engineSteps, planRun, publication } from "../../engine/index.js";
+import { dropResultTables, dropWorkTablesStatement, engineSteps, planRun, publication } from "../../engine/index.js";
 import { inTransaction, type Emit } from "../../events/outbox.js";
 import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
 import { publishResultTables } from "../data-tables/data-table.service.js";
@@ -23,9 +23,10 @@ const actorOf = (startedBy: JobStarter) => ({ userId: startedBy.userId, userName
 /**
  * ANALYSIS_RUN: the engine's steps one after another (each idempotent; the ones an interrupted
  * attempt finished are recorded in `steps_done` and skipped), then, in the transaction that
- * completes the job, the result's data tables, its summary, the analysis's latest result and the
- * `analysis.complete` event. A run that fails leaves the analysis's previous result as it was: the
- * new result is marked FAILED, its tables dropped, `analysis.failed` emitted.
+ * completes the job, the result's data tables, its summary, the analysis's latest result, the
+ * `analysis.complete` event and the drop of its working tables. A run that fails leaves the
+ * analysis's previous result as it was: the new result is marked FAILED, its tables dropped,
+ * `analysis.failed` emitted.
  */
 export const analysisRunJob = defineJob<RunPayload>({
   name: "analysis-results.run",
@@ -64,6 +65,7 @@ export const analysisRunJob = defineJob<RunPayload>({
     ctx.signal.throwIfAborted();
     progress.publishing();
     const { tables, summary } = await publication(app.pool, plan);
+    const dropWorkTables = await dropWorkTablesStatement(app.pool, plan, tables);
     const actor = actorOf(ctx.startedBy);
     await ctx.finish(async (tx, emit) => {
       const current = await tx.analysisResult.findUnique({ where: { id: analysisResultId } });
@@ -81,8 +83,8 @@ export const analysisRunJob = defineJob<RunPayload>({
       await tx.analysis.update({ where: { id: current.analysisId }, data: { latestAnalysisResultId: analysisResultId } });
       emit({ type: "analysis-result.updated", entityType: "ANALYSIS_RESULT", entityId: analysisResultId, userId: actor.userId, payload: { analysisResultId, analysisId: current.analysisId } });
       emitRunEvent(emit, "analysis.complete", current, actor.userId);
+      if (dropWorkTables) await tx.$executeRawUnsafe(dropWorkTables);
     });
-    await dropWorkTables(app.pool, plan, tables).catch((error) => app.logger.warn("could not drop an analysis run's working tables", { error, analysisResultId }));
     publishRunProgress(app, { ...ids, status: "COMPLETED", percent: 100, step: null, controlPoint: null, controlPointsDone: plan.points.filter((p) => p.available).length, controlPointsTotal: plan.points.filter((p) => p.available).length, message: null });
   },
   async onFailure(ctx, { analysisResultId }, error) {
