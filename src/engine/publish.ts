@@ -126,3 +126,16 @@ export function markRareFlags(columns: ResultColumn[], summary: ResultSummary, r
     return n !== undefined && n > 0 && n <= rows * 0.05 ? { ...c, partialIndex: true } : c;
   });
 }
+
+/**
+ * Result tables are written once and read through filtered pages: an index on every searchable
+ * column cost minutes on a million entries (and the user waits for them: they are built in the
+ * run). Only the columns the pages filter and sort on most keep theirs: rowid (default order and
+ * paging), the risk score and level, the keys an auditor drills down by; rare flags keep their
+ * partial index (markRareFlags). Other filters read the table in rowid order, which for common
+ * values stops after a page.
+ */
+export function indexOnly(columns: ResultColumn[], fields: readonly string[]): ResultColumn[] {
+  const keep = new Set(fields);
+  return columns.map((c) => (keep.has(c.field) || (!c.indexed && !c.orderIndexed) ? c : { ...c, indexed: false, orderIndexed: false }));
+}

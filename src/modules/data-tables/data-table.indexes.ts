@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { quoteIdent } from "../../query-language/index.js";
 import { defineJob } from "../../jobs/index.js";
 import type { DataTableColumn } from "./data-table-definition.js";
@@ -49,11 +50,47 @@ export function indexStatements(tableName: string, columns: DataTableColumn[]): 
 }
 
 /**
+ * Builds a table's indexes (idempotent: IF NOT EXISTS) and then ANALYZEs it: statistics of the
+ * lower(col) expressions exist only once their indexes (or statistics objects) do; without them the
+ * planner misjudges `lower(txid) = $1` and walks the rowid index instead. Returns false when the
+ * table is gone (dropped meanwhile: nothing to index).
+ */
+export async function buildIndexes(pool: pg.Pool, tableName: string, columns: DataTableColumn[], options: { signal?: AbortSignal; progress?: (percent: number) => void } = {}): Promise<boolean> {
+  const statements = indexStatements(tableName, columns);
+  const client = await pool.connect();
+  try {
+    // Sorting a million keys in memory rather than in batches on disk.
+    await client.query("SET maintenance_work_mem = '256MB'");
+    for (const [i, statement] of statements.entries()) {
+      if (options.signal?.aborted) return true;
+      await client.query(statement);
+      options.progress?.(((i + 1) / statements.length) * 95);
+    }
+    if (statements.length > 0 && !options.signal?.aborted) {
+      // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
+      await client.query("BEGIN");
+      await client.query("SET LOCAL default_statistics_target = 30");
+      await client.query(`ANALYZE ${quotedTable(tableName)}`);
+      await client.query("COMMIT");
+    }
+    return true;
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    if ((error as { code?: string }).code === "42P01") return false;
+    throw error;
+  } finally {
+    await client.query("RESET maintenance_work_mem").catch(() => undefined);
+    client.release();
+  }
+}
+
+/**
  * Internal job started with each new or replaced definition: builds the indexes after the
  * definition's transaction committed. Building them inside it would hold the analysis source's
  * transaction for seconds on a million rows (and past Prisma's interactive-transaction timeout);
  * queries are correct without them meanwhile, only slower. Idempotent (IF NOT EXISTS), and it reads
  * the definition current when it runs, so a superseded job builds the latest indexes or none.
+ * (Analysis results build theirs in the run, before it says COMPLETE, and start no such job.)
  */
 export const indexDataTableJob = defineJob<{ dataTableId: string }>({
   name: "data-tables.index",
@@ -62,34 +99,6 @@ export const indexDataTableJob = defineJob<{ dataTableId: string }>({
   async run(ctx, { dataTableId }) {
     const table = await ctx.app.prisma.dataTable.findUnique({ where: { id: dataTableId }, select: { tableName: true, columns: true } });
     if (!table) return;
-    const statements = indexStatements(table.tableName, table.columns as unknown as DataTableColumn[]);
-    for (const [i, statement] of statements.entries()) {
-      if (ctx.signal.aborted) return;
-      try {
-        await ctx.app.pool.query(statement);
-      } catch (error) {
-        // The table was dropped (source deleted or re-parsed under another name): nothing to index.
-        if ((error as { code?: string }).code === "42P01") return;
-        throw error;
-      }
-      ctx.progress(((i + 1) / statements.length) * 95);
-    }
-    // Statistics of the lower(col) expressions exist only once their indexes (or statistics objects)
-    // do; without them the planner misjudges `lower(txid) = $1` and walks the rowid index instead.
-    if (statements.length > 0 && !ctx.signal.aborted) {
-      const client = await ctx.app.pool.connect();
-      try {
-        // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
-        await client.query("BEGIN");
-        await client.query("SET LOCAL default_statistics_target = 30");
-        await client.query(`ANALYZE ${quotedTable(table.tableName)}`);
-        await client.query("COMMIT");
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        if ((error as { code?: string }).code !== "42P01") throw error;
-      } finally {
-        client.release();
-      }
-    }
+    await buildIndexes(ctx.app.pool, table.tableName, table.columns as unknown as DataTableColumn[], { signal: ctx.signal, progress: (p) => ctx.progress(p) });
   },
 });
