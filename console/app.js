@@ -37,6 +37,8 @@ function ws() {
     url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/api/graphql`,
     connectionParams: () => ({ Authorization: `Bearer ${token()}` }),
     lazy: true,
+    // Kept open a while after a screen's subscription ends, so moving between screens reuses it.
+    lazyCloseTimeout: 5000,
     retryAttempts: 5,
   });
   return wsClient;
@@ -100,54 +102,141 @@ const TREE = `query Tree {
 }`;
 
 function Tree({ current }) {
-  const { data, error, loading } = useQuery(TREE, {}, []);
+  // Read again on each move, so organizations, engagements and analyses created meanwhile show up.
+  const { data, error, loading } = useQuery(TREE, {}, [current]);
   if (error) return html`<p class="error-box">${error.message}</p>`;
   if (loading && !data) return html`<p class="muted">Loading…</p>`;
   const orgs = data.organizations.content;
   if (orgs.length === 0) return html`<p class="muted">No organizations yet.</p>`;
   return html`<ul aria-label="Organizations, engagements and analyses">
     ${orgs.map((o) => html`<li key=${o.id}><div class="org">${o.name}</div>
-      <ul>${o.engagements.map((e) => html`<li key=${e.id}><div class="eng">${e.name}</div>
+      <ul>${o.engagements.map((e) => html`<li key=${e.id}><div class="eng"><a href=${`#/engagement/${e.id}`} aria-current=${current === e.id ? "page" : undefined}>${e.name}</a></div>
         <ul>${e.analyses.map((a) => html`<li key=${a.id}><a href=${`#/analysis/${a.id}`} aria-current=${current === a.id ? "page" : undefined}>${a.name}</a></li>`)}
           ${e.analyses.length === 0 && html`<li class="muted">no analyses</li>`}</ul></li>`)}</ul></li>`)}
   </ul>`;
+}
+
+// ---------------------------------------------------------------- live events
+// A screen opens exactly one graphql-ws subscription, `events` scoped to its engagement or analysis:
+// the workflow progress of every source in scope, the analysis runs' progress and the domain events
+// (a source created, a table published, a run completed) that call for a fresh read.
+const EVENTS = `subscription Live($engagementId: ID, $analysisId: ID) {
+  events(engagementId: $engagementId, analysisId: $analysisId) { type progress entityId state percent message payload }
+}`;
+
+function useLiveEvents(scope, reload) {
+  const [sources, setSources] = useState({});
+  const [runs, setRuns] = useState({});
+  const reloadRef = useRef(reload);
+  reloadRef.current = reload;
+  const key = JSON.stringify(scope);
+  useEffect(() => {
+    let timer;
+    // Domain events come in bursts (a source's update, its tables, ingestion.complete): one read after them.
+    const reloadSoon = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => reloadRef.current(), 200);
+    };
+    const dispose = ws().subscribe(
+      { query: EVENTS, variables: scope },
+      {
+        next: ({ data }) => {
+          const event = data?.events;
+          if (!event) return;
+          if (event.type === "analysis-source.progress") {
+            setSources((all) => ({ ...all, [event.entityId]: event.payload }));
+            if (TERMINAL.has(event.state)) reloadSoon();
+          } else if (event.type === "analysis-result.progress") {
+            setRuns((all) => ({ ...all, [event.entityId]: event.payload }));
+            if (event.state !== "RUNNING") reloadSoon();
+          } else if (!event.progress) reloadSoon();
+        },
+        error: () => undefined,
+        complete: () => undefined,
+      },
+    );
+    // Events published while the connection was down (or before it was up) are not replayed: read again.
+    const offConnected = ws().on("connected", reloadSoon);
+    return () => {
+      clearTimeout(timer);
+      offConnected();
+      dispose();
+    };
+  }, [key]);
+  return { sources, runs };
+}
+
+/**
+ * What a source's progress bar shows: the live event unless the read of the source is newer (a
+ * higher version, or the same version at a terminal state); percentages of one walk only grow.
+ */
+function sourceProgress(source, live) {
+  if (live && (live.sourceVersion == null || live.sourceVersion >= source.version)) return live;
+  const terminal = TERMINAL.has(source.workflowState);
+  return { workflowState: source.workflowState, percent: terminal ? 100 : live?.percent ?? 0, stepPercent: null, message: null };
+}
+
+// ---------------------------------------------------------------- engagement
+const SOURCE_FIELDS = `id version workflowState targetWorkflowState errors { code defaultMessage } warnings { code defaultMessage } fileManagerFiles fileInfo creationDate`;
+
+const ENGAGEMENT = `query Engagement($id: ID!) {
+  engagement(id: $id) { id name organization { id name }
+    analyses(sort: ["name"]) { id name archived latestAnalysisResultId analysisSources(sort: ["creationDate"]) { ${SOURCE_FIELDS} } } }
+}`;
+
+/** An engagement's analyses and all their sources, live over one subscription. */
+function Engagement({ id }) {
+  const { data, error, reload } = useQuery(ENGAGEMENT, { id }, [id]);
+  const live = useLiveEvents({ engagementId: id }, reload);
+  if (error) return html`<p class="error-box" role="alert">${error.message}</p>`;
+  if (!data) return html`<p class="muted">Loading…</p>`;
+  const e = data.engagement;
+  const sources = e.analyses.flatMap((a) => a.analysisSources);
+  const done = sources.filter((s) => sourceProgress(s, live.sources[s.id]).workflowState === "COMPLETED").length;
+  return html`
+    <h2 style="margin-top:0">${e.name} <span class="muted" style="font-weight:400">· ${e.organization.name}</span></h2>
+    <p class="muted" data-testid="engagement-summary">${e.analyses.length} analyses · ${sources.length} sources · ${done} completed</p>
+    ${e.analyses.length === 0 && html`<p class="muted">No analyses yet.</p>`}
+    ${e.analyses.map(
+      (a) => html`<section class="card" key=${a.id} aria-labelledby=${`an-${a.id}`}>
+        <h3 id=${`an-${a.id}`}><a href=${`#/analysis/${a.id}`}>${a.name}</a>${a.archived ? html` <span class="muted">(archived)</span>` : ""}</h3>
+        ${a.analysisSources.length === 0 && html`<p class="muted">No sources yet.</p>`}
+        ${a.analysisSources.map((s) => html`<${Source} key=${s.id} source=${s} live=${live.sources[s.id]} />`)}
+      </section>`,
+    )}`;
 }
 
 // ---------------------------------------------------------------- analysis
 const ANALYSIS = `query Analysis($id: ID!, $tables: JSON) {
   analysis(id: $id) { id name archived latestAnalysisResultId analysisPeriods { id startDate endDate }
     engagement { id name organization { id name } }
-    analysisSources(sort: ["creationDate"]) { id version workflowState targetWorkflowState errors { code defaultMessage } warnings { code defaultMessage } fileManagerFiles fileInfo creationDate } }
-  dataTables(filter: $tables, includeUnstableSchemas: true, size: 100) { content { id logicalName type rowCount analysisSourceId analysisResultId } }
-  analysisResults(filter: $tables, size: 20, sort: ["creationDate,desc"]) { content { id interim creationDate } }
+    analysisSources(sort: ["creationDate"]) { ${SOURCE_FIELDS} } }
+  dataTables(filter: $tables, includeUnstableSchemas: true, size: 500, sort: ["creationDate,desc"]) { content { id logicalName type rowCount analysisSourceId analysisResultId } }
+  analysisResults(filter: $tables, size: 20, sort: ["creationDate,desc"]) { content { id status interim creationDate completedDate error } }
 }`;
 
 function Analysis({ id }) {
   const { data, error, reload } = useQuery(ANALYSIS, { id, tables: { analysisId: id } }, [id]);
-  // New, changed and finished sources (and their data tables) of this analysis show up live.
-  useEffect(
-    () =>
-      ws().subscribe(
-        {
-          query: `subscription { entityChanged(types: ["analysis-source.created", "analysis-source.updated", "analysis-source.deleted", "ingestion.complete", "ingestion.failed", "data-table.created"]) { type payload } }`,
-        },
-        { next: ({ data }) => data?.entityChanged.payload?.analysisId === id && reload(), error: () => undefined, complete: () => undefined },
-      ),
-    [id],
-  );
+  const live = useLiveEvents({ analysisId: id }, reload);
+  const [chosenResult, setChosenResult] = useState();
   if (error) return html`<p class="error-box" role="alert">${error.message}</p>`;
   if (!data) return html`<p class="muted">Loading…</p>`;
   const a = data.analysis;
-  const tables = data.dataTables.content;
+  const results = data.analysisResults.content;
+  const completed = results.filter((r) => r.status === "COMPLETED");
+  const resultId = completed.some((r) => r.id === chosenResult) ? chosenResult : (a.latestAnalysisResultId ?? completed[0]?.id);
+  // The sources' tables and the tables of the result on show (older runs' tables stay reachable by
+  // choosing that run), oldest first; read newest first so that many runs never push the latest off the page.
+  const tables = data.dataTables.content.filter((t) => t.analysisSourceId || (resultId && t.analysisResultId === resultId)).reverse();
   return html`
-    <h2 style="margin-top:0">${a.name} <span class="muted" style="font-weight:400">· ${a.engagement.organization.name} / ${a.engagement.name}</span></h2>
+    <h2 style="margin-top:0">${a.name} <span class="muted" style="font-weight:400">· ${a.engagement.organization.name} / <a href=${`#/engagement/${a.engagement.id}`}>${a.engagement.name}</a></span></h2>
     <p class="muted">Periods: ${a.analysisPeriods.map((p) => `${p.startDate} – ${p.endDate}`).join(", ")}${a.archived ? " · archived" : ""}</p>
     <section class="card" aria-labelledby="sources-h"><h3 id="sources-h">Analysis sources (${a.analysisSources.length})</h3>
       ${a.analysisSources.length === 0 && html`<p class="muted">No sources yet: upload a file and create an analysis source (API or <code>fap ingest</code>).</p>`}
-      ${a.analysisSources.map((s) => html`<${Source} key=${s.id} source=${s} onDone=${reload} />`)}
+      ${a.analysisSources.map((s) => html`<${Source} key=${s.id} source=${s} live=${live.sources[s.id]} />`)}
     </section>
-    ${tables.length > 0 && html`<${DataTables} tables=${tables} />`}
-    <${Results} analysis=${a} results=${data.analysisResults.content} tables=${tables} />`;
+    <${Results} analysis=${a} results=${results} resultId=${resultId} onChoose=${setChosenResult} runs=${live.runs} onStarted=${reload} />
+    ${tables.length > 0 && html`<${DataTables} key=${resultId ?? "sources"} tables=${tables} />`}`;
 }
 
 /** The source's original file name, from the file manager (one query per source, cached). */
@@ -183,36 +272,30 @@ function tableMetrics(source) {
   ].filter(([, v]) => v !== undefined);
 }
 
-function Source({ source, onDone }) {
-  const [progress, setProgress] = useState({ workflowState: source.workflowState, percent: TERMINAL.has(source.workflowState) ? 100 : 0 });
-  const [showDates, setShowDates] = useState(false);
-  useEffect(() => {
-    if (TERMINAL.has(source.workflowState)) return undefined;
-    // One subscription per unfinished source, all on one graphql-ws connection.
-    return ws().subscribe(
-      { query: `subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState percent stepPercent message } }`, variables: { id: source.id } },
-      {
-        next: ({ data }) => data && setProgress(data.analysisSourceProgress),
-        error: () => undefined,
-        complete: () => onDone(),
-      },
-    );
-  }, [source.id, source.workflowState]);
-  const state = progress.workflowState;
+function ProgressBar({ label, percent, state, detail }) {
   const done = state === "COMPLETED";
   const failed = state === "FAILED";
+  return html`<div class=${`progress${done ? " done" : ""}${failed ? " failed" : ""}`} role="progressbar" aria-label=${label}
+      aria-valuemin="0" aria-valuemax="100" aria-valuenow=${percent} aria-valuetext=${`${state} ${percent}%`}>
+      <div style=${`width:${percent}%`}></div></div>
+    <div class="muted" aria-live="polite">${percent}%${detail ? ` · ${detail}` : ""}</div>`;
+}
+
+/** One source: its workflow state and progress bar (fed by the screen's subscription), errors and metrics. */
+function Source({ source, live }) {
+  const [showDates, setShowDates] = useState(false);
+  const progress = sourceProgress(source, live);
+  const state = progress.workflowState;
   const metrics = tableMetrics(source);
   const name = useFileName(source);
-  const hasDates = done || ["EFFECTIVE_DATE_METRICS_ANALYZED", "ANALYSIS_PERIOD_SELECTED", "CHECKING_INTEGRITY", "INTEGRITY_CHECKED", "PARSING", "PARSED"].includes(state);
+  const hasDates = state === "COMPLETED" || ["EFFECTIVE_DATE_METRICS_ANALYZED", "ANALYSIS_PERIOD_SELECTED", "CHECKING_INTEGRITY", "INTEGRITY_CHECKED", "PARSING", "PARSED"].includes(state);
+  const detail = [progress.stepPercent != null && !TERMINAL.has(state) ? `step ${progress.stepPercent}%` : "", progress.message ?? ""].filter(Boolean).join(" · ");
   return html`<article class="source" data-source-id=${source.id} style="border-top:1px solid var(--line);padding:.5rem 0">
     <div class="row" style="justify-content:space-between;align-items:center;margin:0">
       <strong>${name}</strong>
       <span class=${`state ${state}`} data-testid="workflow-state">${state}</span>
     </div>
-    <div class=${`progress${done ? " done" : ""}${failed ? " failed" : ""}`} role="progressbar" aria-label=${`Ingestion progress of ${name}`}
-      aria-valuemin="0" aria-valuemax="100" aria-valuenow=${progress.percent} aria-valuetext=${`${state} ${progress.percent}%`}>
-      <div style=${`width:${progress.percent}%`}></div></div>
-    <div class="muted" aria-live="polite">${progress.percent}%${progress.stepPercent != null && !TERMINAL.has(state) ? ` · step ${progress.stepPercent}%` : ""}${progress.message ? ` · ${progress.message}` : ""}</div>
+    <${ProgressBar} label=${`Ingestion progress of ${name}`} percent=${progress.percent} state=${state} detail=${detail} />
     ${source.errors.length > 0 && html`<ul class="errors" aria-label="Errors">${source.errors.map((e) => html`<li>${e.defaultMessage}</li>`)}</ul>`}
     ${source.warnings.length > 0 && html`<ul class="warnings" aria-label="Warnings">${source.warnings.map((e) => html`<li>${e.defaultMessage}</li>`)}</ul>`}
     ${metrics.length > 0 && html`<dl class="metrics">${metrics.map(([k, v]) => html`<div><dt>${k}</dt><dd>${Number(v).toLocaleString()}</dd></div>`)}</dl>`}
@@ -221,17 +304,26 @@ function Source({ source, onDone }) {
   </article>`;
 }
 
-function BarChart({ labels, datasets, label, stacked = true }) {
+/** A Chart.js bar chart; its canvas is an image labelled with the figures it draws. */
+function BarChart({ labels, datasets, label, stacked = true, horizontal = false, legend = true, height }) {
   const canvas = useRef();
   useEffect(() => {
+    const [index, value] = horizontal ? ["y", "x"] : ["x", "y"];
     const chart = new Chart(canvas.current, {
       type: "bar",
       data: { labels, datasets },
-      options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { x: { stacked }, y: { stacked, beginAtZero: true } } },
+      options: {
+        indexAxis: index,
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        plugins: { legend: { display: legend } },
+        scales: { [index]: { stacked }, [value]: { stacked, beginAtZero: true, ticks: { precision: 0 } } },
+      },
     });
     return () => chart.destroy();
-  }, [JSON.stringify(labels), JSON.stringify(datasets)]);
-  return html`<div class="chart"><canvas ref=${canvas} role="img" aria-label=${label}></canvas></div>`;
+  }, [JSON.stringify(labels), JSON.stringify(datasets), horizontal, legend]);
+  return html`<div class="chart" style=${height ? `height:${height}px` : ""}><canvas ref=${canvas} role="img" aria-label=${label}></canvas></div>`;
 }
 
 function EffectiveDates({ sourceId }) {
@@ -269,16 +361,29 @@ function EffectiveDates({ sourceId }) {
 const PAGE_SIZE = 50;
 
 function DataTables({ tables }) {
-  const [tableId, setTableId] = useState(tables[0].id);
-  const table = tables.find((t) => t.id === tableId) ?? tables[0];
+  // After a run, the result's scored entries first; else the first source's table.
+  const initial = tables.find((t) => t.analysisResultId && t.type === "entries") ?? tables[0];
+  const [tableId, setTableId] = useState(initial.id);
+  const table = tables.find((t) => t.id === tableId) ?? initial;
   return html`<section class="card" aria-labelledby="dt-h"><h3 id="dt-h">Data tables</h3>
     <div class="row"><label>Table<select value=${table.id} onChange=${(e) => setTableId(e.target.value)} name="table">
-      ${tables.map((t) => html`<option value=${t.id}>${t.logicalName ?? t.id} (${t.type}, ${Number(t.rowCount).toLocaleString()} rows)</option>`)}</select></label></div>
-    <${TableBrowser} key=${table.id} tableId=${table.id} />
+      ${tables.map((t) => html`<option value=${t.id}>${t.logicalName ?? t.id} (${t.analysisResultId ? "result " : ""}${t.type}, ${Number(t.rowCount).toLocaleString()} rows)</option>`)}</select></label></div>
+    <${TableBrowser} key=${table.id} table=${table} />
   </section>`;
 }
 
-function TableBrowser({ tableId }) {
+/** Rows of a result's entries and transactions tables open their score explanation. */
+const EXPLAINED = { entries: "ENTRY", transactions: "TRANSACTION" };
+
+function TableBrowser({ table }) {
+  const tableId = table.id;
+  const level = table.analysisResultId ? EXPLAINED[table.type] : undefined;
+  const [opened, setOpened] = useState();
+  const opener = useRef();
+  const closeExplanation = () => {
+    setOpened(undefined);
+    opener.current?.focus();
+  };
   const columns = useQuery(`query($id: ID!) { dataTable(id: $id) { id columns { field type sortable filterOnly originalName } } }`, { id: tableId }, [tableId]);
   const [filterText, setFilterText] = useState("");
   const [applied, setApplied] = useState({ query: undefined, sort: undefined, page: 0 });
@@ -312,6 +417,7 @@ function TableBrowser({ tableId }) {
       }
     }
     setApplied({ query, sort: sortField ? [{ field: sortField, direction }] : undefined, page: 0 });
+    setOpened(undefined);
   };
   const cols = (columns.data?.dataTable.columns ?? []).filter((c) => !c.filterOnly);
   return html`<div class="table-browser">
@@ -324,11 +430,17 @@ function TableBrowser({ tableId }) {
     </form>
     ${error && html`<p class="error-box" role="alert">${error}</p>`}
     ${rows && html`<div class="row" style="align-items:center">
-        <button class="secondary" disabled=${rows.first} onClick=${() => setApplied({ ...applied, page: applied.page - 1 })}>Previous</button>
+        <button class="secondary" disabled=${rows.first} onClick=${() => (setOpened(undefined), setApplied({ ...applied, page: applied.page - 1 }))}>Previous</button>
         <span aria-live="polite" data-testid="page-info">Page ${rows.number + 1} · ${rows.numberOfElements} rows</span>
-        <button class="secondary" disabled=${rows.last} onClick=${() => setApplied({ ...applied, page: applied.page + 1 })}>Next</button></div>
-      <div class="table-wrap" tabindex="0" aria-label="Table rows"><table class="data"><thead><tr>${cols.map((c) => html`<th scope="col" title=${c.originalName ?? ""}>${c.field}</th>`)}</tr></thead>
-        <tbody>${rows.content.map((r) => html`<tr>${cols.map((c) => html`<td class=${c.type === "STRING" || c.type === "DATE" ? "" : "num"}>${formatCell(r[c.field], c.type)}</td>`)}</tr>`)}</tbody></table></div>`}
+        <button class="secondary" disabled=${rows.last} onClick=${() => (setOpened(undefined), setApplied({ ...applied, page: applied.page + 1 }))}>Next</button></div>
+      <div class="table-wrap" tabindex="0" aria-label="Table rows"><table class="data"><thead><tr>${level && html`<th scope="col"><span class="visually-hidden">Score explanation</span></th>`}${cols.map((c) => html`<th scope="col" title=${c.originalName ?? ""}>${c.field}</th>`)}</tr></thead>
+        <tbody>${rows.content.map(
+          (r) => html`<tr data-rowid=${r.rowid} aria-selected=${level ? String(opened === r.rowid) : undefined}>
+            ${level && html`<td><button class="secondary small" aria-label=${`Explain ${level === "ENTRY" ? "entry" : "transaction"} ${r.rowid}`} aria-expanded=${opened === r.rowid}
+              onClick=${(e) => { opener.current = e.currentTarget; setOpened(opened === r.rowid ? undefined : r.rowid); }}>Explain</button></td>`}
+            ${cols.map((c) => html`<td class=${c.type === "STRING" || c.type === "DATE" ? "" : "num"}>${formatCell(r[c.field], c.type)}</td>`)}</tr>`,
+        )}</tbody></table></div>`}
+    ${level && opened != null && html`<${Explanation} resultId=${table.analysisResultId} level=${level} rowid=${opened} onClose=${closeExplanation} />`}
   </div>`;
 }
 
@@ -339,50 +451,139 @@ function formatCell(value, type) {
   return String(value);
 }
 
-// ---------------------------------------------------------------- results
-function Results({ analysis, results, tables }) {
-  const resultTables = tables.filter((t) => t.analysisResultId);
-  return html`<section class="card" aria-labelledby="res-h"><h3 id="res-h">Analysis results</h3>
-    ${results.length === 0 ? html`<p class="muted">No run yet.</p>` : html`<ul>${results.map((r) => html`<li>${r.creationDate}${r.interim ? " (interim)" : ""} · <code>${r.id}</code></li>`)}</ul>`}
-    ${resultTables.length > 0
-      ? html`<${RiskCharts} tables=${resultTables} />`
-      : html`<p class="muted">Distributions by risk level and control point appear here once this server's analysis engine publishes scored result tables (not available in this server's schema yet).</p>`}
+// ---------------------------------------------------------------- score explanation
+const EXPLANATION = `level rowid txid risk riskLevel summary totalWeight riskGroup { id name category }
+  controlPoints { name displayName kind level source rowid failed score weight contribution reason }`;
+
+const score = (value) => (value == null ? "" : (Number(value) / 100).toFixed(2));
+
+/** Why an entry (or a transaction) of a result scores what it scores: the engine's explanation. */
+function Explanation({ resultId, level, rowid, onClose }) {
+  const field = level === "TRANSACTION" ? "explainTransactionScore" : "explainEntryScore";
+  const { data, error } = useQuery(`query($r: ID!, $row: ID!) { ${field}(analysisResultId: $r, rowid: $row) { ${EXPLANATION} } }`, { r: resultId, row: String(rowid) }, [resultId, level, rowid]);
+  const heading = useRef();
+  useEffect(() => heading.current?.focus(), [rowid, Boolean(data)]);
+  const onKeyDown = (event) => event.key === "Escape" && onClose();
+  const x = data?.[field];
+  const noun = level === "TRANSACTION" ? "Transaction" : "Entry";
+  // Control points that fired first, then by what they add to the risk.
+  const points = x ? [...x.controlPoints].sort((a, b) => Number(b.failed) - Number(a.failed) || b.contribution - a.contribution || a.displayName.localeCompare(b.displayName)) : [];
+  return html`<section class="card explanation" role="region" aria-labelledby="explain-h" onKeyDown=${onKeyDown} data-rowid=${rowid}>
+    <div class="row" style="justify-content:space-between;align-items:center">
+      <h4 id="explain-h" tabindex="-1" ref=${heading} style="margin:0">${noun} ${rowid}${x ? html` · risk <span data-testid="explain-risk">${score(x.risk)}</span> · <span class=${`level ${x.riskLevel}`} data-testid="explain-level">${x.riskLevel}</span>` : ""}</h4>
+      <button class="secondary" onClick=${onClose}>Close explanation</button>
+    </div>
+    ${error && html`<p class="error-box" role="alert">${error.message}</p>`}
+    ${!x && !error && html`<p class="muted">Explaining…</p>`}
+    ${x &&
+    html`<p data-testid="explain-summary">${x.summary}</p>
+      <p class="muted">${x.txid ? `Transaction ${x.txid} · ` : ""}${x.riskGroup ? `Risk group ${x.riskGroup.name} (${x.riskGroup.category}) · ` : ""}total weight ${x.totalWeight} · scores and risk on a 0–100 scale</p>
+      <div class="table-wrap" style="max-height:20rem"><table class="data" aria-label="Control points of the score">
+        <thead><tr><th scope="col">Control point</th><th scope="col">Fired</th><th scope="col" class="num">Score</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Adds</th><th scope="col">From</th><th scope="col">Reason</th></tr></thead>
+        <tbody>${points.map(
+          (p) => html`<tr data-control-point=${p.name} class=${p.failed ? "fired" : ""}><th scope="row">${p.displayName}</th><td>${p.failed ? "yes" : "no"}</td>
+            <td class="num">${score(p.score)}</td><td class="num">${p.weight}</td><td class="num">${score(p.contribution)}</td>
+            <td>${p.source === "OTHER_ENTRY" ? (p.rowid != null ? `entry ${p.rowid}` : "another entry") : p.source.toLowerCase()}</td><td class="reason">${p.reason}</td></tr>`,
+        )}</tbody></table></div>`}
   </section>`;
 }
 
-/** Counts rows per value of a column through the data endpoint (one filtered page per value). */
-function RiskCharts({ tables }) {
-  const [counts, setCounts] = useState();
-  useEffect(() => {
-    (async () => {
-      const out = {};
-      for (const t of tables) {
-        const { dataTable } = await gql(`query($id: ID!) { dataTable(id: $id) { columns { field } } }`, { id: t.id });
-        const level = dataTable.columns.find((c) => /risk_?level/i.test(c.field));
-        if (!level) continue;
-        for (const value of ["HIGH", "MEDIUM", "LOW"]) {
-          let n = 0;
-          for (let page = 0; page < 50; page++) {
-            const { dataTableData } = await gql(`query($id: ID!, $input: DataTableDataInput) { dataTableData(id: $id, input: $input) { numberOfElements last } }`, {
-              id: t.id,
-              input: { page, pageSize: 2000, query: { [level.field]: value }, excludeFields: [] },
-            });
-            n += dataTableData.numberOfElements;
-            if (dataTableData.last) break;
-          }
-          out[value] = (out[value] ?? 0) + n;
-        }
-      }
-      setCounts(out);
-    })().catch(() => setCounts({}));
-  }, [tables.map((t) => t.id).join()]);
-  if (!counts) return html`<p class="muted">Counting…</p>`;
-  const labels = Object.keys(counts);
-  if (labels.length === 0) return html`<p class="muted">The result tables carry no risk level column.</p>`;
-  return html`<${BarChart} label="Entries by risk level" stacked=${false} labels=${labels} datasets=${[{ label: "Entries", data: labels.map((l) => counts[l]), backgroundColor: ["#b3261e", "#d9822b", "#1c7c3a"] }]} />`;
+// ---------------------------------------------------------------- results
+const RESULT = `query Result($id: ID!) {
+  analysisResult(id: $id) { id status interim creationDate completedDate
+    summary { entries { total high medium low unscored } transactions { total high medium low unscored }
+      controlPoints { name displayName level kind available skipped failedEntries failedTransactions } } }
+}`;
+
+const LEVELS = [
+  ["high", "High", "#b3261e"],
+  ["medium", "Medium", "#d9822b"],
+  ["low", "Low", "#1c7c3a"],
+  ["unscored", "Unscored", "#8b95a3"],
+];
+
+function Results({ analysis, results, resultId, onChoose, runs, onStarted }) {
+  const [starting, setStarting] = useState(false);
+  const [error, setError] = useState();
+  const running = results.find((r) => r.status === "RUNNING");
+  const live = running && runs[running.id];
+  const run = async () => {
+    setStarting(true);
+    setError(undefined);
+    try {
+      await gql(`mutation($id: ID!) { runAnalysis(id: $id) { id } }`, { id: analysis.id });
+      onStarted();
+    } catch (e) {
+      setError(e.message);
+    } finally {
+      setStarting(false);
+    }
+  };
+  const completed = results.filter((r) => r.status === "COMPLETED");
+  const failed = results.find((r) => r.status === "FAILED" && (!completed[0] || r.creationDate > completed[0].creationDate));
+  return html`<section class="card" aria-labelledby="res-h"><h3 id="res-h">Analysis results</h3>
+    <div class="row" style="align-items:center">
+      <button onClick=${run} disabled=${starting || Boolean(running)}>Run analysis</button>
+      ${completed.length > 0 &&
+      html`<label>Result<select name="result" value=${resultId} onChange=${(e) => onChoose(e.target.value)}>
+        ${completed.map((r) => html`<option value=${r.id}>${new Date(r.completedDate ?? r.creationDate).toLocaleString()}${r.interim ? " (interim)" : ""}${r.id === analysis.latestAnalysisResultId ? " · latest" : ""}</option>`)}</select></label>`}
+    </div>
+    ${error && html`<p class="error-box" role="alert">${error}</p>`}
+    ${running && html`<${ProgressBar} label="Analysis run progress" percent=${live?.percent ?? 0} state="RUNNING" detail=${live?.controlPoint ? `${live.controlPointsDone}/${live.controlPointsTotal} control points · ${live.controlPoint}` : live?.step ?? "starting"} />`}
+    ${failed && html`<p class="error-box">The run of ${new Date(failed.creationDate).toLocaleString()} failed${failed.error ? `: ${failed.error}` : ""}.</p>`}
+    ${completed.length === 0 && !running && html`<p class="muted">No completed run yet.</p>`}
+    ${resultId && html`<${ResultSummary} key=${resultId} id=${resultId} />`}
+  </section>`;
+}
+
+/** The chosen result's distribution of entries by risk level and by control point, from its summary. */
+function ResultSummary({ id }) {
+  const { data, error } = useQuery(RESULT, { id }, [id]);
+  if (error) return html`<p class="error-box">${error.message}</p>`;
+  if (!data) return html`<p class="muted">Loading the result…</p>`;
+  const summary = data.analysisResult.summary;
+  if (!summary) return html`<p class="muted">This result has no summary.</p>`;
+  const { entries, transactions } = summary;
+  const levelsLabel = `Entries by risk level: ${LEVELS.map(([k, name]) => `${name} ${entries[k]}`).join(", ")} of ${entries.total}`;
+  const computed = summary.controlPoints.filter((c) => c.available);
+  const fired = computed.filter((c) => Number(c.failedEntries) > 0).sort((x, y) => Number(y.failedEntries) - Number(x.failedEntries) || x.displayName.localeCompare(y.displayName));
+  const skipped = summary.controlPoints.filter((c) => !c.available);
+  return html`<div class="grid2 result-summary" data-result-id=${id}>
+    <div>
+      <h4>Entries by risk level</h4>
+      <${BarChart} label=${levelsLabel} stacked=${false} legend=${false} labels=${LEVELS.map(([, name]) => name)}
+        datasets=${[{ label: "Entries", data: LEVELS.map(([k]) => Number(entries[k])), backgroundColor: LEVELS.map(([, , color]) => color) }]} />
+      <table class="data figures" aria-label="Entries and transactions by risk level">
+        <thead><tr><th scope="col">Risk level</th><th scope="col" class="num">Entries</th><th scope="col" class="num">Transactions</th></tr></thead>
+        <tbody>${LEVELS.map(([k, name]) => html`<tr data-level=${k}><th scope="row">${name}</th><td class="num">${entries[k]}</td><td class="num">${transactions?.[k] ?? ""}</td></tr>`)}
+          <tr data-level="total"><th scope="row">Total</th><td class="num">${entries.total}</td><td class="num">${transactions?.total ?? ""}</td></tr></tbody>
+      </table>
+    </div>
+    <div>
+      <h4>Entries by control point</h4>
+      ${fired.length === 0
+        ? html`<p class="muted">No control point flagged an entry.</p>`
+        : html`<${BarChart} label=${`Entries by control point: ${fired.map((c) => `${c.displayName} ${c.failedEntries}`).join(", ")}`} stacked=${false} legend=${false} horizontal=${true}
+            height=${Math.max(160, 26 * fired.length + 40)} labels=${fired.map((c) => c.displayName)}
+            datasets=${[{ label: "Entries flagged", data: fired.map((c) => Number(c.failedEntries)), backgroundColor: "#1f5fbf" }]} />`}
+      <details><summary>Figures of all ${computed.length} computed control points${skipped.length ? ` (${skipped.length} not computed)` : ""}</summary>
+        <div class="table-wrap" style="max-height:18rem"><table class="data figures" aria-label="Entries and transactions by control point">
+          <thead><tr><th scope="col">Control point</th><th scope="col">Level</th><th scope="col" class="num">Entries</th><th scope="col" class="num">Transactions</th></tr></thead>
+          <tbody>${computed.map((c) => html`<tr data-control-point=${c.name}><th scope="row">${c.displayName}</th><td>${c.level}</td><td class="num">${c.failedEntries}</td><td class="num">${c.failedTransactions}</td></tr>`)}</tbody>
+        </table></div>
+        ${skipped.length > 0 && html`<ul class="muted">${skipped.map((c) => html`<li>${c.displayName}: ${c.skipped ?? "not computed"}</li>`)}</ul>`}
+      </details>
+    </div>
+  </div>`;
 }
 
 // ---------------------------------------------------------------- shell
+function screen(route) {
+  if (route.kind === "analysis") return html`<${Analysis} key=${route.id} id=${route.id} />`;
+  if (route.kind === "engagement") return html`<${Engagement} key=${route.id} id=${route.id} />`;
+  return html`<p class="muted">Choose an engagement or an analysis on the left.</p>`;
+}
+
 function App() {
   const [signedIn, setSignedIn] = useState(Boolean(token()));
   const route = useRoute();
@@ -396,7 +597,7 @@ function App() {
   return html`<a class="skip" href="#content">Skip to content</a>
     <header class="top"><h1>Ledger analytics console</h1><a href="/api/graphql" style="color:#fff">GraphiQL</a><button onClick=${signOut}>Sign out</button></header>
     <div class="layout"><nav class="tree" aria-label="Navigation"><${Tree} current=${route.id} /></nav>
-      <main id="content" tabindex="-1">${route.kind === "analysis" ? html`<${Analysis} key=${route.id} id=${route.id} />` : html`<p class="muted">Choose an analysis on the left.</p>`}</main></div>`;
+      <main id="content" tabindex="-1">${screen(route)}</main></div>`;
 }
 
 const root = document.getElementById("root");
