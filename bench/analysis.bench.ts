@@ -163,7 +163,7 @@ try {
   rss.stop();
   const steps = await withDatabase(async (client) => (await client.query("SELECT summary FROM analysis_result WHERE id = $1", [resultId])).rows[0].summary);
 
-  // Result tables get their indexes from a job after the run; pages are timed once it is done.
+  // The run builds the result tables' indexes before it says COMPLETE; any job still running is waited for.
   const indexStarted = performance.now();
   await quiesce();
   const indexMs = performance.now() - indexStarted;
@@ -201,7 +201,7 @@ try {
 
 ${today()}, ${machine()}. \`npm run bench analysis\`. ${LINES.toLocaleString("en-US")}-line general ledger CSV (${megabytes.toFixed(0)} MiB, ${generated.transactions.toLocaleString("en-US")} transactions, 400 accounts, test/helpers/gl-generator.ts) ingested once, its accounts mapped to MAC codes and verified; server a separate process (\`npm start\` with DATABASE_URL) on an embedded PostgreSQL on the same machine; median of ${ROUNDS} rounds, bare COPY and run alternating, each after a quiet machine (no job, no autovacuum, a checkpoint). Load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after.
 
-"Run" is \`POST /analyses/{id}/run\` until its ANALYSIS_RUN async result is COMPLETE, as \`jobProgress\` tells it: the 35 for-profit control points, per-transaction and per-entry scores in 4 risk groups, ${steps.flows.total.toLocaleString("en-US")} monetary flows, the result tables (entries, transactions, flows, typeahead) and their data table definitions. The result tables' indexes are built by a job afterwards (${Math.round(indexMs)} ms after the last round); pages are timed after it. "Bare COPY" is \`COPY ... FROM STDIN (FORMAT csv, HEADER)\` of the same file into 13 text columns.
+"Run" is \`POST /analyses/{id}/run\` until its ANALYSIS_RUN async result is COMPLETE, as \`jobProgress\` tells it: the 35 for-profit control points, per-transaction and per-entry scores in 4 risk groups, ${steps.flows.total.toLocaleString("en-US")} monetary flows, the result tables (entries, transactions, flows, typeahead) and their data table definitions. The run includes building the indexes the result pages need (before COMPLETE; ${Math.round(indexMs)} ms of other jobs remained after the last round); pages are timed after it. "Bare COPY" is \`COPY ... FROM STDIN (FORMAT csv, HEADER)\` of the same file into 13 text columns.
 
 | Measure | value |
 |---|---|

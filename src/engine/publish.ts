@@ -62,8 +62,18 @@ export async function createTypeaheadTable(client: pg.PoolClient, name: string, 
 /** Counts per risk level and per control point, from the published tables (one pass over each). */
 export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries: string; transactions: string | null; flows: string | null; ownMask: boolean }): Promise<ResultSummary> {
   const points = plan.points;
-  const levelCounts = async (name: string) => {
-    const { rows } = await pool.query<{ level: string; n: string }>(`SELECT risk_level AS level, count(*) AS n FROM ${table(name)} GROUP BY 1`);
+  // The entries' own-mask counts ride along with their level counts: one pass over the widest table.
+  const own = options.ownMask ? points.filter((p) => p.available).map((p) => `count(*) FILTER (WHERE (own_mask & ${2 ** p.index}::bigint) <> 0) AS ${ident(`o${p.index}`)}`) : [];
+  const ownCounts: Record<string, string> = Object.fromEntries(options.ownMask ? points.filter((p) => p.available).map((p) => [`o${p.index}`, "0"]) : []);
+  const levelCounts = async (name: string, extra: string[] = []) => {
+    const { rows } = await pool.query<{ level: string; n: string }>(
+      extra.length === 0
+        ? `SELECT risk_level AS level, count(*) AS n FROM ${table(name)} GROUP BY 1`
+        : `SELECT risk_level AS level, count(*) AS n, ${extra.join(", ")} FROM ${table(name)} GROUP BY 1`,
+    );
+    for (const r of rows as unknown as Array<Record<string, string>>) {
+      for (const [k, v] of Object.entries(r)) if (k !== "level" && k !== "n") ownCounts[k] = String(Number(ownCounts[k] ?? 0) + Number(v));
+    }
     const out: Record<string, number> = Object.fromEntries(RISK_LEVELS.map((l) => [l, 0]));
     let total = 0;
     for (const r of rows) {
@@ -72,7 +82,7 @@ export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries
     }
     return { total, byRiskLevel: out };
   };
-  const entries = await levelCounts(options.entries);
+  const entries = await levelCounts(options.entries, own);
   const transactions = options.transactions ? await levelCounts(options.transactions) : null;
   const failed = (prefix: string) => points.map((p) => `count(*) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}) AS ${ident(`${prefix}${p.index}`)}`);
   const counts: Record<string, string> = {};
@@ -84,10 +94,7 @@ export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries
     const { rows } = await pool.query(`SELECT ${failed("e").join(", ")} FROM ${table(options.entries)}`);
     Object.assign(counts, rows[0]);
   }
-  if (options.ownMask) {
-    const own = points.filter((p) => p.available).map((p) => `count(*) FILTER (WHERE (own_mask & ${2 ** p.index}::bigint) <> 0) AS ${ident(`o${p.index}`)}`);
-    if (own.length > 0) Object.assign(counts, (await pool.query(`SELECT ${own.join(", ")} FROM ${table(options.entries)}`)).rows[0]);
-  }
+  if (own.length > 0) Object.assign(counts, ownCounts);
   let flows: ResultSummary["flows"] = null;
   if (options.flows) {
     const { rows } = await pool.query<{ total: string; simple: string; complex: string; unknown: string }>(
@@ -116,13 +123,28 @@ export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries
 }
 
 /**
- * Flags set on few rows get a partial index on (row_no), so a first page of "entries failing X"
- * walks only those rows; common ones are found quickly walking the rowid order anyway.
+ * Flags set on few rows (at most 1%) get a partial index on (row_no), so a first page of "entries
+ * failing X" walks only those rows; commoner ones are found quickly walking the rowid order (a
+ * flag on 1% of rows: 10,000 index entries for a page of 100). Each partial index is one more
+ * full scan of the table while the run builds it, so the bar is low.
  */
 export function markRareFlags(columns: ResultColumn[], summary: ResultSummary, rows: number, level: "entries" | "transactions"): ResultColumn[] {
   const failed = new Map(summary.controlPoints.map((c) => [`cp_failed_${c.name}`, level === "entries" ? c.failedEntries : c.failedTransactions]));
   return columns.map((c) => {
     const n = failed.get(c.field);
-    return n !== undefined && n > 0 && n <= rows * 0.05 ? { ...c, partialIndex: true } : c;
+    return n !== undefined && n > 0 && n <= rows * 0.01 ? { ...c, partialIndex: true } : c;
   });
+}
+
+/**
+ * Result tables are written once and read through filtered pages: an index on every searchable
+ * column cost minutes on a million entries (and the user waits for them: they are built in the
+ * run). Only the columns the pages filter and sort on most keep theirs: rowid (default order and
+ * paging), the risk score and level, the keys an auditor drills down by; rare flags keep their
+ * partial index (markRareFlags). Other filters read the table in rowid order, which for common
+ * values stops after a page.
+ */
+export function indexOnly(columns: ResultColumn[], fields: readonly string[]): ResultColumn[] {
+  const keep = new Set(fields);
+  return columns.map((c) => (keep.has(c.field) || (!c.indexed && !c.orderIndexed) ? c : { ...c, indexed: false, orderIndexed: false }));
 }

@@ -2,7 +2,7 @@ import { riskGroupOf } from "../accounts.js";
 import type { RunPlan } from "../run-plan.js";
 import { additionalColumns } from "../source.js";
 import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
-import { ident, int, num, ramp, textArray, wordsPattern, text } from "../sql.js";
+import { ident, int, num, ramp, textArray, wordsMatch } from "../sql.js";
 import { FIRST_TWO_DIGITS, glContext, type GlContext } from "./context.js";
 import { statisticTable } from "./statistics.js";
 
@@ -47,8 +47,8 @@ const ENTRY_POINTS: EntryPoint[] = [
   {
     name: "journal_entry_manual_entry",
     expression: (ctx) => {
-      const pattern = wordsPattern(ctx.setting<string[]>("journal_entry_manual_entry", "values") ?? []);
-      return pattern ? ON(`s.type ~* ${text(pattern)}`) : "0";
+      const match = wordsMatch("s.type", ctx.setting<string[]>("journal_entry_manual_entry", "values") ?? []);
+      return match ? ON(match) : "0";
     },
   },
   { name: "journal_entry_zero", expression: () => ON("s.amount = 0") },
@@ -64,8 +64,8 @@ const ENTRY_POINTS: EntryPoint[] = [
   {
     name: "journal_entry_suspicious_keyword",
     expression: (ctx) => {
-      const pattern = wordsPattern(ctx.setting<string[]>("journal_entry_suspicious_keyword", "keywords") ?? []);
-      return pattern ? ON(`s.memo ~* ${text(pattern)}`) : "0";
+      const match = wordsMatch("s.memo", ctx.setting<string[]>("journal_entry_suspicious_keyword", "keywords") ?? []);
+      return match ? ON(match) : "0";
     },
   },
   { name: "journal_entry_start_of_year", expression: (ctx) => ON(`s.effective_date < ${ctx.periods.analysisStart("s.effective_date")} + ${int(ctx.setting("journal_entry_start_of_year", "days"))}`) },
@@ -76,8 +76,8 @@ const ENTRY_POINTS: EntryPoint[] = [
   {
     name: "journal_entry_complex_instrument",
     expression: (ctx) => {
-      const pattern = wordsPattern(ctx.setting<string[]>("journal_entry_complex_instrument", "keywords") ?? []);
-      return pattern ? ON(`s.memo ~* ${text(pattern)}`) : "0";
+      const match = wordsMatch("s.memo", ctx.setting<string[]>("journal_entry_complex_instrument", "keywords") ?? []);
+      return match ? ON(match) : "0";
     },
   },
   { name: "journal_entry_two_digit_benford_v2", expression: (_ctx, j) => (j.benford ? "coalesce(sb.score, 0)" : "0") },

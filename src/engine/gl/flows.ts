@@ -87,7 +87,8 @@ function rulesScore(rules: readonly ExpertRule[], unexpected: keyof typeof EXPER
 }
 
 /**
- * One row per account pair that exchanges money: how often, the mean and spread of ln(amount),
+ * One row per account pair that exchanges money (the totals per bucket pair, per debit and per
+ * credit account are small grouped tables joined back: window functions sorted every pair three times): how often, the mean and spread of ln(amount),
  * and the pair-level scores (rare bucket pair, unlikely credit account given the debit account,
  * expert and custom rules, cash to bad debt).
  */
@@ -125,8 +126,11 @@ function pairsSql(ctx: GlContext): string {
                       FROM ${flows} WHERE debit_account IS NOT NULL AND credit_account IS NOT NULL GROUP BY 1, 2),
       b AS (SELECT p.*, ${bucket("da")} AS debit_bucket, ${bucket("ca")} AS credit_bucket
               FROM p LEFT JOIN ${accounts} da ON da.account = p.debit_account LEFT JOIN ${accounts} ca ON ca.account = p.credit_account),
-      x AS (SELECT b.*, sum(n) OVER (PARTITION BY debit_bucket, credit_bucket) AS bucket_flows, sum(n) OVER () AS total_flows,
-                   sum(n) OVER (PARTITION BY debit_account) AS from_flows, sum(n) OVER (PARTITION BY credit_account) AS to_flows FROM b)
+      x AS (SELECT b.*, bf.n AS bucket_flows, tot.n AS total_flows, ff.n AS from_flows, tf.n AS to_flows
+              FROM b JOIN (SELECT debit_bucket, credit_bucket, sum(n) AS n FROM b GROUP BY 1, 2) bf USING (debit_bucket, credit_bucket)
+              CROSS JOIN (SELECT sum(n) AS n FROM b) tot
+              JOIN (SELECT debit_account, sum(n) AS n FROM b GROUP BY 1) ff USING (debit_account)
+              JOIN (SELECT credit_account, sum(n) AS n FROM b GROUP BY 1) tf USING (credit_account))
     SELECT x.debit_account, x.credit_account, x.n, x.mean, x.sd, x.debit_bucket, x.credit_bucket, x.bucket_flows::integer, x.total_flows::integer, x.from_flows::integer, x.to_flows::integer${scores.map((s) => `,\n           (${s.expression})::smallint AS ${ident(s.column)}`).join("")}
       FROM x LEFT JOIN ${accounts} da ON da.account = x.debit_account LEFT JOIN ${accounts} ca ON ca.account = x.credit_account`;
 }

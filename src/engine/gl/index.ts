@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { col } from "../columns.js";
-import { createTypeaheadTable, markRareFlags, summarize, TYPEAHEAD_COLUMNS, type PublishedTable, type ResultSummary } from "../publish.js";
+import { createTypeaheadTable, indexOnly, markRareFlags, summarize, TYPEAHEAD_COLUMNS, type PublishedTable, type ResultSummary } from "../publish.js";
 import type { RunPlan } from "../run-plan.js";
 import { engineTransaction, type EngineStep } from "../steps.js";
 import { table } from "../sql.js";
@@ -82,17 +82,25 @@ export async function glPublication(pool: pg.Pool, plan: RunPlan): Promise<{ tab
   const entriesTotal = summary.entries.total;
   const transactionsTotal = summary.transactions?.total ?? 0;
   const published: PublishedTable[] = [
-    { key: "lines", logicalName: "gl_journal_lines", type: "entries", apiStability: "STABLE", table: plan.tables.lines, columns: markRareFlags(lines, summary, entriesTotal, "entries"), rowCount: entriesTotal },
+    {
+      key: "lines",
+      logicalName: "gl_journal_lines",
+      type: "entries",
+      apiStability: "STABLE",
+      table: plan.tables.lines,
+      columns: markRareFlags(indexOnly(lines, ["rowid", "txid", "account", "risk", "risk_level"]), summary, entriesTotal, "entries"),
+      rowCount: entriesTotal,
+    },
     {
       key: "transactions",
       logicalName: "gl_journal_tx",
       type: "transactions",
       apiStability: "STABLE",
       table: plan.tables.tx,
-      columns: markRareFlags(transactions, summary, transactionsTotal, "transactions"),
+      columns: markRareFlags(indexOnly(transactions, ["rowid", "txid", "risk", "risk_level"]), summary, transactionsTotal, "transactions"),
       rowCount: transactionsTotal,
     },
-    { key: "flows", logicalName: "flows_compact", type: "flows_compact", apiStability: "STABLE", table: plan.tables.flows, columns: flows, rowCount: summary.flows?.total ?? 0 },
+    { key: "flows", logicalName: "flows_compact", type: "flows_compact", apiStability: "STABLE", table: plan.tables.flows, columns: indexOnly(flows, ["rowid", "txid", "flow_type", "debit_account", "credit_account"]), rowCount: summary.flows?.total ?? 0 },
   ];
   for (const t of TYPEAHEADS) {
     published.push({

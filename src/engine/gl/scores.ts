@@ -54,7 +54,7 @@ export function transactionLayout(plan: RunPlan, hierarchyMap: string): LaidOut[
   EXPORT_TAGS.forEach((tag, i) => out.push({ column: col.flag(`account_tags_decreasing_${tag}`), expression: `(x.decreasing_mask & ${1 << i}) <> 0` }));
   out.push({
     column: col.list("account_hierarchy_codes", { indexed: true }),
-    expression: `ARRAY(SELECT DISTINCT c FROM unnest(x.accounts) acc, jsonb_array_elements_text(${hierarchyMap} -> acc) c ORDER BY c)`,
+    expression: `coalesce((SELECT array_agg(DISTINCT c ORDER BY c) FROM unnest(x.accounts) acc, jsonb_array_elements_text(${hierarchyMap} -> acc) c), '{}')`,
   });
   // Ours, filter-only.
   out.push(
@@ -140,7 +140,7 @@ export const glScoresStep: EngineStep = {
     const entryColumns = new Map(entryPointColumns(plan).map((e) => [e.name, e.column]));
     const transactionNames = new Set(transactionPointNames());
     const flowColumns = new Map(flowPoints(plan).map((f) => [f.name, f.column]));
-    const joins: string[] = [];
+    const findings: string[] = [];
     const scores = plan.points
       .filter((p) => p.available)
       .map((p) => {
@@ -148,22 +148,26 @@ export const glScoresStep: EngineStep = {
         let expression = "0";
         if (entryColumns.has(name)) expression = `coalesce(t.${ident(entryColumns.get(name)!)}, 0)`;
         else if (transactionNames.has(name)) {
-          const alias = `w${p.index}`;
-          joins.push(`LEFT JOIN ${table(pointTable(plan, name))} ${alias} ON ${alias}.tx = t.tx`);
-          expression = `coalesce(${alias}.score, 0)`;
+          findings.push(`SELECT ${int(p.index)} AS k, tx, score FROM ${table(pointTable(plan, name))}`);
+          expression = `coalesce(w.${ident(`w${p.index}`)}, 0)`;
         } else if (flowColumns.has(name)) expression = `coalesce(fm.${ident(flowColumns.get(name)!)}, 0)`;
         return `(${expression})::smallint AS ${ident(`s${p.index}`)}`;
       });
     const groups = enabledGroups(plan);
+    // The transaction-level findings as one row per flagged transaction (one join, not one per point).
+    const findingColumns = plan.points.filter((p) => p.available && transactionNames.has(p.definition.name)).map((p) => `max(score) FILTER (WHERE k = ${int(p.index)}) AS ${ident(`w${p.index}`)}`);
+    const findingsJoin = findings.length === 0 ? "" : `LEFT JOIN (SELECT tx, ${findingColumns.join(", ")} FROM (${findings.join(" UNION ALL ")}) u GROUP BY tx) w ON w.tx = t.tx`;
     const inner = `SELECT t.*, coalesce(fm.unknown_flow, FALSE) AS has_unknown_flow, coalesce(fm.complex, FALSE) AS complex_flow${scores.map((s) => `, ${s}`).join("")}
-        FROM ${table(plan.tables.work("txagg"))} t LEFT JOIN ${table(plan.tables.work("flowmax"))} fm ON fm.tx = t.tx ${joins.join(" ")}`;
+        FROM ${table(plan.tables.work("txagg"))} t LEFT JOIN ${table(plan.tables.work("flowmax"))} fm ON fm.tx = t.tx ${findingsJoin}`;
     // Scores per enabled risk group first (the entries pick theirs), then the published columns.
+    // OFFSET 0 keeps the subquery from being flattened: each risk_g<n> is read by several columns
+    // (risk, risk_level, level_g<n>), which would otherwise each recompute the weighted sum.
     const grouped = `SELECT x.*${groups
       .map(({ group, index }) => {
         const score = weightedScore(plan, group, (p) => transactionScore(plan, p));
         return `, ${score} AS ${ident(`risk_g${index}`)}`;
       })
-      .join("")} FROM (${inner}) x`;
+      .join("")} FROM (${inner}) x OFFSET 0`;
     await engineTransaction(pool, async (client) => {
       const layout = transactionLayout(plan, await hierarchyMapLiteral(ctx, client));
       const levels = groups.map(({ group, index }) => `${riskLevel(group, `x.${ident(`risk_g${index}`)}`)} AS ${ident(`level_g${index}`)}`);

@@ -7,7 +7,7 @@ import type { PlannedPoint, RunPlan } from "../run-plan.js";
 import { byGroup, categoryLiteral, enabledGroups, failedExpression, riskLevel, weightedScore } from "../scoring.js";
 import { additionalColumns, mappedColumns, rowOffsets, sourcesSql, SUBLEDGER_COLUMNS } from "../source.js";
 import { createTableAs, engineTransaction, readFacts, writeFacts, type EngineStep, type RunFacts } from "../steps.js";
-import { ident, int, num, ramp, table, text, textArray, wordsPattern } from "../sql.js";
+import { ident, int, num, ramp, table, text, textArray, wordsMatch } from "../sql.js";
 import { excessScore, FIRST_TWO_DIGITS } from "../gl/context.js";
 
 /**
@@ -173,9 +173,9 @@ const ON = (condition: string) => `CASE WHEN ${condition} THEN 10000 ELSE 0 END`
 /** The score expression of each control point (alias `s`: the entry with `d2`, `memo_month`, `running` added). */
 function scoreExpressions(ctx: Ctx, has: (key: string) => boolean): Record<string, string> {
   const end = ctx.periods.analysisEnd("s.effective_date");
-  const paymentPattern = wordsPattern(ctx.setting<string[]>("cash_expenditure", "paymentTypes") ?? []);
-  const manual = wordsPattern(ctx.setting<string[]>("manual_entry", "values") ?? []);
-  const keywords = wordsPattern(ctx.setting<string[]>("suspicious_keyword", "keywords") ?? []);
+  const paymentPattern = wordsMatch("s.type", ctx.setting<string[]>("cash_expenditure", "paymentTypes") ?? []);
+  const manual = wordsMatch("s.type", ctx.setting<string[]>("manual_entry", "values") ?? []);
+  const keywords = wordsMatch("s.memo", ctx.setting<string[]>("suspicious_keyword", "keywords") ?? []);
   const patterns = (ctx.setting<string[]>("last_3_digits", "patterns") ?? []).filter((p) => /^\d{3}$/.test(p));
   const related = (ctx.setting<string[]>("invoice_from_related_party", "relatedParties") ?? ctx.setting<string[]>("invoice_to_related_party", "relatedParties") ?? []).map((r) => r.toLowerCase());
   const relatedKey = ctx.side === "ap" ? "invoice_from_related_party" : "invoice_to_related_party";
@@ -186,7 +186,7 @@ function scoreExpressions(ctx: Ctx, has: (key: string) => boolean): Record<strin
   return {
     two_digit_benford: has("benford") ? "coalesce(sb.score, 0)" : "0",
     activity_flurry: has("flurry") ? "coalesce(sf.score, 0)" : "0",
-    cash_expenditure: ctx.mapped.has("type") && paymentPattern ? ON(`s.type ~* ${text(paymentPattern)}`) : ON("s.amount < 0"),
+    cash_expenditure: ctx.mapped.has("type") && paymentPattern ? ON(paymentPattern) : ON("s.amount < 0"),
     vendor_debit_balance: ON("s.running < 0"),
     duplicate_document: has("documents") ? ON("s.amount > 0 AND sd.invoices >= 2 AND sd.invoice_amounts < sd.invoices") : "0",
     empty_text_field: ON("s.memo IS NULL OR btrim(s.memo) = ''"),
@@ -202,14 +202,14 @@ function scoreExpressions(ctx: Ctx, has: (key: string) => boolean): Record<strin
       patterns.length === 0
         ? "0"
         : ON(`abs(s.amount) >= ${int(ctx.setting("last_3_digits", "minimumAmount"))} AND abs(s.amount) % 100 = 0 AND lpad((abs(s.amount) / 100 % 1000)::text, 3, '0') = ANY(${textArray(patterns)})`),
-    manual_entry: manual ? ON(`s.type ~* ${text(manual)}`) : "0",
+    manual_entry: manual ? ON(manual) : "0",
     memo_with_different_period: `CASE WHEN s.memo_month IS NULL THEN 0 WHEN abs(s.memo_month - (extract(year FROM s.effective_date)::integer * 12 + extract(month FROM s.effective_date)::integer)) = 0 THEN 0
       WHEN abs(s.memo_month - (extract(year FROM s.effective_date)::integer * 12 + extract(month FROM s.effective_date)::integer)) = 1 THEN 5000 ELSE 10000 END`,
     old_unpaid_invoice:
       has("documents") && ctx.periods.lastEnd
         ? ON(`s.amount > 0 AND sd.invoiced > sd.paid AND date '${ctx.periods.lastEnd}' - sd.first_date > ${int(ctx.setting("old_unpaid_invoice", "ageDays"))}`)
         : "0",
-    suspicious_keyword: keywords ? ON(`s.memo ~* ${text(keywords)}`) : "0",
+    suspicious_keyword: keywords ? ON(keywords) : "0",
     [unusualKey]: `coalesce(CASE WHEN sa.n >= ${int(ctx.setting(unusualKey, "minimumEntries"))} THEN ${ramp(z, Number(ctx.setting(unusualKey, "zFrom")), Number(ctx.setting(unusualKey, "zTo")))} END, 0)`,
     [listKey]: has("party_list") ? ON("pl.party IS NULL AND s.party_id IS NOT NULL") : "0",
   };

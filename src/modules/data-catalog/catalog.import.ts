@@ -148,7 +148,7 @@ export const importJob = defineJob<{ taskId: string }>({
     // Indexed and analysed before COMPLETE: the new data table answers filters and sorts as fast as an ingested one.
     const columns = [ROWID, ...plan.columns.map(dataTableColumn)];
     await app.pool.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(`t_${taskId}_rowid`)} ON ${quoted(table)} (row_no)`);
-    if (!(await buildIndexes(app, table, columns, { signal: ctx.signal, progress: (f) => ctx.progress(80 + f * 18) }))) throw new JobError("The import was cancelled");
+    if (!(await buildIndexes(app.pool, table, columns, { signal: ctx.signal, progress: (f) => ctx.progress(80 + f * 18) }))) throw new JobError("The import was cancelled");
     await ctx.finish(async (tx, emit) => {
       const actor = { userId: ctx.startedBy.userId, userName: ctx.startedBy.userName };
       const dataTable = await tx.dataTable.create({

@@ -222,6 +222,8 @@ export interface ResultTableInput {
   rowCount: number;
   /** Typeahead tables: the (table key, field) columns this table lists the values of. */
   typeaheadFor?: Array<{ table: string; field: string }>;
+  /** Its indexes are built already (`buildIndexes` in the run): no index job. */
+  indexed?: boolean;
 }
 
 /**
@@ -264,7 +266,7 @@ export async function publishResultTables(
       userId: actor.userId,
       payload: { dataTableId: row.id, analysisId: input.analysisId, analysisResultId: input.analysisResultId, logicalName: table.logicalName },
     });
-    await startJob(tx, { job: indexDataTableJob, payload: { dataTableId: row.id }, entityType: "DATA_TABLE", entityId: row.id, startedBy: actor });
+    if (!table.indexed) await startJob(tx, { job: indexDataTableJob, payload: { dataTableId: row.id }, entityType: "DATA_TABLE", entityId: row.id, startedBy: actor });
   }
   return ids;
 }
