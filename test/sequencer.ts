@@ -27,6 +27,7 @@ export const LONGEST_FILES = [
   "test/robust/fuzz-uploads.test.ts",
   "src/modules/async-results/async-results.test.ts",
   "test/web/console.e2e.test.ts",
+  "test/web/cli-large.test.ts",
   "test/robust/load.test.ts",
   "test/multi-process.test.ts",
   "test/storage-processes.test.ts",
