@@ -310,24 +310,14 @@ export class WarehouseClient {
     }
   }
 
-  /** The result's rows chunk by chunk (following next_chunk_index), so memory holds one chunk. */
-  async *chunks(statement: string, signal?: AbortSignal): AsyncGenerator<{ columns: ResultColumn[]; rows: Array<Array<string | null>> }> {
+  /** Every row of a small metadata result (connection test, discovery): INLINE JSON_ARRAY, chunks followed by next_chunk_index. */
+  async rows(statement: string, signal?: AbortSignal): Promise<{ columns: ResultColumn[]; rows: Array<Array<string | null>> }> {
     const { statementId, columns, first } = await this.execute(statement, signal);
-    let chunk = first;
-    while (chunk) {
-      yield { columns, rows: chunk.data_array ?? [] };
+    const rows: Array<Array<string | null>> = [];
+    for (let chunk = first; chunk; ) {
+      rows.push(...(chunk.data_array ?? []));
       if (chunk.next_chunk_index === undefined || chunk.next_chunk_index === null) break;
       chunk = await this.api("GET", `/api/2.0/sql/statements/${statementId}/result/chunks/${chunk.next_chunk_index}`, undefined, signal);
-    }
-  }
-
-  /** Every row of a small result (discovery queries). */
-  async rows(statement: string, signal?: AbortSignal): Promise<{ columns: ResultColumn[]; rows: Array<Array<string | null>> }> {
-    let columns: ResultColumn[] = [];
-    const rows: Array<Array<string | null>> = [];
-    for await (const chunk of this.chunks(statement, signal)) {
-      columns = chunk.columns;
-      rows.push(...chunk.rows);
     }
     return { columns, rows };
   }
