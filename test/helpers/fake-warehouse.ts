@@ -83,6 +83,8 @@ export class FakeWarehouse {
   dropChunkRequests = 0;
   /** Every statement posted with its disposition and format. */
   posted: Array<{ statement: string; disposition: string; format: string }> = [];
+  /** INLINE results larger than this abort the statement, as Databricks does at 25 MiB. */
+  inlineLimitBytes = 25 * 1024 * 1024;
   /** How long an external link is valid (Databricks: at most 15 minutes). */
   linkLifetimeMs = 15 * 60_000;
   /** The next this-many external links are issued already expired (their `expiration` in the past). */
@@ -202,7 +204,10 @@ export class FakeWarehouse {
     const id = `01ef${randomBytes(12).toString("hex")}`;
     const planned = this.plan(id, body.statement.trim());
     if (planned === "hang") return; // never answers: the client's timeout must fire
-    const statement = { ...planned, disposition, format };
+    const statement: Statement = { ...planned, disposition, format };
+    if (disposition === "INLINE" && statement.columns && !statement.error && this.inlineBytesExceeded(statement)) {
+      statement.error = { error_code: "BAD_REQUEST", message: `Inline byte limit exceeded: statements executed with disposition=INLINE can have a result of at most ${this.inlineLimitBytes} bytes; use disposition=EXTERNAL_LINKS for larger results.` };
+    }
     this.statements.set(id, statement);
     return this.send(res, 200, this.response(statement));
   }
@@ -280,6 +285,16 @@ export class FakeWarehouse {
     };
     if (chunkCount > 0) out.result = statement.disposition === "EXTERNAL_LINKS" ? { external_links: [this.link(statement, 0)] } : this.chunk(statement, 0);
     return out;
+  }
+
+  /** Whether the rows' JSON_ARRAY form outgrows `inlineLimitBytes` (counted until it does). */
+  private inlineBytesExceeded(statement: Statement): boolean {
+    let bytes = 0;
+    for (let i = 0; i < statement.rowCount; i++) {
+      bytes += Buffer.byteLength(JSON.stringify(statement.row(i))) + 1;
+      if (bytes > this.inlineLimitBytes) return true;
+    }
+    return false;
   }
 
   private chunkCount(statement: Statement): number {

@@ -356,9 +356,12 @@ describe("importing warehouse data", () => {
   it("imports a table of many chunks, every row once and in order, retrying chunk fetches whose connection the warehouse dropped", async () => {
     const before = warehouse.chunkRequests;
     warehouse.dropChunkRequests = 2;
+    // A result far above the warehouse's INLINE limit (scaled down from 25 MiB) still imports: the
+    // import reads EXTERNAL_LINKS.
+    warehouse.inlineLimitBytes = 16 * 1024;
     const started = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.finance.many_chunks", analysisId, columns: ["entry_id", "line_no"] });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
-    const done = await awaitJob(server.api, started.body.id, 60_000);
+    const done = await awaitJob(server.api, started.body.id, 60_000).finally(() => (warehouse.inlineLimitBytes = 25 * 1024 * 1024));
     expect(done.status, done.error).toBe("COMPLETE");
     // 24 chunks: the first one's link in the statement's answer, 23 links fetched, 2 of those twice.
     expect(warehouse.chunkRequests - before).toBe(25);
@@ -397,7 +400,7 @@ describe("importing warehouse data", () => {
     expect(rows).toEqual(AWKWARD.map((memo, i) => (memo === null ? { rowid: i + 1, id: i } : { rowid: i + 1, id: i, memo })));
   });
 
-  it("the fake's storage refuses a link carrying an Authorization header, as cloud storage does", async () => {
+  it("the fake's storage refuses a link carrying an Authorization header, as cloud storage does; INLINE past its limit is aborted", async () => {
     const { Agent, request } = await import("undici");
     const { readFileSync } = await import("node:fs");
     const dispatcher = new Agent({ connect: { ca: readFileSync(warehouse.caFile, "utf8") } });
@@ -419,6 +422,19 @@ describe("importing warehouse data", () => {
       const tampered = await request(link.external_link.replace(/X-Amz-Expires=\d+/, `X-Amz-Expires=${Date.now() + 10 ** 9}`), { dispatcher });
       expect(tampered.statusCode).toBe(403);
       await tampered.body.dump();
+      // The same statement INLINE is aborted past the INLINE limit (scaled down here), as Databricks does at 25 MiB.
+      warehouse.inlineLimitBytes = 32;
+      try {
+        const inline = await request(`${base}/api/2.0/sql/statements`, {
+          method: "POST",
+          dispatcher,
+          headers: { authorization: `Bearer ${warehouse.accessToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ statement: "SELECT `vendor_id`, `name` FROM `main`.`finance`.`vendors`", warehouse_id: warehouse.warehouseId, disposition: "INLINE", format: "JSON_ARRAY" }),
+        });
+        expect(await inline.body.json()).toMatchObject({ status: { state: "FAILED", error: { message: expect.stringContaining("Inline byte limit exceeded") } } });
+      } finally {
+        warehouse.inlineLimitBytes = 25 * 1024 * 1024;
+      }
       const plain = await request(link.external_link, { dispatcher });
       expect(plain.statusCode).toBe(200);
       expect(await plain.body.text()).toBe("vendor_id,name\nV0,Vendor 0\nV1,null\nV2,Vendor 2\n");
