@@ -126,7 +126,7 @@ describe("creating a task", () => {
     expect400(await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "NO-SUCH-TX" }), "transactionId");
     expect400(await server.api.post("/tasks", { ...base, type: "SOMETHING" }), "type");
     expect400(await server.api.post("/tasks", { ...base, type: "AP_ENTRY" }), "type");
-    // Outstanding items: the engine publishes no end-of-period outstanding table; TRA entries have no table at all.
+    // Outstanding items: a ledger result has no end-of-period outstanding table (payables and receivables results do); TRA entries have no table at all.
     const outstanding = await server.api.post("/tasks", { ...base, type: "AP_OUTSTANDING_ENTRY" });
     expect400(outstanding, "type");
     expect(outstanding.body.problems[0].reason).toContain("ap_detail_union_open_payables");
@@ -530,7 +530,7 @@ describe("tasks of a payables result", () => {
     for (const [key, score] of Object.entries(forklift).filter(([k, v]) => k.startsWith("cp_score_") && (v as number) > 0)) expect(created.body.riskScores[key.slice("cp_score_".length)]).toBe(score);
     expect(created.body.customerName).toBeUndefined();
     expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "ENTRY" }), "type");
-    expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "AP_OUTSTANDING_ENTRY" }), "type");
+    expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "AR_OUTSTANDING_ENTRY" }), "type");
   });
 
   it("bulk creation on the payables table: every payment, by query", async () => {
