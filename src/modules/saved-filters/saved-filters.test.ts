@@ -500,7 +500,8 @@ describe("deleting an owner", () => {
         (engagement_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM engagement WHERE id = p.engagement_id)) OR
         (analysis_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analysis WHERE id = p.analysis_id)) OR
         (base_population_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM population WHERE id = p.base_population_id)) OR
-        (promoted_from_analysis_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analysis WHERE id = p.promoted_from_analysis_id))
+        (promoted_from_analysis_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analysis WHERE id = p.promoted_from_analysis_id)) OR
+        EXISTS (SELECT 1 FROM unnest(p.disabled_for_analysis_ids) a WHERE NOT EXISTS (SELECT 1 FROM analysis WHERE id = a))
       UNION ALL
       SELECT 'risk_segmentation_config', id FROM risk_segmentation_config r WHERE
         NOT EXISTS (SELECT 1 FROM analysis WHERE id = r.analysis_id) OR NOT EXISTS (SELECT 1 FROM analysis_result WHERE id = r.analysis_result_id)`);
@@ -536,8 +537,21 @@ describe("deleting an owner", () => {
     const config = await created("/risk-segmentation-configs", { name: "View", analysisId, segments: [{ name: "All", rangeStart: 0, rangeEnd: 10000 }] });
     const other = await created("/analyses", { ...(await server.api.get(`/analyses/${analysisId}`)).body, id: undefined, name: "Other analysis", version: undefined });
     const otherPopulation = await created("/populations", { name: "Other analysis population", analysisId: other, condition: big });
+    // Both analyses disable their copy of the engagement population: it records both.
+    for (const id of [analysisPopulation, await created("/populations", { name: "Other derived", analysisId: other, basePopulationId: engagementPopulation })]) {
+      const current = (await server.api.get(`/populations/${id}`)).body;
+      expect((await server.api.put(`/populations/${id}`, { disabled: true, version: current.version })).status).toBe(200);
+    }
+    const before = (await server.api.get(`/populations/${engagementPopulation}`)).body;
+    expect(before.disabledForAnalysisIds.sort()).toEqual([analysisId, other].sort());
 
     expect((await server.api.delete(`/analyses/${analysisId}`)).status).toBe(204);
+    // The deleted analysis's id leaves every population's disabledForAnalysisIds (a new version); the other's stays.
+    const after = (await server.api.get(`/populations/${engagementPopulation}`)).body;
+    expect(after.disabledForAnalysisIds).toEqual([other]);
+    expect(after.version).toBe(before.version + 1);
+    const graph = await server.gql(`query($id: ID!) { population(id: $id) { disabledForAnalysisIds } }`, { id: engagementPopulation });
+    expect(graph.body.data.population.disabledForAnalysisIds).toEqual([other]);
     expect((await server.api.get(`/populations/${analysisPopulation}`)).status).toBe(404);
     expect((await server.api.get(`/risk-segmentation-configs/${config}`)).status).toBe(404);
     // The promoted population stays (an engagement-level copy); only its record of the origin goes.
