@@ -71,6 +71,10 @@ export interface EngineSpec {
   partyLists: EngineSource[];
   /** AP/AR: vendor or customer opening balance sources. */
   openingBalances: EngineSource[];
+  /** AP/AR: open payables / receivables lists, the items outstanding when the analysis period starts (absent from specs stored before they were read). */
+  openItems?: EngineSource[];
+  /** AP/AR: closing payables / receivables lists, the client's items outstanding at the period end (same). */
+  closingItems?: EngineSource[];
   accounts: EngineAccount[];
   periods: EnginePeriod[];
   /** Reporting periods (monthly entries of the reporting period configuration); empty: calendar months. */

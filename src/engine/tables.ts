@@ -19,6 +19,8 @@ export function resultTables(resultId: string) {
     lines: t("lines"),
     tx: t("tx"),
     flows: t("flows"),
+    /** AP/AR: the documents outstanding at the period end. */
+    open: t("open"),
     /** Per-control-point statistics (kept: explain reads them). */
     stat: (name: string) => t(`s_${name}`),
     /** Transaction-level and flow-level findings before they join the transactions. */

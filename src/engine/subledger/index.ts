@@ -9,6 +9,7 @@ import { additionalColumns, mappedColumns, rowOffsets, sourcesSql, SUBLEDGER_COL
 import { createTableAs, engineTransaction, readFacts, writeFacts, type EngineStep, type RunFacts } from "../steps.js";
 import { ident, int, num, ramp, table, text, textArray, wordsMatch } from "../sql.js";
 import { excessScore, FIRST_TWO_DIGITS } from "../gl/context.js";
+import { openItemsLayout, openItemsLogicalName, openItemsStep } from "./open-items.js";
 
 /**
  * Accounts payable and receivable: every control point scores detail entries (control-points.md),
@@ -291,7 +292,7 @@ const entriesStep: EngineStep = {
   },
 };
 
-export const SUBLEDGER_STEPS: EngineStep[] = [prepare, statisticsStep, entriesStep];
+export const SUBLEDGER_STEPS: EngineStep[] = [prepare, statisticsStep, entriesStep, openItemsStep];
 
 export async function subledgerPublication(pool: pg.Pool, plan: RunPlan): Promise<{ tables: PublishedTable[]; summary: ResultSummary }> {
   const ctx = await subledgerContext(pool, plan);
@@ -308,6 +309,15 @@ export async function subledgerPublication(pool: pg.Pool, plan: RunPlan): Promis
         table: plan.tables.lines,
         columns: markRareFlags(columns, summary, summary.entries.total, "entries"),
         rowCount: summary.entries.total,
+      },
+      {
+        key: "open",
+        logicalName: openItemsLogicalName(plan),
+        type: "entries",
+        apiStability: "STABLE",
+        table: plan.tables.open,
+        columns: openItemsLayout(plan),
+        rowCount: Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table(plan.tables.open)}`)).rows[0].n),
       },
     ],
   };

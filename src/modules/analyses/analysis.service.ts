@@ -4,6 +4,7 @@ import { newId } from "../../core/ids.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { forgetAnalysisSources } from "../account-mappings/account-mapping.service.js";
+import { forgetAnalysisInPopulations } from "../populations/population.cleanup.js";
 import { copyEngagementConfigurationToAnalysis } from "../analysis-type-configurations/configuration.copy.js";
 import { assertReportingPeriodConfigurationExists } from "../reporting-periods/reporting-period.service.js";
 import { analysisColumns } from "./analysis.columns.js";
@@ -182,6 +183,7 @@ export async function deleteAnalysis(ctx: RequestContext, id: string) {
     const sources = await tx.analysisSource.findMany({ where: { analysisId: id }, select: { id: true } });
     await tx.analysis.delete({ where: { id } });
     await forgetAnalysisSources(tx, actor, analysis.engagementId, sources.map((s) => s.id));
+    await forgetAnalysisInPopulations(tx, emit, actor, id);
     emitAnalysisEvent(emit, "deleted", analysis, actor.userId);
     return { id };
   });

@@ -46,7 +46,7 @@ export const analysisRunJob = defineJob<RunPayload>({
     const steps = engineSteps(plan);
     // The steps up to the base entries read the sources' tables: a source deleted meanwhile fails the run at once.
     if (!result.stepsDone.includes("entries")) {
-      for (const source of [...spec.sources, ...spec.partyLists, ...spec.openingBalances]) {
+      for (const source of [...spec.sources, ...spec.partyLists, ...spec.openingBalances, ...(spec.openItems ?? []), ...(spec.closingItems ?? [])]) {
         const { rows } = await app.pool.query<{ ok: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ok", [source.entries]);
         if (!rows[0].ok) throw new JobError(`The entries of analysis source ${source.id} are gone (the source was deleted or is being parsed again); run the analysis again`);
       }

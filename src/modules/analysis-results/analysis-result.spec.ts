@@ -6,9 +6,11 @@ import { analysisTypeById } from "../catalogue/analysis-types.data.js";
 import { ANALYSIS_SOURCE_TYPE_IDS, SYSTEM_ACCOUNT_GROUPING_ID } from "../catalogue/ids.js";
 import { dateOnly } from "../analyses/analysis.service.js";
 
-/** Sources a run reads besides the journal or detail entries (AP/AR): party lists and opening balances. */
+/** Sources a run reads besides the journal or detail entries (AP/AR): party lists, opening balances, open and closing items lists. */
 const PARTY_LISTS = new Set<string>([ANALYSIS_SOURCE_TYPE_IDS.VENDOR_LIST, ANALYSIS_SOURCE_TYPE_IDS.CUSTOMER_LIST]);
 const OPENING_BALANCES = new Set<string>([ANALYSIS_SOURCE_TYPE_IDS.VENDOR_OPENING_BALANCES, ANALYSIS_SOURCE_TYPE_IDS.CUSTOMER_OPENING_BALANCES]);
+const OPEN_ITEMS = new Set<string>([ANALYSIS_SOURCE_TYPE_IDS.OPEN_PAYABLES_LIST, ANALYSIS_SOURCE_TYPE_IDS.OPEN_RECEIVABLES_LIST]);
+const CLOSING_ITEMS = new Set<string>([ANALYSIS_SOURCE_TYPE_IDS.CLOSING_PAYABLES_LIST, ANALYSIS_SOURCE_TYPE_IDS.CLOSING_RECEIVABLES_LIST]);
 
 type Db = Pick<App, "prisma" | "pool">;
 
@@ -59,6 +61,8 @@ export async function buildEngineSpec(app: Db, analysisId: string, resultId: str
   const entrySources = await Promise.all(sources.filter((s) => entriesTypes.has(s.analysisSourceTypeId)).map(engineSource));
   const partyLists = await Promise.all(sources.filter((s) => PARTY_LISTS.has(s.analysisSourceTypeId)).map(engineSource));
   const openingBalances = await Promise.all(sources.filter((s) => OPENING_BALANCES.has(s.analysisSourceTypeId)).map(engineSource));
+  const openItems = await Promise.all(sources.filter((s) => OPEN_ITEMS.has(s.analysisSourceTypeId)).map(engineSource));
+  const closingItems = await Promise.all(sources.filter((s) => CLOSING_ITEMS.has(s.analysisSourceTypeId)).map(engineSource));
 
   const reportingPeriods = await reportingPeriodsOf(app, analysis);
   const customControlPoints = (configuration.customControlPoints ?? []).filter((c) => c.status === "PUBLISHED");
@@ -68,6 +72,8 @@ export async function buildEngineSpec(app: Db, analysisId: string, resultId: str
     sources: entrySources,
     partyLists,
     openingBalances,
+    openItems,
+    closingItems,
     accounts: await accountsOf(app, analysis.engagementId, sources.map((s) => s.id)),
     periods: analysis.analysisPeriods.map((p) => ({ id: p.id, startDate: dateOnly(p.startDate), endDate: dateOnly(p.endDate) })),
     reportingPeriods,

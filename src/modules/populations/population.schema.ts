@@ -105,3 +105,43 @@ builder.mutationFields((t) => ({
     resolve: (_root, { id }, ctx) => service.deletePopulation(ctx, String(id)),
   }),
 }));
+
+/** The populations of an analysis or an engagement (those the token reaches), filtered and paged as populations(filter:). */
+const scoped = (key: "analysisId" | "engagementId") => (args: { filter?: unknown }, id: string) => {
+  // Analysis-level populations carry their engagement's id too.
+  const own = key === "analysisId" ? { analysisId: id } : { engagementId: id, analysisId: null };
+  return { ...args, filter: args.filter == null ? own : { $and: [own, args.filter] } };
+};
+
+builder.prismaObjectFields("Analysis", (t) => ({
+  populations: t.field({
+    type: pageOf(Population, "PopulationPage"),
+    description: "The analysis-level populations of this analysis",
+    extensions: { rest: false },
+    authScopes: { permission: READ },
+    args: pageArgs(t),
+    resolve: (analysis, args, ctx) => service.queryPopulations(ctx, scoped("analysisId")(args, analysis.id)),
+  }),
+}));
+
+builder.prismaObjectFields("Engagement", (t) => ({
+  populations: t.field({
+    type: pageOf(Population, "PopulationPage"),
+    description: "The engagement-level populations of this engagement",
+    extensions: { rest: false },
+    authScopes: { permission: READ },
+    args: pageArgs(t),
+    resolve: (engagement, args, ctx) => service.queryPopulations(ctx, scoped("engagementId")(args, engagement.id)),
+  }),
+}));
+
+builder.prismaObjectFields("Population", (t) => ({
+  basePopulation: t.field({
+    type: Population,
+    nullable: true,
+    description: "The library or engagement population this one derives from (null when it derives from none, or the token does not reach it)",
+    extensions: { rest: false },
+    authScopes: { permission: READ },
+    resolve: (p, _args, ctx) => (p.basePopulationId ? service.getPopulation(ctx, p.basePopulationId).catch(() => null) : null),
+  }),
+}));

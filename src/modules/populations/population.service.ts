@@ -10,6 +10,7 @@ import { columnSet } from "../data-tables/data-table-rows.js";
 import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 import { conditionProblems, storedCondition, type Condition } from "../saved-filters/conditions/condition-check.js";
 import { compileCondition, type Query } from "../saved-filters/conditions/condition-compile.js";
+import { assertDisplayOptions } from "../saved-filters/display-options.js";
 import { populationColumns } from "./population.columns.js";
 
 const ENTITY = "Population";
@@ -121,6 +122,7 @@ async function scopeOf(ctx: RequestContext, input: CreatePopulationInput) {
  */
 export async function createPopulation(ctx: RequestContext, input: CreatePopulationInput) {
   assertContent(input);
+  assertDisplayOptions(input);
   const scope = await scopeOf(ctx, input);
   if (!GL_TYPES.includes(scope.analysisTypeId)) {
     throw new ValidationError("Populations apply to general ledger analyses only", { identifier: input.analysisId ? "analysisId" : "analysisTypeId", values: [scope.analysisTypeId], problemType: "POPULATION_CONVERSION_FAILED" });
@@ -167,6 +169,7 @@ export async function createPopulation(ctx: RequestContext, input: CreatePopulat
  */
 export async function updatePopulation(ctx: RequestContext, id: string, input: UpdatePopulationInput) {
   assertContent(input);
+  assertDisplayOptions(input);
   const current = await getPopulation(ctx, id);
   if (input.condition !== undefined && input.condition !== null) await checkPopulationCondition(ctx, input.condition, current);
   const actor = actorOf(ctx);

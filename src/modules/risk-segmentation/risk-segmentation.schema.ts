@@ -74,3 +74,14 @@ builder.mutationFields((t) => ({
     resolve: (_root, { id }, ctx) => service.deleteRiskSegmentationConfig(ctx, String(id)),
   }),
 }));
+
+builder.prismaObjectFields("Analysis", (t) => ({
+  riskSegmentationConfigs: t.field({
+    type: pageOf(RiskSegmentationConfig, "RiskSegmentationConfigPage"),
+    description: "The saved Risk Segmentation views of this analysis",
+    extensions: { rest: false },
+    authScopes: { permission: READ },
+    args: pageArgs(t),
+    resolve: (analysis, args, ctx) => service.queryRiskSegmentationConfigs(ctx, { ...args, filter: args.filter == null ? { analysisId: analysis.id } : { $and: [{ analysisId: analysis.id }, args.filter] } }),
+  }),
+}));

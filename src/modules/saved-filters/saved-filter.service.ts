@@ -1,3 +1,4 @@
+import { displayOptionProblems } from "./display-options.js";
 import { ForbiddenError, NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
 import { ownerGoneAs } from "../../core/db-errors.js";
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
@@ -127,7 +128,7 @@ async function checkCondition(ctx: RequestContext, condition: unknown, filter: {
 
 export async function createSavedFilter(ctx: RequestContext, input: CreateSavedFilterInput) {
   assertContent(input);
-  const problems: Problem[] = [];
+  const problems: Problem[] = displayOptionProblems(input);
   checkLang(input.name, "name", problems);
   checkLang(input.category, "category", problems);
   if (problems.length > 0) throw ValidationError.of(problems);
@@ -169,7 +170,7 @@ export async function createSavedFilter(ctx: RequestContext, input: CreateSavedF
 export async function updateSavedFilter(ctx: RequestContext, id: string, input: UpdateSavedFilterInput) {
   assertContent(input);
   const current = await getSavedFilter(ctx, id);
-  const problems: Problem[] = [];
+  const problems: Problem[] = displayOptionProblems(input);
   checkLang(input.name, "name", problems);
   checkLang(input.category, "category", problems);
   if (problems.length > 0) throw ValidationError.of(problems);

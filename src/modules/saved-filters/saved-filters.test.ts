@@ -300,6 +300,61 @@ describe("condition types", () => {
   });
 });
 
+describe("invalid forms of every condition type", () => {
+  // A required key missing or of the wrong shape, per condition type: each a 400 naming that key.
+  const cases: Array<[string, unknown, string]> = [
+    ["GROUP without conditions", { type: "GROUP", operator: "AND", conditions: {} }, "condition.conditions"],
+    ["GROUP operator", { type: "GROUP", operator: "XOR", conditions: [] }, "condition.operator"],
+    ["GROUP negated", { type: "GROUP", operator: "AND", negated: "yes", conditions: [] }, "condition.negated"],
+    ["unknown type", group({ type: "WHATEVER", field: "debit" }), "condition.conditions[0].type"],
+    ["null condition", group(null), "condition.conditions[0]"],
+    ["STRING values", group({ type: "STRING", field: "riskGroup", values: "ASSETS" }), "condition.conditions[0].values"],
+    ["STRING_ARRAY empty", group({ type: "STRING_ARRAY", field: "account", values: [] }), "condition.conditions[0].values"],
+    ["CONTROL_POINT no points", group({ type: "CONTROL_POINT", field: "cp_failed", riskLevel: "HIGH_RISK", controlPoints: [] }), "condition.conditions[0].controlPoints"],
+    ["CONTROL_POINT no level", group({ type: "CONTROL_POINT", field: "cp_failed", controlPoints: [{ id: "journal_entry_zero" }] }), "condition.conditions[0].riskLevel"],
+    ["ACCOUNT_NODE_ARRAY empty", group({ type: "ACCOUNT_NODE_ARRAY", field: "account_hierarchy_codes", accountSelections: [] }), "condition.conditions[0].accountSelections"],
+    ["TYPEAHEAD_ENTRY empty", group({ type: "TYPEAHEAD_ENTRY", field: "user_id", values: [] }), "condition.conditions[0].values"],
+    ["TYPEAHEAD_ENTRY field", group({ type: "TYPEAHEAD_ENTRY", field: 5, values: [{ lookupId: "a" }] }), "condition.conditions[0].field"],
+    ["POPULATIONS empty", group({ type: "POPULATIONS", field: "population", populationIds: [] }), "condition.conditions[0].populationIds"],
+    ["RISK_SCORE no type", group({ type: "RISK_SCORE", field: "riskScoresHml", values: ["HIGH"] }), "condition.conditions[0].riskScoreType"],
+    ["RISK_SCORE percent no value", group({ type: "RISK_SCORE", field: "riskScoresPercentage", riskScoreType: "PERCENT", riskScorePercentType: "MORE_THAN" }), "condition.conditions[0].value"],
+    ["RISK_SCORE range reversed", group({ type: "RISK_SCORE", field: "riskScoresPercentage", riskScoreType: "PERCENT", riskScorePercentType: "CUSTOM_RANGE", rangeStart: 9000, rangeEnd: 100 }), "condition.conditions[0].rangeEnd"],
+    ["MONETARY_FLOW no type", group({ type: "MONETARY_FLOW", field: "monetarySpecificFlow" }), "condition.conditions[0].monetaryFlowType"],
+    ["MONETARY_FLOW specific no kind", group({ type: "MONETARY_FLOW", field: "monetarySpecificFlow", monetaryFlowType: "SPECIFIC_FLOW", debitAccount: { code: "1" }, creditAccount: { code: "2" } }), "condition.conditions[0].specificMonetaryFlowType"],
+    ["MONETARY_FLOW value not whole", group({ type: "MONETARY_FLOW", field: "monetarySpecificFlow", monetaryFlowType: "SPECIFIC_FLOW", debitAccount: { code: "1" }, creditAccount: { code: "2" }, specificMonetaryFlowType: "SPECIFIC_VALUE", value: 1.5 }), "condition.conditions[0].value"],
+    ["MONEY no value", group({ type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN" }), "condition.conditions[0].value"],
+    ["MONEY value a string", group({ type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: "5" }), "condition.conditions[0].value"],
+    ["MATERIALITY no option", group({ type: "MATERIALITY", field: "materiality" }), "condition.conditions[0].materialityOption"],
+    ["MATERIALITY percentage no value", group({ type: "MATERIALITY", field: "materiality", materialityOption: "PERCENTAGE" }), "condition.conditions[0].value"],
+    ["NUMERICAL no type", group({ type: "NUMERICAL", field: "entries_count", value: 2 }), "condition.conditions[0].numericalValueType"],
+    ["NUMERICAL range reversed", group({ type: "NUMERICAL", field: "entries_count", numericalValueType: "BETWEEN", rangeStart: 5, rangeEnd: 1 }), "condition.conditions[0].rangeEnd"],
+    ["DATE type", group({ type: "DATE", field: "effective_date", dateType: "ON", value: "2023-01-01" }), "condition.conditions[0].dateType"],
+    ["DATE value a number", group({ type: "DATE", field: "effective_date", dateType: "AFTER", value: 5 }), "condition.conditions[0].value"],
+    ["DATE range reversed", group({ type: "DATE", field: "effective_date", dateType: "BETWEEN", rangeStart: "2023-05-01", rangeEnd: "2023-01-01" }), "condition.conditions[0].rangeEnd"],
+  ];
+  it.each(cases)("%s: 400 naming the key", async (_name, condition, identifier) => {
+    const body = await expect400(condition, identifier);
+    expect(body.status).toBe(400);
+  });
+
+  it("display options: an ISO 4217 currency and a BCP 47 locale, on saved filters and populations (400 naming the key)", async () => {
+    await expect400(group(), "displayCurrencyCode", { displayCurrencyCode: "dollars" });
+    await expect400(group(), "displayLocale", { displayLocale: "not a locale" });
+    const big = { type: "MONEY", field: "debit", monetaryValueType: "MORE_THAN", value: 10_003 };
+    for (const [key, value] of [["displayCurrencyCode", "XXXX"], ["displayLocale", "??"]]) {
+      const response = await server.api.post("/populations", { name: "Display", analysisId, condition: big, [key]: value });
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.problems[0].identifier).toBe(key);
+    }
+    const ok = await server.api.post("/populations", { name: "Display", analysisId, condition: big, displayCurrencyCode: "EUR", displayLocale: "de-DE" });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.condition.fullConditionDescription).toContain("EUR");
+    const put = await server.api.put(`/populations/${ok.body.id}`, { displayCurrencyCode: "eur", version: ok.body.version });
+    expect(put.status).toBe(400);
+    expect(put.body.problems[0].identifier).toBe("displayCurrencyCode");
+  });
+});
+
 describe("validate and the data endpoint", () => {
   it("validate names unknown filters and tables in a 400, warns on a data type mismatch", async () => {
     const created = await create(group({ type: "DATE", field: "effective_date", dateType: "AFTER", value: "2023-05-12" }));
@@ -418,6 +473,30 @@ describe("populations", () => {
     expect(seen).not.toContain(ana.id);
   });
 
+  it("GraphQL relations: Analysis.populations, Engagement.populations, Population.basePopulation, Analysis.riskSegmentationConfigs", async () => {
+    const eng = await population({ engagementId, condition: big, name: "Relations base" });
+    const ana = await population({ analysisId, basePopulationId: eng.id, name: "Relations derived" });
+    const config = await server.api.post("/risk-segmentation-configs", { name: "Relations view", analysisId, segments: [{ name: "All", rangeStart: 0, rangeEnd: 10000 }] });
+    expect(config.status, JSON.stringify(config.body)).toBe(200);
+    const graph = await server.gql(
+      `query($a: ID!, $e: ID!, $f: JSON) { analysis(id: $a) { populations(filter: $f) { totalElements content { id basePopulation { id name } } } all: populations(size: 100) { content { id analysisId } } riskSegmentationConfigs { content { id analysisId } } }
+        engagement(id: $e) { populations(size: 100) { content { id engagementId } } } }`,
+      { a: analysisId, e: engagementId, f: { name: "Relations derived" } },
+    );
+    expect(graph.body.errors).toBeUndefined();
+    const analysis = graph.body.data.analysis;
+    expect(analysis.populations).toEqual({ totalElements: 1, content: [{ id: ana.id, basePopulation: { id: eng.id, name: "Relations base" } }] });
+    expect(analysis.all.content.every((p: { analysisId: string }) => p.analysisId === analysisId)).toBe(true);
+    expect(analysis.all.content.map((p: { id: string }) => p.id)).toContain(ana.id);
+    expect(analysis.riskSegmentationConfigs.content).toContainEqual({ id: config.body.id, analysisId });
+    const engagementPopulations = graph.body.data.engagement.populations.content;
+    expect(engagementPopulations.map((p: { id: string }) => p.id)).toContain(eng.id);
+    expect(engagementPopulations.every((p: { engagementId: string }) => p.engagementId === engagementId)).toBe(true);
+    expect(engagementPopulations.map((p: { id: string }) => p.id)).not.toContain(ana.id);
+    const bad = await server.gql(`query($a: ID!) { analysis(id: $a) { populations(filter: { nope: 1 }) { totalElements } } }`, { a: analysisId });
+    expect(bad.body.errors[0].extensions).toMatchObject({ status: 400 });
+  });
+
   it("GraphQL creates and reads populations", async () => {
     const created = await server.gql(`mutation($input: CreatePopulationInput!) { createPopulation(input: $input) { id analysisId condition derivedFromEngagement } }`, {
       input: { name: "GraphQL", analysisId, condition: { type: "DATE", field: "effective_date", dateType: "AFTER", value: "2023-05-12" } },
@@ -500,7 +579,8 @@ describe("deleting an owner", () => {
         (engagement_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM engagement WHERE id = p.engagement_id)) OR
         (analysis_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analysis WHERE id = p.analysis_id)) OR
         (base_population_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM population WHERE id = p.base_population_id)) OR
-        (promoted_from_analysis_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analysis WHERE id = p.promoted_from_analysis_id))
+        (promoted_from_analysis_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM analysis WHERE id = p.promoted_from_analysis_id)) OR
+        EXISTS (SELECT 1 FROM unnest(p.disabled_for_analysis_ids) a WHERE NOT EXISTS (SELECT 1 FROM analysis WHERE id = a))
       UNION ALL
       SELECT 'risk_segmentation_config', id FROM risk_segmentation_config r WHERE
         NOT EXISTS (SELECT 1 FROM analysis WHERE id = r.analysis_id) OR NOT EXISTS (SELECT 1 FROM analysis_result WHERE id = r.analysis_result_id)`);
@@ -536,8 +616,21 @@ describe("deleting an owner", () => {
     const config = await created("/risk-segmentation-configs", { name: "View", analysisId, segments: [{ name: "All", rangeStart: 0, rangeEnd: 10000 }] });
     const other = await created("/analyses", { ...(await server.api.get(`/analyses/${analysisId}`)).body, id: undefined, name: "Other analysis", version: undefined });
     const otherPopulation = await created("/populations", { name: "Other analysis population", analysisId: other, condition: big });
+    // Both analyses disable their copy of the engagement population: it records both.
+    for (const id of [analysisPopulation, await created("/populations", { name: "Other derived", analysisId: other, basePopulationId: engagementPopulation })]) {
+      const current = (await server.api.get(`/populations/${id}`)).body;
+      expect((await server.api.put(`/populations/${id}`, { disabled: true, version: current.version })).status).toBe(200);
+    }
+    const before = (await server.api.get(`/populations/${engagementPopulation}`)).body;
+    expect(before.disabledForAnalysisIds.sort()).toEqual([analysisId, other].sort());
 
     expect((await server.api.delete(`/analyses/${analysisId}`)).status).toBe(204);
+    // The deleted analysis's id leaves every population's disabledForAnalysisIds (a new version); the other's stays.
+    const after = (await server.api.get(`/populations/${engagementPopulation}`)).body;
+    expect(after.disabledForAnalysisIds).toEqual([other]);
+    expect(after.version).toBe(before.version + 1);
+    const graph = await server.gql(`query($id: ID!) { population(id: $id) { disabledForAnalysisIds } }`, { id: engagementPopulation });
+    expect(graph.body.data.population.disabledForAnalysisIds).toEqual([other]);
     expect((await server.api.get(`/populations/${analysisPopulation}`)).status).toBe(404);
     expect((await server.api.get(`/risk-segmentation-configs/${config}`)).status).toBe(404);
     // The promoted population stays (an engagement-level copy); only its record of the origin goes.

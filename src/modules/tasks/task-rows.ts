@@ -7,10 +7,9 @@ import type { TaskType } from "./task.columns.js";
 
 /**
  * The result table (spec 2.10 logical name) a task type's rows live in. The outstanding-items
- * tables are the spec's end-of-period outstanding payables / receivables; the engine does not
- * publish them yet, so results have no such table and those types are refused with a 400 until it
- * does. TRA_ENTRY names no table of the spec at all: a task is a row of a result table (spec 2.12),
- * so it cannot be created here.
+ * tables are the spec's end-of-period outstanding payables / receivables, one row per open
+ * document (src/engine/subledger/open-items.ts). TRA_ENTRY names no table of the spec at all: a
+ * task is a row of a result table (spec 2.12), so it cannot be created here (400 naming `type`).
  */
 const TABLE_OF_TYPE: Record<TaskType, string | null> = {
   ENTRY: "gl_journal_lines",
@@ -95,7 +94,7 @@ const str = (v: unknown): string | null => (v === null || v === undefined || v =
 export function taskFieldsOfRow(type: TaskType, row: ResultRow, currencyCode: string | null) {
   const currency = str(row.currency) ?? currencyCode ?? null;
   const amounts: Record<string, { amount: number; currency: string | null }> = {};
-  for (const [key, name] of [["amount", "amount"], ["debit", "debit"], ["credit", "credit"], ["monetary_value", "monetaryValue"], ["outstanding_amount", "outstandingAmount"]]) {
+  for (const [key, name] of [["amount", "amount"], ["debit", "debit"], ["credit", "credit"], ["monetary_value", "monetaryValue"], ["outstanding_amount", "outstandingAmount"], ["carried_forward_amount", "carriedForwardAmount"], ["invoiced_amount", "invoicedAmount"], ["settled_amount", "settledAmount"], ["closing_list_amount", "closingListAmount"]]) {
     const value = num(row[key]);
     if (value !== null) amounts[name] = { amount: value, currency };
   }

@@ -9,7 +9,7 @@ import { populationQueriesFor } from "../data-tables/data-table-filters.js";
 import { savedFilterQuery } from "../saved-filters/saved-filter.service.js";
 import { assertUsersExist } from "../users/user.service.js";
 import type { TaskType } from "./task.columns.js";
-import { checkApproval, emitTask, insertTasks, readyResult, type TaskOptions, type TaskSpec } from "./task.service.js";
+import { checkApproval, checkTaskSizes, emitTask, insertTasks, readyResult, type TaskOptions, type TaskSpec } from "./task.service.js";
 import { defaultType, matchingRows, tableForType, taskFieldsOfRow, taskTablesOf } from "./task-rows.js";
 
 /** Most tasks one bulk request creates; the default when `limit` is not given. */
@@ -45,6 +45,7 @@ interface BulkPayload {
  */
 export async function createTasksFromFilter(ctx: RequestContext, input: CreateTasksFromFilterInput) {
   assertContent(input);
+  checkTaskSizes(input);
   const limit = input.limit ?? DEFAULT_BULK_TASKS;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_BULK_TASKS) {
     throw new ValidationError(`limit must be a whole number from 1 to ${MAX_BULK_TASKS}`, { identifier: "limit", values: [String(limit)], problemType: limit > MAX_BULK_TASKS ? "LESS_VALUE_REQUIRED" : "GREATER_VALUE_REQUIRED" });

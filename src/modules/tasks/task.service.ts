@@ -124,10 +124,29 @@ export function emitTask(emit: Emit, type: "task.created" | "task.updated" | "ta
 }
 
 const LISTS = ["tags", "assertions", "auditAreas"] as const;
+
+/** Limits on what a client writes into a task (a review note, not a document store): 400 naming the key past them. */
+const MAX_TEXT = 20_000;
+const MAX_LIST_ITEMS = 500;
+const MAX_LIST_ITEM = 500;
+
+export function checkTaskSizes(input: { description?: string | null; tags?: string[] | null; assertions?: string[] | null; auditAreas?: string[] | null }) {
+  if (input.description != null && input.description.length > MAX_TEXT) {
+    throw new ValidationError(`description is longer than ${MAX_TEXT} characters`, { identifier: "description", problemType: "LESS_VALUE_REQUIRED" });
+  }
+  for (const list of LISTS) {
+    const values = input[list];
+    if (values == null) continue;
+    if (values.length > MAX_LIST_ITEMS) throw new ValidationError(`${list} holds more than ${MAX_LIST_ITEMS} values`, { identifier: list, problemType: "LESS_VALUE_REQUIRED" });
+    const long = values.findIndex((v) => v.length > MAX_LIST_ITEM);
+    if (long >= 0) throw new ValidationError(`${list}[${long}] is longer than ${MAX_LIST_ITEM} characters`, { identifier: `${list}[${long}]`, problemType: "LESS_VALUE_REQUIRED" });
+  }
+}
 const CREATED_FIELDS = ["analysisResultId", "type", "rowId", "transactionId", "name", "status", "assignedId", "approverId", "approvalId", "taskApprovalStatus", "description", "dueDate", "sample", ...LISTS];
 
 export async function createTask(ctx: RequestContext, input: CreateTaskInput) {
   assertContent(input);
+  checkTaskSizes(input);
   if (input.rowId == null && input.transactionId == null) {
     throw new ValidationError("Give rowId (the row of the result's data table) or transactionId", { identifier: "rowId" });
   }
@@ -145,6 +164,13 @@ export async function createTask(ctx: RequestContext, input: CreateTaskInput) {
   if (!row) {
     const identifier = input.rowId != null ? "rowId" : "transactionId";
     throw new ValidationError(`${table.logicalName} of analysis result ${result.id} has no row with ${identifier} ${input.rowId ?? input.transactionId}`, { identifier, values: [String(input.rowId ?? input.transactionId)] });
+  }
+  if (input.rowId != null && input.transactionId != null && row.txid !== input.transactionId) {
+    throw new ValidationError(`Row ${input.rowId} of ${table.logicalName} belongs to transaction ${String(row.txid ?? "(none)")}, not ${input.transactionId}; give one of rowId and transactionId, or both of the same row`, {
+      identifier: "transactionId",
+      values: [input.transactionId],
+      suggestedValues: row.txid == null ? [] : [String(row.txid)],
+    });
   }
   await assertUsersExist(ctx, input.assignedId ? [input.assignedId] : [], "assignedId");
   await assertUsersExist(ctx, input.approverId ? [input.approverId] : [], "approverId");
@@ -248,6 +274,7 @@ const UPDATABLE = ["status", "assignedId", "approverId", "approvalId", "taskAppr
  */
 export async function updateTask(ctx: RequestContext, id: string, input: UpdateTaskInput) {
   assertContent(input);
+  checkTaskSizes(input);
   const current = await getTask(ctx, id);
   const next: Record<string, unknown> = {};
   if (input.status != null) next.status = input.status;

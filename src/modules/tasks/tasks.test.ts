@@ -126,7 +126,7 @@ describe("creating a task", () => {
     expect400(await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "NO-SUCH-TX" }), "transactionId");
     expect400(await server.api.post("/tasks", { ...base, type: "SOMETHING" }), "type");
     expect400(await server.api.post("/tasks", { ...base, type: "AP_ENTRY" }), "type");
-    // Outstanding items: the engine publishes no end-of-period outstanding table; TRA entries have no table at all.
+    // Outstanding items: a ledger result has no end-of-period outstanding table (payables and receivables results do); TRA entries have no table at all.
     const outstanding = await server.api.post("/tasks", { ...base, type: "AP_OUTSTANDING_ENTRY" });
     expect400(outstanding, "type");
     expect(outstanding.body.problems[0].reason).toContain("ap_detail_union_open_payables");
@@ -146,6 +146,14 @@ describe("creating a task", () => {
     expect400(await server.api.post("/tasks", { ...base, sample: "yes" }), "sample");
     expect400(await server.api.post("/tasks", { ...base, approverId: "5cc9076887f13cb8a7a1aaaa" }), "approverId");
     expect400(await server.api.post("/tasks", { ...base, taskApprovalStatus: "MAYBE" }), "taskApprovalStatus");
+    // rowId and transactionId of different rows: which one was meant is unknown.
+    const mismatch = await server.api.post("/tasks", { ...base, transactionId: "T00005" });
+    expect400(mismatch, "transactionId");
+    expect(mismatch.body.problems[0].suggestedValues).toEqual(["T00004"]);
+    expect400(await server.api.post("/tasks", { ...base, description: "x".repeat(20_001) }), "description");
+    expect400(await server.api.post("/tasks", { ...base, tags: Array.from({ length: 501 }, (_, i) => `t${i}`) }), "tags");
+    expect400(await server.api.post("/tasks", { ...base, auditAreas: ["ok", "y".repeat(501)] }), "auditAreas[1]");
+    expect400(await server.api.post("/tasks/create-from-filter", { analysisResultId: resultId, assertions: Array.from({ length: 501 }, (_, i) => `a${i}`) }), "assertions");
     const nul = await server.api.post("/tasks", { analysisResultId: resultId, transactionId: "T\u0000X", type: "TRANSACTION" });
     expect(nul.status, JSON.stringify(nul.body)).toBe(400);
     const nulComment = await server.api.post(`/tasks/5cc9076887f13cb8a7a1aaaa/add-comment`, { commentText: "a\u0000b" });
@@ -175,6 +183,7 @@ describe("working a task", () => {
     expect400(await server.api.put(`/tasks/${taskId}`, { status: "FINISHED", version: 1 }), "status");
     expect400(await server.api.put(`/tasks/${taskId}`, { assignedId: "5cc9076887f13cb8a7a1aaaa", version: 1 }), "assignedId");
     expect400(await server.api.put(`/tasks/${taskId}`, { status: "OPEN" }), "version");
+    expect400(await server.api.put(`/tasks/${taskId}`, { description: "x".repeat(20_001), version: 1 }), "description");
 
     const entries = await history(taskId);
     expect(entries.map((e) => e.operation)).toEqual(["CREATE", "UPDATE"]);
@@ -530,7 +539,7 @@ describe("tasks of a payables result", () => {
     for (const [key, score] of Object.entries(forklift).filter(([k, v]) => k.startsWith("cp_score_") && (v as number) > 0)) expect(created.body.riskScores[key.slice("cp_score_".length)]).toBe(score);
     expect(created.body.customerName).toBeUndefined();
     expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "ENTRY" }), "type");
-    expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "AP_OUTSTANDING_ENTRY" }), "type");
+    expect400(await server.api.post("/tasks", { analysisResultId: apResultId, rowId: forklift.rowid, type: "AR_OUTSTANDING_ENTRY" }), "type");
   });
 
   it("bulk creation on the payables table: every payment, by query", async () => {
