@@ -1,9 +1,7 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { riskRangeColumns } from "./risk-range.columns.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import type { ThresholdBound } from "../catalogue/system-libraries.data.js";
 import { boundsOf } from "./risk-range.rules.js";
 import * as service from "./risk-range.service.js";
@@ -67,38 +65,18 @@ const UpdateRiskRangeInput = builder.inputType("UpdateRiskRangeInput", {
   }),
 });
 
-builder.queryFields((t) => ({
-  riskRange: t.field({
-    type: RiskRange,
-    authScopes: { permission: "api.risk-ranges.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getRiskRange(ctx, id),
-  }),
-  riskRanges: t.field({
-    type: pageOf(RiskRange, "RiskRangePage"),
-    authScopes: { permission: "api.risk-ranges.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "RiskRange", riskRangeColumns) },
-    resolve: (_root, args, ctx) => service.queryRiskRanges(ctx, args),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createRiskRange: t.field({
-    type: RiskRange,
-    authScopes: { permission: "api.risk-ranges.write" },
-    args: { input: t.arg({ type: CreateRiskRangeInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createRiskRange(ctx, input),
-  }),
-  updateRiskRange: t.field({
-    type: RiskRange,
-    authScopes: { permission: "api.risk-ranges.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateRiskRangeInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateRiskRange(ctx, id, input),
-  }),
-  deleteRiskRange: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.risk-ranges.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteRiskRange(ctx, id),
-  }),
-}));
+defineCrudFields({
+  name: "RiskRange",
+  type: RiskRange,
+  columns: riskRangeColumns,
+  createInput: CreateRiskRangeInput,
+  updateInput: UpdateRiskRangeInput,
+  permissions: { read: "api.risk-ranges.read", write: "api.risk-ranges.write", delete: "api.risk-ranges.delete" },
+  service: {
+    get: service.getRiskRange,
+    query: service.queryRiskRanges,
+    create: service.createRiskRange,
+    update: service.updateRiskRange,
+    delete: service.deleteRiskRange,
+  },
+});
