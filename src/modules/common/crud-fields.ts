@@ -13,6 +13,11 @@ export type InputOf<Ref> = Ref extends InputObjectRef<AppSchemaTypes, infer T> ?
 
 type Awaitable<T> = T | Promise<T>;
 
+/** A permission (or any one of several), or "authenticated": any valid token, the service narrowing what it sees. */
+export type CrudScope = PermissionScope | "authenticated";
+
+const authScopes = (scope: CrudScope) => (scope === "authenticated" ? { authenticated: true } : { permission: scope });
+
 /**
  * One entity's standard root fields (the GraphQL side of `crudRoutes`, spec 4.1): `x(id)`,
  * `xs(filter, where, page, size, sort)` returning `XPage`, `createX(input)`, `updateX(id, input)` and
@@ -30,7 +35,7 @@ export interface CrudFields<Shape, Create, Update, Created> {
   /** What `createX` answers when it is not the entity itself (a created token shows its secret once). */
   createdType?: ObjectRef<AppSchemaTypes, Created, any>;
   updateInput?: InputObjectRef<AppSchemaTypes, Update>;
-  permissions: { read: PermissionScope; write?: PermissionScope; delete?: PermissionScope };
+  permissions: { read: CrudScope; write?: CrudScope; delete?: CrudScope };
   service: {
     get?: (ctx: RequestContext, id: string) => Awaitable<Shape>;
     query?: (ctx: RequestContext, args: PageArgs) => Awaitable<Page<Shape>>;
@@ -49,9 +54,9 @@ export function defineCrudFields<Shape, Create = never, Update = never, Created 
   const single = lowerFirst(name);
   const plural = spec.plural ?? `${single}s`;
   const description = spec.descriptions ?? {};
-  const need = (scope: PermissionScope | undefined, what: string): PermissionScope => {
+  const need = (scope: CrudScope | undefined, what: string) => {
     if (!scope) throw new Error(`defineCrudFields(${name}): ${what} needs a permission`);
-    return scope;
+    return authScopes(scope);
   };
   // Generic field definitions defeat Pothos' inference; the types above are the contract.
   const untyped = (field: object) => field as never;
@@ -65,7 +70,7 @@ export function defineCrudFields<Shape, Create = never, Update = never, Created 
               untyped({
                 type,
                 description: description.get,
-                authScopes: { permission: permissions.read },
+                authScopes: authScopes(permissions.read),
                 args: { id: t.arg.id({ required: true }) },
                 resolve: (_root: unknown, args: { id: string }, ctx: RequestContext) => get(ctx, args.id),
               }),
@@ -78,7 +83,7 @@ export function defineCrudFields<Shape, Create = never, Update = never, Created 
               untyped({
                 type: pageOf(type, `${name}Page`),
                 description: description.query,
-                authScopes: { permission: permissions.read },
+                authScopes: authScopes(permissions.read),
                 args: { ...pageArgs(t), ...whereArg(t, name, spec.columns) },
                 resolve: (_root: unknown, args: PageArgs, ctx: RequestContext) => query(ctx, args),
               }),
@@ -98,7 +103,7 @@ export function defineCrudFields<Shape, Create = never, Update = never, Created 
             untyped({
               type: spec.createdType ?? type,
               description: description.create,
-              authScopes: { permission: need(permissions.write, "create") },
+              authScopes: need(permissions.write, "create"),
               args: { input: t.arg({ type: required(spec.createInput, name, "create"), required: true }) },
               resolve: (_root: unknown, args: { input: Create }, ctx: RequestContext) => create(ctx, args.input),
             }),
@@ -111,7 +116,7 @@ export function defineCrudFields<Shape, Create = never, Update = never, Created 
             untyped({
               type,
               description: description.update,
-              authScopes: { permission: need(permissions.write, "update") },
+              authScopes: need(permissions.write, "update"),
               args: { id: t.arg.id({ required: true }), input: t.arg({ type: required(spec.updateInput, name, "update"), required: true }) },
               resolve: (_root: unknown, args: { id: string; input: Update }, ctx: RequestContext) => update(ctx, args.id, args.input),
             }),
@@ -124,7 +129,7 @@ export function defineCrudFields<Shape, Create = never, Update = never, Created 
             untyped({
               type: DeleteResult,
               description: description.delete,
-              authScopes: { permission: need(permissions.delete, "delete") },
+              authScopes: need(permissions.delete, "delete"),
               args: { id: t.arg.id({ required: true }) },
               resolve: (_root: unknown, args: { id: string }, ctx: RequestContext) => remove(ctx, args.id),
             }),
