@@ -4,7 +4,6 @@ import { whereArg } from "../common/where.js";
 import { webhookColumns } from "./webhook.columns.js";
 import { webhookEventLogColumns } from "./webhook.columns.js";
 import { Entity } from "../common/entity.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from "./webhook-events.js";
 import * as service from "./webhook.service.js";
@@ -87,20 +86,16 @@ const UpdateWebhookInput = builder.inputType("UpdateWebhookInput", {
   }),
 });
 
-builder.queryFields((t) => ({
-  webhookEventLog: t.field({
-    type: WebhookEventLog,
-    authScopes: { permission: "api.webhooks.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getWebhookEventLog(ctx, id),
-  }),
-  webhookEventLogs: t.field({
-    type: pageOf(WebhookEventLog, "WebhookEventLogPage"),
-    authScopes: { permission: "api.webhooks.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "WebhookEventLog", webhookEventLogColumns) },
-    resolve: (_root, args, ctx) => service.queryWebhookEventLogs(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "WebhookEventLog",
+  type: WebhookEventLog,
+  columns: webhookEventLogColumns,
+  permissions: { read: "api.webhooks.read" },
+  service: {
+    get: service.getWebhookEventLog,
+    query: service.queryWebhookEventLogs,
+  },
+});
 
 defineCrudFields({
   name: "Webhook",
