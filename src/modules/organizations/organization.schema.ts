@@ -8,6 +8,7 @@ import { relatedListArgs } from "../common/page.js";
 import * as engagements from "../engagements/engagement.service.js";
 import * as service from "./organization.service.js";
 import { entitiesByIds } from "../common/relations.js";
+import { CreateOrganizationInput, UpdateOrganizationInput } from "./organization.inputs.js";
 
 export const Organization = builder.prismaObject("Organization", {
   interfaces: [Entity],
@@ -22,23 +23,6 @@ export const Organization = builder.prismaObject("Organization", {
       resolve: (_query, organization, args, ctx) => engagements.organizationEngagements(ctx, organization.id, args),
     }),
     managers: t.prismaField({ type: ["User"], description: "The users managerUserIds names (ids naming no user left out)", authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entitiesByIds("user")(ctx, p.managerUserIds) }),
-  }),
-});
-
-const CreateOrganizationInput = builder.inputType("CreateOrganizationInput", {
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    externalClientCode: t.string(),
-    managerUserIds: t.idList(),
-  }),
-});
-
-const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", {
-  fields: (t) => ({
-    name: t.string(),
-    externalClientCode: t.string(),
-    managerUserIds: t.idList(),
-    version: t.int({ required: true }),
   }),
 });
 

@@ -6,6 +6,7 @@ import type { ThresholdBound } from "../catalogue/system-libraries.data.js";
 import { boundsOf } from "./risk-range.rules.js";
 import * as service from "./risk-range.service.js";
 import { entityById } from "../common/relations.js";
+import { CreateRiskRangeInput, UpdateRiskRangeInput } from "./risk-range.inputs.js";
 
 const RiskRangeBound = builder.objectRef<ThresholdBound>("RiskRangeBound").implement({
   description: "PERCENTAGE_FIXED_POINT thresholds, 0..10000 (0.00%..100.00%)",
@@ -30,38 +31,6 @@ export const RiskRange = builder.prismaObject("RiskRange", {
     analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
     library: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.libraryId) }),
     engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
-  }),
-});
-
-const RiskRangeBoundInput = builder.inputType("RiskRangeBoundInput", {
-  fields: (t) => ({
-    lowThreshold: t.int({ required: true }),
-    highThreshold: t.int({ required: true }),
-  }),
-});
-
-const CreateRiskRangeInput = builder.inputType("CreateRiskRangeInput", {
-  description: "Give exactly one of libraryId and engagementId",
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    description: t.string(),
-    analysisTypeId: t.id({ required: true }),
-    libraryId: t.id(),
-    engagementId: t.id(),
-    low: t.field({ type: RiskRangeBoundInput, required: true }),
-    medium: t.field({ type: RiskRangeBoundInput, required: true }),
-    high: t.field({ type: RiskRangeBoundInput, required: true }),
-  }),
-});
-
-const UpdateRiskRangeInput = builder.inputType("UpdateRiskRangeInput", {
-  fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    low: t.field({ type: RiskRangeBoundInput }),
-    medium: t.field({ type: RiskRangeBoundInput }),
-    high: t.field({ type: RiskRangeBoundInput }),
-    version: t.int({ required: true }),
   }),
 });
 
