@@ -1,4 +1,4 @@
-import type { InputObjectRef, ObjectRef } from "@pothos/core";
+import type { ArgBuilder, ArgumentRef, InputObjectRef, ObjectRef } from "@pothos/core";
 import { builder, type AppSchemaTypes } from "../../graphql/builder.js";
 import type { RequestContext } from "../../graphql/context.js";
 import type { PermissionScope } from "../../auth/permissions.js";
@@ -23,7 +23,7 @@ const authScopes = (scope: CrudScope) => (scope === "authenticated" ? { authenti
  * `xs(filter, where, page, size, sort)` returning `XPage`, `createX(input)`, `updateX(id, input)` and
  * `deleteX(id)` returning `DeleteResult`. A field is defined when its service function is given.
  */
-export interface CrudFields<Shape, Create, Update, Created> {
+export interface CrudFields<Shape, Create, Update, Created, List extends PageArgs> {
   /** The entity's GraphQL type name (`Organization`); field names derive from it. */
   name: string;
   /** Root field of the list (default: `name` with a lower first letter, plus s). */
@@ -31,6 +31,8 @@ export interface CrudFields<Shape, Create, Update, Created> {
   type: ObjectRef<AppSchemaTypes, Shape, any>;
   /** Query-language columns: the list's typed `where` input (`<name>Where`). */
   columns: ColumnSet;
+  /** Arguments of the list beyond filter, where, page, size and sort (the service's query gets them too). */
+  listArgs?: (t: { arg: ArgBuilder<AppSchemaTypes> }) => Record<string, ArgumentRef<AppSchemaTypes, any>>;
   createInput?: InputObjectRef<AppSchemaTypes, Create>;
   /** What `createX` answers when it is not the entity itself (a created token shows its secret once). */
   createdType?: ObjectRef<AppSchemaTypes, Created, any>;
@@ -38,7 +40,7 @@ export interface CrudFields<Shape, Create, Update, Created> {
   permissions: { read: CrudScope; write?: CrudScope; delete?: CrudScope };
   service: {
     get?: (ctx: RequestContext, id: string) => Awaitable<Shape>;
-    query?: (ctx: RequestContext, args: PageArgs) => Awaitable<Page<Shape>>;
+    query?: (ctx: RequestContext, args: List) => Awaitable<Page<Shape>>;
     create?: (ctx: RequestContext, input: Create) => Awaitable<Created>;
     update?: (ctx: RequestContext, id: string, input: Update) => Awaitable<Shape>;
     delete?: (ctx: RequestContext, id: string) => Awaitable<{ id: string }>;
@@ -49,7 +51,7 @@ export interface CrudFields<Shape, Create, Update, Created> {
 
 const lowerFirst = (text: string) => text[0].toLowerCase() + text.slice(1);
 
-export function defineCrudFields<Shape, Create = never, Update = never, Created = Shape>(spec: CrudFields<Shape, Create, Update, Created>): void {
+export function defineCrudFields<Shape, Create = never, Update = never, Created = Shape, List extends PageArgs = PageArgs>(spec: CrudFields<Shape, Create, Update, Created, List>): void {
   const { name, type, permissions, service } = spec;
   const single = lowerFirst(name);
   const plural = spec.plural ?? `${single}s`;
@@ -84,8 +86,8 @@ export function defineCrudFields<Shape, Create = never, Update = never, Created 
                 type: pageOf(type, `${name}Page`),
                 description: description.query,
                 authScopes: authScopes(permissions.read),
-                args: { ...pageArgs(t), ...whereArg(t, name, spec.columns) },
-                resolve: (_root: unknown, args: PageArgs, ctx: RequestContext) => query(ctx, args),
+                args: { ...pageArgs(t), ...whereArg(t, name, spec.columns), ...spec.listArgs?.(t) },
+                resolve: (_root: unknown, args: List, ctx: RequestContext) => query(ctx, args),
               }),
             ),
           }
