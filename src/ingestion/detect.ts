@@ -1,5 +1,6 @@
 import { byteSource, type ByteSource } from "./byte-source.js";
 import { decodeHead, detectEncoding, READ_CHUNK, type EncodingInfo } from "./csv/encoding.js";
+import { binaryFormat, type BinaryFormat } from "../tabular/bytes.js";
 import { detectDelimiter, detectHeaderRow, detectQuote, sampleRecords } from "./csv/sniff.js";
 import { detectGroupedFormat } from "./formats/index.js";
 import type { GroupedFormat } from "./types.js";
@@ -45,21 +46,16 @@ export class EmptyFileError extends NotTabularFileError {
   }
 }
 
-const ZIP = [0x50, 0x4b, 0x03, 0x04];
-const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-const startsWith = (head: Uint8Array, signature: number[]) => signature.every((b, i) => head[i] === b);
-
-const SIGNATURES: [number[], string][] = [
-  [ZIP, "a ZIP archive that is not an .xlsx workbook"],
-  [OLE, "an OLE compound file that is not an .xls workbook"],
-  [[0x25, 0x50, 0x44, 0x46], "a PDF document"],
-  [[0x1f, 0x8b], "a gzip archive"],
-];
+const BINARY: Record<BinaryFormat, string> = {
+  zip: "a ZIP archive that is not an .xlsx workbook",
+  ole: "an OLE compound file that is not an .xls workbook",
+  pdf: "a PDF document",
+  gzip: "a gzip archive",
+};
 
 function refuseBinary(head: Uint8Array, utf16: boolean): void {
-  for (const [signature, what] of SIGNATURES) {
-    if (signature.every((b, i) => head[i] === b)) throw new NotTabularFileError(`The file is ${what}, not delimited text`);
-  }
+  const format = binaryFormat(head);
+  if (format) throw new NotTabularFileError(`The file is ${BINARY[format]}, not delimited text`);
   if (utf16) return;
   // Text has NUL bytes and other C0 control characters (besides tab, line breaks, form feed and
   // the DOS end-of-file mark) at most by accident; binary data about one byte in nine.
@@ -87,10 +83,11 @@ export async function detectFormat(file: string | ByteSource, options: DetectOpt
   const size = options.sampleBytes ?? READ_CHUNK;
   const head = await byteSource(file).head(size);
   if (head.length === 0) throw new EmptyFileError();
-  if (startsWith(head, ZIP) || startsWith(head, OLE)) {
+  const container = binaryFormat(head);
+  if (container === "zip" || container === "ole") {
     // A workbook's parts are found from the end of the archive: it is read once stored, not as it arrives.
     if (typeof file !== "string") throw new NotTabularFileError("A workbook or archive is read once it is stored, not as it arrives");
-    const workbook = await detectWorkbook(file, startsWith(head, ZIP) ? "XLSX" : "XLS", options);
+    const workbook = await detectWorkbook(file, container === "zip" ? "XLSX" : "XLS", options);
     if (workbook) return workbook;
   }
   const complete = head.length < size;

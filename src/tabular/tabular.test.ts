@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DelimitedParser, readDelimited } from "./delimited-reader.js";
-import { csvLine } from "./csv-writer.js";
+import { csvLine, csvWriter, DEFAULT_CSV, quotedListWriter } from "./csv-writer.js";
+import { binaryFormat, byteOrderMark, detectEncoding } from "./bytes.js";
 import { utf8Lines } from "./lines.js";
 import { decodeText } from "./decode.js";
 
@@ -45,5 +46,32 @@ describe("delimited reader", () => {
     expect((await collect(decodeText(pieces([Buffer.from([0x4b, 0xe4, 0x73, 0x65])]), "windows-1252"))).join("")).toBe("Käse");
     expect((await collect(decodeText(pieces([Buffer.from([0xef, 0xbb, 0xbf, 0x61])])))).join("")).toBe("a");
     expect((await collect(decodeText(pieces([Buffer.from([0x84, 0x81])]), "cp850"))).join("")).toBe("äü");
+  });
+});
+
+describe("the one CSV writer", () => {
+  it("writes any format: escape characters, formula neutralising on text columns only, quoted lists", () => {
+    const backslash = csvWriter({ delimiter: ";", quote: "'", quoteEscape: "\\", quoteEscapeEscape: "\\" });
+    expect(backslash(["it's", "a\\b", "plain", null])).toBe("'it\\'s';'a\\\\b';plain;\r\n");
+    const neutralised = csvWriter(DEFAULT_CSV, { textColumns: [true, false], text: String });
+    expect(neutralised(["=SUM(A1)", -5])).toBe("'=SUM(A1),-5\r\n");
+    expect(neutralised([-5, "=x"])).toBe("-5,=x\r\n");
+    expect(quotedListWriter({ delimiter: ";", quote: "'", quoteEscape: "'", quoteEscapeEscape: "'" })(["a", "b'c", null])).toBe("'a';'b''c';''");
+  });
+});
+
+describe("byte sniffing", () => {
+  it("names byte order marks, encodings and binary signatures", () => {
+    expect(byteOrderMark(Uint8Array.from([0xef, 0xbb, 0xbf, 0x61]))).toEqual({ encoding: "UTF-8", length: 3 });
+    expect(byteOrderMark(Uint8Array.from([0xff, 0xfe, 0x61, 0]))).toEqual({ encoding: "UTF-16LE", length: 2 });
+    expect(byteOrderMark(Buffer.from("abc"))).toBeNull();
+    expect(detectEncoding(Buffer.from("a;b\r\n", "utf16le"))).toEqual({ encoding: "UTF-16LE", bom: false });
+    expect(detectEncoding(Uint8Array.from([0x61, 0x80, 0x62]))).toEqual({ encoding: "windows-1252", bom: false });
+    expect(detectEncoding(Uint8Array.from([0x61, 0xe9, 0x62]))).toEqual({ encoding: "ISO-8859-1", bom: false });
+    expect(binaryFormat(Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0x14]))).toBe("zip");
+    expect(binaryFormat(Uint8Array.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))).toBe("ole");
+    expect(binaryFormat(Buffer.from("%PDF-1.7"))).toBe("pdf");
+    expect(binaryFormat(Uint8Array.from([0x50, 0x4b]))).toBeNull();
+    expect(binaryFormat(Buffer.from("a,b\n"))).toBeNull();
   });
 });

@@ -1,11 +1,10 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { accountGroupingColumns } from "./account-grouping.columns.js";
 import { accountGroupColumns } from "./account-grouping.columns.js";
 import { LOCALIZED_TEXT, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import { relatedListArgs } from "../common/page.js";
 import * as groupings from "./account-grouping.service.js";
 import * as groups from "./account-group.service.js";
 import type { GroupError } from "./grouping-tree.js";
@@ -94,52 +93,20 @@ const UpdateAccountGroupInput = builder.inputType("UpdateAccountGroupInput", {
   }),
 });
 
-builder.queryFields((t) => ({
-  accountGrouping: t.field({
-    type: AccountGrouping,
-    authScopes: { permission: "api.account-groupings.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => groupings.getAccountGrouping(ctx, id),
-  }),
-  accountGroupings: t.field({
-    type: pageOf(AccountGrouping, "AccountGroupingPage"),
-    authScopes: { permission: "api.account-groupings.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "AccountGrouping", accountGroupingColumns) },
-    resolve: (_root, args, ctx) => groupings.queryAccountGroupings(ctx, args),
-  }),
-  accountGroup: t.field({
-    type: AccountGroup,
-    authScopes: { permission: "api.account-groupings.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => groups.getAccountGroup(ctx, id),
-  }),
-  accountGroups: t.field({
-    type: pageOf(AccountGroup, "AccountGroupPage"),
-    authScopes: { permission: "api.account-groupings.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "AccountGroup", accountGroupColumns) },
-    resolve: (_root, args, ctx) => groups.queryAccountGroups(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "AccountGroup",
+  type: AccountGroup,
+  columns: accountGroupColumns,
+  updateInput: UpdateAccountGroupInput,
+  permissions: { read: "api.account-groupings.read", write: "api.account-groupings.write" },
+  service: {
+    get: groups.getAccountGroup,
+    query: groups.queryAccountGroups,
+    update: groups.updateAccountGroup,
+  },
+});
 
 builder.mutationFields((t) => ({
-  updateAccountGrouping: t.field({
-    type: AccountGrouping,
-    authScopes: { permission: "api.account-groupings.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountGroupingInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => groupings.updateAccountGrouping(ctx, id, input),
-  }),
-  deleteAccountGrouping: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.account-groupings.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => groupings.deleteAccountGrouping(ctx, id),
-  }),
-  updateAccountGroup: t.field({
-    type: AccountGroup,
-    authScopes: { permission: "api.account-groupings.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountGroupInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => groups.updateAccountGroup(ctx, id, input),
-  }),
   importAccountGrouping: t.field({
     type: AccountGrouping,
     description: "Creates a DRAFT grouping from a grouping file uploaded as a chunked file; 400 INVALID_ACCOUNT_GROUPING_FILE when it cannot be read as the layout",
@@ -162,3 +129,17 @@ builder.mutationFields((t) => ({
     resolve: (_root, { id }, ctx) => startAccountGroupingExport(ctx, id),
   }),
 }));
+
+defineCrudFields({
+  name: "AccountGrouping",
+  type: AccountGrouping,
+  columns: accountGroupingColumns,
+  updateInput: UpdateAccountGroupingInput,
+  permissions: { read: "api.account-groupings.read", write: "api.account-groupings.write", delete: "api.account-groupings.delete" },
+  service: {
+    get: groupings.getAccountGrouping,
+    query: groupings.queryAccountGroupings,
+    update: groupings.updateAccountGrouping,
+    delete: groupings.deleteAccountGrouping,
+  },
+});

@@ -1,4 +1,5 @@
 import type { CellValue } from "exceljs";
+import { binaryFormat } from "../../tabular/bytes.js";
 
 /** The text of a spreadsheet cell as a person reads it: codes stay strings, formulas give their result. */
 export function cellText(value: CellValue | undefined): string {
@@ -18,5 +19,5 @@ export function cellText(value: CellValue | undefined): string {
 
 /** Excel files are ZIP archives; anything else is refused before the parser sees it. */
 export function looksLikeXlsx(bytes: Uint8Array): boolean {
-  return bytes.length > 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+  return bytes.length > 4 && binaryFormat(bytes) === "zip";
 }

@@ -1,10 +1,9 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { accountMappingColumns } from "./account-mapping.columns.js";
 import { Entity } from "../common/entity.js";
 import { Engagement } from "../engagements/engagement.schema.js";
 import { engagementOf } from "../engagements/engagement.service.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import * as service from "./account-mapping.service.js";
 import "./account-mapping.status-feed.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
@@ -54,28 +53,20 @@ const UpdateAccountMappingInput = builder.inputType("UpdateAccountMappingInput",
   }),
 });
 
-builder.queryFields((t) => ({
-  accountMapping: t.field({
-    type: AccountMapping,
-    authScopes: { permission: "api.analyses.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getAccountMapping(ctx, id),
-  }),
-  accountMappings: t.field({
-    type: pageOf(AccountMapping, "AccountMappingPage"),
-    authScopes: { permission: "api.analyses.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "AccountMapping", accountMappingColumns) },
-    resolve: (_root, args, ctx) => service.queryAccountMappings(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "AccountMapping",
+  type: AccountMapping,
+  columns: accountMappingColumns,
+  updateInput: UpdateAccountMappingInput,
+  permissions: { read: "api.analyses.read", write: "api.analyses.write" },
+  service: {
+    get: service.getAccountMapping,
+    query: service.queryAccountMappings,
+    update: service.updateAccountMapping,
+  },
+});
 
 builder.mutationFields((t) => ({
-  updateAccountMapping: t.field({
-    type: AccountMapping,
-    authScopes: { permission: "api.analyses.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAccountMappingInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateAccountMapping(ctx, id, input),
-  }),
   verifyAccountMappings: t.field({
     type: Verification,
     description: "Marks every account mapping of the engagement VERIFIED, those without a group included (spec 4.3: permission api.analyses.write)",

@@ -1,11 +1,11 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
 import { analysisSourceColumns } from "../analysis-sources/analysis-source.columns.js";
 import { whereArg } from "../common/where.js";
 import { analysisColumns } from "./analysis.columns.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import { relatedListArgs } from "../common/page.js";
 import * as analysisSources from "../analysis-sources/analysis-source.service.js";
 import { FEATURES } from "../catalogue/analysis-source-types.data.js";
 import { analysisPeriodGaps } from "./analysis-period.rules.js";
@@ -207,18 +207,6 @@ const UpdateAnalysisInput = builder.inputType("UpdateAnalysisInput", {
 });
 
 builder.queryFields((t) => ({
-  analysis: t.field({
-    type: Analysis,
-    authScopes: { permission: "api.analyses.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getAnalysis(ctx, id),
-  }),
-  analyses: t.field({
-    type: pageOf(Analysis, "AnalysisPage"),
-    authScopes: { permission: "api.analyses.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "Analysis", analysisColumns) },
-    resolve: (_root, args, ctx) => service.queryAnalyses(ctx, args),
-  }),
   analysisStatus: t.field({
     type: AnalysisStatusRef,
     authScopes: { permission: "api.analyses.read" },
@@ -228,18 +216,6 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
-  createAnalysis: t.field({
-    type: Analysis,
-    authScopes: { permission: "api.analyses.write" },
-    args: { input: t.arg({ type: CreateAnalysisInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createAnalysis(ctx, input),
-  }),
-  updateAnalysis: t.field({
-    type: Analysis,
-    authScopes: { permission: "api.analyses.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAnalysisInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateAnalysis(ctx, id, input),
-  }),
   runAnalysis: t.field({
     type: AsyncResult,
     description: "Starts an ANALYSIS_RUN; refused (409, naming the preflight errors) while the analysis is not ready",
@@ -254,10 +230,21 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: RollForwardAnalysisInput, required: true }) },
     resolve: (_root, { input }, ctx) => rollForwardAnalysis(ctx, input),
   }),
-  deleteAnalysis: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.analyses.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteAnalysis(ctx, id),
-  }),
 }));
+
+defineCrudFields({
+  name: "Analysis",
+  plural: "analyses",
+  type: Analysis,
+  columns: analysisColumns,
+  createInput: CreateAnalysisInput,
+  updateInput: UpdateAnalysisInput,
+  permissions: { read: "api.analyses.read", write: "api.analyses.write", delete: "api.analyses.delete" },
+  service: {
+    get: service.getAnalysis,
+    query: service.queryAnalyses,
+    create: service.createAnalysis,
+    update: service.updateAnalysis,
+    delete: service.deleteAnalysis,
+  },
+});

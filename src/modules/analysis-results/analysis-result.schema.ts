@@ -1,12 +1,12 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { Repeater } from "graphql-yoga";
-import { whereArg } from "../common/where.js";
 import { analysisResultColumns } from "./analysis-result.columns.js";
 import { builder } from "../../graphql/builder.js";
 import type { ControlPointSummary, Explanation, ResultSummary } from "../../engine/index.js";
 import type { ExplainedPoint } from "../../engine/explain.js";
 import type { TransientEvent } from "../../events/domain-event.js";
 import { Entity } from "../common/entity.js";
-import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import { relatedListArgs } from "../common/page.js";
 import { AnalysisPeriod } from "../analyses/analysis.schema.js";
 import "../data-tables/data-table.schema.js";
 import { RESULT_STATUSES } from "./analysis-result.columns.js";
@@ -146,18 +146,6 @@ builder.prismaObjectField("Analysis", "results", (t) =>
 );
 
 builder.queryFields((t) => ({
-  analysisResult: t.field({
-    type: AnalysisResult,
-    authScopes: { permission: "api.analyses.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getAnalysisResult(ctx, id),
-  }),
-  analysisResults: t.field({
-    type: pageOf(AnalysisResult, "AnalysisResultPage"),
-    authScopes: { permission: "api.analyses.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "AnalysisResult", analysisResultColumns) },
-    resolve: (_root, args, ctx) => service.queryAnalysisResults(ctx, args),
-  }),
   explainEntryScore: t.field({
     type: ExplanationRef,
     description: "Why an entry of an analysis result scores what it scores",
@@ -173,6 +161,17 @@ builder.queryFields((t) => ({
     resolve: (_root, { analysisResultId, rowid }, ctx) => service.explainScore(ctx, analysisResultId, "TRANSACTION", rowid),
   }),
 }));
+
+defineCrudFields({
+  name: "AnalysisResult",
+  type: AnalysisResult,
+  columns: analysisResultColumns,
+  permissions: { read: "api.analyses.read" },
+  service: {
+    get: service.getAnalysisResult,
+    query: service.queryAnalysisResults,
+  },
+});
 
 const RunProgressRef = builder.objectRef<RunProgress>("AnalysisRunProgress").implement({
   description: "Progress of an analysis run: the step, each control point as it is computed, the overall percentage",

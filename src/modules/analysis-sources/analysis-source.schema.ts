@@ -1,3 +1,4 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { Repeater } from "graphql-yoga";
 import { transactionIdPreviewColumns } from "./analysis-source.columns.js";
 import { whereArg } from "../common/where.js";
@@ -17,7 +18,6 @@ import {
 } from "../../ingestion/index.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { Entity, UserInfo } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { DATA_PREVIEW, FileInfoNode, FILE_METRICS, GroupedFormat } from "../file-infos/file-info.schema.js";
@@ -388,18 +388,6 @@ const SourceProgressRef = builder.objectRef<SourceProgress>("AnalysisSourceProgr
 });
 
 builder.queryFields((t) => ({
-  analysisSource: t.field({
-    type: AnalysisSource,
-    authScopes: { permission: "api.analysis-sources.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getAnalysisSource(ctx, id),
-  }),
-  analysisSources: t.field({
-    type: pageOf(AnalysisSource, "AnalysisSourcePage"),
-    authScopes: { permission: "api.analysis-sources.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "AnalysisSource", analysisSourceColumns) },
-    resolve: (_root, args, ctx) => service.queryAnalysisSources(ctx, args),
-  }),
   analysisSourceEffectiveDateMetrics: t.field({
     type: EffectiveDateMetrics,
     authScopes: { permission: "api.analysis-sources.read" },
@@ -435,13 +423,19 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAnalysisSourceInput, required: true }) },
     resolve: (_root, { id, input }, ctx) => service.updateAnalysisSource(ctx, id, input as never),
   }),
-  deleteAnalysisSource: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.analysis-sources.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteAnalysisSource(ctx, id),
-  }),
 }));
+
+defineCrudFields({
+  name: "AnalysisSource",
+  type: AnalysisSource,
+  columns: analysisSourceColumns,
+  permissions: { read: "api.analysis-sources.read", delete: "api.analysis-sources.delete" },
+  service: {
+    get: service.getAnalysisSource,
+    query: service.queryAnalysisSources,
+    delete: service.deleteAnalysisSource,
+  },
+});
 
 builder.subscriptionField("analysisSourceProgress", (t) =>
   t.field({
@@ -499,4 +493,3 @@ builder.objectField(AsyncResult, "analysisSource", (t) =>
     resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_SOURCE" ? (service.analysisSourceOf(ctx, r.entityId) as never) : null),
   }),
 );
-

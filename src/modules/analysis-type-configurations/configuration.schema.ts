@@ -1,9 +1,8 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { configurationColumns } from "./configuration.columns.js";
 import { INTEGER, LOCALIZED_TEXT, mapOf, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import type { Configuration, RiskGroup } from "../catalogue/control-points.data.js";
 import { configurationOf } from "./configuration.copy.js";
 import { effectiveSettings } from "../../engine/index.js";
@@ -98,26 +97,15 @@ const UpdateAnalysisTypeConfigurationInput = builder.inputType("UpdateAnalysisTy
   }),
 });
 
-builder.queryFields((t) => ({
-  analysisTypeConfiguration: t.field({
-    type: AnalysisTypeConfiguration,
-    authScopes: { permission: "api.analysis-type-configuration.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getConfiguration(ctx, id),
-  }),
-  analysisTypeConfigurations: t.field({
-    type: pageOf(AnalysisTypeConfiguration, "AnalysisTypeConfigurationPage"),
-    authScopes: { permission: "api.analysis-type-configuration.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "AnalysisTypeConfiguration", configurationColumns) },
-    resolve: (_root, args, ctx) => service.queryConfigurations(ctx, args),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  updateAnalysisTypeConfiguration: t.field({
-    type: AnalysisTypeConfiguration,
-    authScopes: { permission: "api.analysis-type-configuration.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAnalysisTypeConfigurationInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateConfiguration(ctx, id, input),
-  }),
-}));
+defineCrudFields({
+  name: "AnalysisTypeConfiguration",
+  type: AnalysisTypeConfiguration,
+  columns: configurationColumns,
+  updateInput: UpdateAnalysisTypeConfigurationInput,
+  permissions: { read: "api.analysis-type-configuration.read", write: "api.analysis-type-configuration.write" },
+  service: {
+    get: service.getConfiguration,
+    query: service.queryConfigurations,
+    update: service.updateConfiguration,
+  },
+});

@@ -1,9 +1,8 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { analysisTypeColumns } from "./analysis-type.columns.js";
 import { analysisSourceTypeColumns } from "./analysis-type.columns.js";
 import { Entity } from "../common/entity.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { FEATURES, type ColumnDefinition } from "../catalogue/analysis-source-types.data.js";
 import type { SourceConfiguration } from "../catalogue/analysis-types.data.js";
 import * as service from "./analysis-type.service.js";
@@ -71,29 +70,24 @@ export const AnalysisSourceType = builder.prismaObject("AnalysisSourceType", {
   }),
 });
 
-builder.queryFields((t) => ({
-  analysisType: t.field({
-    type: AnalysisType,
-    authScopes: { permission: "api.analysis-types.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getAnalysisType(ctx, id),
-  }),
-  analysisTypes: t.field({
-    type: pageOf(AnalysisType, "AnalysisTypePage"),
-    authScopes: { permission: "api.analysis-types.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "AnalysisType", analysisTypeColumns) },
-    resolve: (_root, args, ctx) => service.queryAnalysisTypes(ctx, args),
-  }),
-  analysisSourceType: t.field({
-    type: AnalysisSourceType,
-    authScopes: { permission: "api.analysis-source-types.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getAnalysisSourceType(ctx, id),
-  }),
-  analysisSourceTypes: t.field({
-    type: pageOf(AnalysisSourceType, "AnalysisSourceTypePage"),
-    authScopes: { permission: "api.analysis-source-types.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "AnalysisSourceType", analysisSourceTypeColumns) },
-    resolve: (_root, args, ctx) => service.queryAnalysisSourceTypes(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "AnalysisSourceType",
+  type: AnalysisSourceType,
+  columns: analysisSourceTypeColumns,
+  permissions: { read: "api.analysis-source-types.read" },
+  service: {
+    get: service.getAnalysisSourceType,
+    query: service.queryAnalysisSourceTypes,
+  },
+});
+
+defineCrudFields({
+  name: "AnalysisType",
+  type: AnalysisType,
+  columns: analysisTypeColumns,
+  permissions: { read: "api.analysis-types.read" },
+  service: {
+    get: service.getAnalysisType,
+    query: service.queryAnalysisTypes,
+  },
+});

@@ -1,9 +1,7 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { apiTokenColumns } from "./api-token.columns.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { User } from "../users/user.schema.js";
 import * as service from "./api-token.service.js";
 import { ALL_PERMISSIONS } from "../../auth/permissions.js";
@@ -63,37 +61,21 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     resolve: (_root, _args, ctx) => service.getCurrentApiToken(ctx),
   }),
-  apiToken: t.field({
-    type: ApiToken,
-    authScopes: { permission: "api.api-tokens.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getApiToken(ctx, id),
-  }),
-  apiTokens: t.field({
-    type: pageOf(ApiToken, "ApiTokenPage"),
-    authScopes: { permission: "api.api-tokens.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "ApiToken", apiTokenColumns) },
-    resolve: (_root, args, ctx) => service.queryApiTokens(ctx, args),
-  }),
 }));
 
-builder.mutationFields((t) => ({
-  createApiToken: t.field({
-    type: CreatedApiToken,
-    authScopes: { permission: "api.api-tokens.write" },
-    args: { input: t.arg({ type: CreateApiTokenInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createApiToken(ctx, input),
-  }),
-  updateApiToken: t.field({
-    type: ApiToken,
-    authScopes: { permission: "api.api-tokens.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateApiTokenInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateApiToken(ctx, id, input),
-  }),
-  deleteApiToken: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.api-tokens.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteApiToken(ctx, id),
-  }),
-}));
+defineCrudFields({
+  name: "ApiToken",
+  type: ApiToken,
+  columns: apiTokenColumns,
+  createInput: CreateApiTokenInput,
+  createdType: CreatedApiToken,
+  updateInput: UpdateApiTokenInput,
+  permissions: { read: "api.api-tokens.read", write: "api.api-tokens.write", delete: "api.api-tokens.delete" },
+  service: {
+    get: service.getApiToken,
+    query: service.queryApiTokens,
+    create: service.createApiToken,
+    update: service.updateApiToken,
+    delete: service.deleteApiToken,
+  },
+});

@@ -1,9 +1,8 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { Repeater } from "graphql-yoga";
-import { whereArg } from "../common/where.js";
 import { asyncResultColumns } from "./async-result.columns.js";
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { ASYNC_ENTITY_TYPES, ASYNC_RESULT_TYPES, ASYNC_STATUSES, JOB_COMPLETED_EVENT, JOB_FAILED_EVENT, JOB_PROGRESS_EVENT } from "../../jobs/index.js";
 import type { DomainEvent, TransientEvent } from "../../events/domain-event.js";
 import * as service from "./async-result.service.js";
@@ -24,22 +23,17 @@ export const AsyncResult = builder.prismaObject("AsyncResult", {
   }),
 });
 
-builder.queryFields((t) => ({
-  asyncResult: t.field({
-    type: AsyncResult,
-    description: "Needs the read permission of the target entity type (a file result's job: only the token that started it)",
-    authScopes: { authenticated: true },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getAsyncResult(ctx, id),
-  }),
-  asyncResults: t.field({
-    type: pageOf(AsyncResult, "AsyncResultPage"),
-    description: "Async results whose targets the token may read; poll with {\"id\":{\"$in\":[...]}}",
-    authScopes: { authenticated: true },
-    args: { ...pageArgs(t), ...whereArg(t, "AsyncResult", asyncResultColumns) },
-    resolve: (_root, args, ctx) => service.queryAsyncResults(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "AsyncResult",
+  type: AsyncResult,
+  columns: asyncResultColumns,
+  permissions: { read: "authenticated" },
+  service: {
+    get: service.getAsyncResult,
+    query: service.queryAsyncResults,
+  },
+  descriptions: { get: "Needs the read permission of the target entity type (a file result's job: only the token that started it)", query: "Async results whose targets the token may read; poll with {\"id\":{\"$in\":[...]}}" },
+});
 
 interface JobProgress {
   asyncResultId: string;

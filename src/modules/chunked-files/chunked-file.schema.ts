@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
+import { defineCrudFields } from "../common/crud-fields.js";
+import { chunkedFileColumns } from "./chunked-file.columns.js";
 import * as service from "./chunked-file.service.js";
 import "./chunked-file.cleanup.js";
 
@@ -40,37 +40,26 @@ const ChunkedFilePartInput = builder.inputType("ChunkedFilePartInput", {
   }),
 });
 
-builder.queryFields((t) => ({
-  chunkedFile: t.prismaField({
-    type: "ChunkedFile",
-    description: "Only the token that declared a chunked file sees it",
-    authScopes: { permission: "api.file-manager.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, { id }, ctx) => service.getChunkedFile(ctx, id),
-  }),
-  chunkedFiles: t.field({
-    type: pageOf(ChunkedFile, "ChunkedFilePage"),
-    description: "The calling token's chunked files (within their 7 days)",
-    authScopes: { permission: "api.file-manager.read" },
-    args: pageArgs(t),
-    resolve: (_root, args, ctx) => service.queryChunkedFiles(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "ChunkedFile",
+  type: ChunkedFile,
+  columns: chunkedFileColumns,
+  createInput: CreateChunkedFileInput,
+  permissions: { read: "api.file-manager.read", write: "api.file-manager.write", delete: "api.file-manager.delete" },
+  service: {
+    get: service.getChunkedFile,
+    query: service.queryChunkedFiles,
+    create: service.createChunkedFile,
+    delete: service.deleteChunkedFile,
+  },
+  descriptions: {
+    get: "Only the token that declared a chunked file sees it",
+    query: "The calling token's chunked files (within their 7 days)",
+    delete: "Gives up a chunked upload: the parts received are deleted with it",
+  },
+});
 
 builder.mutationFields((t) => ({
-  deleteChunkedFile: t.field({
-    type: DeleteResult,
-    description: "Gives up a chunked upload: the parts received are deleted with it",
-    authScopes: { permission: "api.file-manager.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteChunkedFile(ctx, id),
-  }),
-  createChunkedFile: t.prismaField({
-    type: "ChunkedFile",
-    authScopes: { permission: "api.file-manager.write" },
-    args: { input: t.arg({ type: CreateChunkedFileInput, required: true }) },
-    resolve: (_query, _root, { input }, ctx) => service.createChunkedFile(ctx, input),
-  }),
   uploadChunkedFilePart: t.prismaField({
     type: "ChunkedFile",
     description: "Multipart only: POST /api/v1/chunked-files/{id}/part with parts chunkedFilePart (JSON) and fileChunk (bytes)",

@@ -1,9 +1,9 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { ColumnType } from "../data-tables/data-table.schema.js";
-import { AUTH_TYPES, CONNECTION_TYPES } from "./connection.columns.js";
+import { AUTH_TYPES, CONNECTION_TYPES, connectionColumns, connectionTableColumns, connectionTablesResultColumns, connectionTestResultColumns, warehouseAuthorizationColumns } from "./connection.columns.js";
+import { defineCrudFields } from "../common/crud-fields.js";
 import * as service from "./connection.service.js";
 import type { TabularColumn, TabularSchema as TabularSchemaShape } from "./warehouse-types.js";
 import { entityById } from "../common/relations.js";
@@ -125,22 +125,24 @@ const READ = { permission: "api.connections.read" } as const;
 const WRITE = { permission: "api.data-catalog-entries.write" } as const;
 const DELETE = { permission: "api.data-catalog-entries.write" } as const;
 
-builder.queryFields((t) => ({
-  connection: t.field({ type: Connection, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnection(ctx, id) }),
-  connections: t.field({ type: pageOf(Connection, "ConnectionPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryConnections(ctx, args) }),
-  warehouseAuthorization: t.field({ type: WarehouseAuthorization, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getWarehouseAuthorization(ctx, id) }),
-  warehouseAuthorizations: t.field({ type: pageOf(WarehouseAuthorization, "WarehouseAuthorizationPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryWarehouseAuthorizations(ctx, args) }),
-  connectionTestResult: t.field({ type: ConnectionTestResult, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnectionTestResult(ctx, id) }),
-  connectionTestResults: t.field({ type: pageOf(ConnectionTestResult, "ConnectionTestResultPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryConnectionTestResults(ctx, args) }),
-  connectionTablesResult: t.field({ type: ConnectionTablesResult, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnectionTablesResult(ctx, id) }),
-  connectionTablesResults: t.field({ type: pageOf(ConnectionTablesResult, "ConnectionTablesResultPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryConnectionTablesResults(ctx, args) }),
-  connectionTable: t.field({ type: ConnectionTable, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getConnectionTable(ctx, id) }),
-  connectionTables: t.field({ type: pageOf(ConnectionTable, "ConnectionTablePage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryConnectionTables(ctx, args) }),
-}));
+defineCrudFields({
+  name: "Connection",
+  type: Connection,
+  columns: connectionColumns,
+  createInput: CreateConnectionInput,
+  permissions: { read: READ.permission, write: WRITE.permission, delete: DELETE.permission },
+  service: { get: service.getConnection, query: service.queryConnections, create: service.createConnection, delete: service.deleteConnection },
+});
+
+defineCrudFields({ name: "WarehouseAuthorization", type: WarehouseAuthorization, columns: warehouseAuthorizationColumns, permissions: { read: READ.permission }, service: { get: service.getWarehouseAuthorization, query: service.queryWarehouseAuthorizations } });
+
+defineCrudFields({ name: "ConnectionTestResult", type: ConnectionTestResult, columns: connectionTestResultColumns, permissions: { read: READ.permission }, service: { get: service.getConnectionTestResult, query: service.queryConnectionTestResults } });
+
+defineCrudFields({ name: "ConnectionTablesResult", type: ConnectionTablesResult, columns: connectionTablesResultColumns, permissions: { read: READ.permission }, service: { get: service.getConnectionTablesResult, query: service.queryConnectionTablesResults } });
+
+defineCrudFields({ name: "ConnectionTable", type: ConnectionTable, columns: connectionTableColumns, permissions: { read: READ.permission }, service: { get: service.getConnectionTable, query: service.queryConnectionTables } });
 
 builder.mutationFields((t) => ({
-  createConnection: t.field({ type: Connection, authScopes: WRITE, args: { input: t.arg({ type: CreateConnectionInput, required: true }) }, resolve: (_r, { input }, ctx) => service.createConnection(ctx, input) }),
-  deleteConnection: t.field({ type: DeleteResult, authScopes: DELETE, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.deleteConnection(ctx, id) }),
   testConnection: t.field({
     type: ConnectionTestResult,
     description: "Runs SELECT 1 on the warehouse and records whether it worked (or why not); emits connection.test.complete",

@@ -1,14 +1,13 @@
 import { builder } from "../../graphql/builder.js";
 import type { Problem } from "../../core/errors.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { ColumnType } from "../data-tables/data-table.schema.js";
 import { getDataTable } from "../data-tables/data-table.service.js";
 import { TabularSchema, TabularSchemaColumn } from "../connections/connection.schema.js";
 import { ASYNC_STATUSES } from "../../jobs/index.js";
-import { CATALOG_SOURCES, OPERATION_TYPES } from "./catalog.columns.js";
+import { CATALOG_SOURCES, dataCatalogEntryColumns, dataFlowColumns, importTaskColumns, OPERATION_TYPES } from "./catalog.columns.js";
+import { defineCrudFields } from "../common/crud-fields.js";
 import type { RemapOperation } from "./catalog.plan.js";
 import * as service from "./catalog.service.js";
 import { entityById } from "../common/relations.js";
@@ -181,24 +180,44 @@ const WRITE = { permission: "api.data-catalog-entries.write" } as const;
 const DELETE = { permission: "api.data-catalog-entries.write" } as const;
 const GET_DATA_NOTE = "Starts a DATA_SOURCE_IMPORT_TASK (async result; target the import task) importing into a data table; also needs api.data-tables.write";
 
-builder.queryFields((t) => ({
-  dataCatalogEntry: t.field({ type: DataCatalogEntry, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getDataCatalogEntry(ctx, id) }),
-  dataCatalogEntries: t.field({ type: pageOf(DataCatalogEntry, "DataCatalogEntryPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryDataCatalogEntries(ctx, args) }),
-  dataFlow: t.field({ type: DataFlow, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getDataFlow(ctx, id) }),
-  dataFlows: t.field({ type: pageOf(DataFlow, "DataFlowPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryDataFlows(ctx, args) }),
-  dataSourceImportTask: t.field({ type: DataSourceImportTask, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.getImportTask(ctx, id) }),
-  dataSourceImportTasks: t.field({ type: pageOf(DataSourceImportTask, "DataSourceImportTaskPage"), authScopes: READ, args: pageArgs(t), resolve: (_r, args, ctx) => service.queryImportTasks(ctx, args) }),
-}));
+defineCrudFields({
+  name: "DataCatalogEntry",
+  plural: "dataCatalogEntries",
+  type: DataCatalogEntry,
+  columns: dataCatalogEntryColumns,
+  createInput: CreateEntryInput,
+  updateInput: UpdateEntryInput,
+  permissions: { read: READ.permission, write: WRITE.permission, delete: DELETE.permission },
+  service: {
+    get: service.getDataCatalogEntry,
+    query: service.queryDataCatalogEntries,
+    create: (ctx, input) => service.createDataCatalogEntry(ctx, input as never),
+    update: (ctx, id, input) => service.updateDataCatalogEntry(ctx, id, input as never),
+    delete: service.deleteDataCatalogEntry,
+  },
+});
+
+defineCrudFields({
+  name: "DataFlow",
+  type: DataFlow,
+  columns: dataFlowColumns,
+  createInput: CreateFlowInput,
+  updateInput: UpdateFlowInput,
+  permissions: { read: READ.permission, write: WRITE.permission, delete: DELETE.permission },
+  service: {
+    get: service.getDataFlow,
+    query: service.queryDataFlows,
+    create: (ctx, input) => service.createDataFlow(ctx, input as never),
+    update: (ctx, id, input) => service.updateDataFlow(ctx, id, input as never),
+    delete: service.deleteDataFlow,
+  },
+});
+
+defineCrudFields({ name: "DataSourceImportTask", type: DataSourceImportTask, columns: importTaskColumns, permissions: { read: READ.permission }, service: { get: service.getImportTask, query: service.queryImportTasks } });
 
 builder.mutationFields((t) => ({
-  createDataCatalogEntry: t.field({ type: DataCatalogEntry, authScopes: WRITE, args: { input: t.arg({ type: CreateEntryInput, required: true }) }, resolve: (_r, { input }, ctx) => service.createDataCatalogEntry(ctx, input as never) }),
-  updateDataCatalogEntry: t.field({ type: DataCatalogEntry, authScopes: WRITE, args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateEntryInput, required: true }) }, resolve: (_r, { id, input }, ctx) => service.updateDataCatalogEntry(ctx, id, input as never) }),
-  deleteDataCatalogEntry: t.field({ type: DeleteResult, authScopes: DELETE, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.deleteDataCatalogEntry(ctx, id) }),
   validateDataCatalogEntry: t.field({ type: ValidationReport, description: "Checks the entry against its source as it is now", authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.validateDataCatalogEntry(ctx, id) }),
   getDataCatalogEntryData: t.field({ type: AsyncResult, description: GET_DATA_NOTE, authScopes: WRITE, args: { id: t.arg.id({ required: true }), input: t.arg({ type: GetDataInput, required: true }) }, resolve: (_r, { id, input }, ctx) => service.getDataCatalogEntryData(ctx, id, input as never) }),
-  createDataFlow: t.field({ type: DataFlow, authScopes: WRITE, args: { input: t.arg({ type: CreateFlowInput, required: true }) }, resolve: (_r, { input }, ctx) => service.createDataFlow(ctx, input as never) }),
-  updateDataFlow: t.field({ type: DataFlow, authScopes: WRITE, args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateFlowInput, required: true }) }, resolve: (_r, { id, input }, ctx) => service.updateDataFlow(ctx, id, input as never) }),
-  deleteDataFlow: t.field({ type: DeleteResult, authScopes: DELETE, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.deleteDataFlow(ctx, id) }),
   validateDataFlow: t.field({ type: ValidationReport, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.validateDataFlow(ctx, id) }),
   getDataFlowData: t.field({ type: AsyncResult, description: GET_DATA_NOTE, authScopes: WRITE, args: { id: t.arg.id({ required: true }), input: t.arg({ type: GetDataInput, required: true }) }, resolve: (_r, { id, input }, ctx) => service.getDataFlowData(ctx, id, input as never) }),
   getConnectionData: t.field({

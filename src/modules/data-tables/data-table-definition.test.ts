@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ANALYSIS_SOURCE_TYPE_IDS } from "../catalogue/ids.js";
-import { csvFormatOf, csvWriter, DEFAULT_CSV } from "./data-table-csv.js";
+import { csvWriter, DEFAULT_CSV } from "../../tabular/csv-writer.js";
+import { csvFormatOf } from "./data-table-csv.js";
 import { entriesTableColumns, logicalNameFor } from "./data-table-definition.js";
 import { indexStatements } from "./data-table.indexes.js";
 

@@ -2,8 +2,8 @@ import type pg from "pg";
 import { compileFilter, SqlParams } from "../../query-language/index.js";
 import { assertContent } from "../../entity/index.js";
 import { ValidationError } from "../../core/errors.js";
-import { batched } from "../../tabular/csv-writer.js";
-import { csvFormatOf, csvWriter, DEFAULT_INNER_LIST_CSV, innerListWriter, type CsvConfigurationInput, type CsvFormat } from "./data-table-csv.js";
+import { batched, csvWriter, quotedListWriter, type CsvFormat } from "../../tabular/csv-writer.js";
+import { csvFormatOf, DEFAULT_INNER_LIST_CSV, type CsvConfigurationInput } from "./data-table-csv.js";
 import type { DataTableColumn } from "./data-table-definition.js";
 import { columnSet, parseSortOrders, quotedTable, rowsOrderBy, selectedColumns, selectExpression, type RowsTable, type SortInput } from "./data-table-rows.js";
 
@@ -77,9 +77,9 @@ export async function planExport(pool: pg.Pool, table: RowsTable, input: ExportI
  * FETCH_ROWS rows are in memory at a time whatever the table's size. Header: the column fields.
  */
 export async function* exportCsv(pool: pg.Pool, plan: ExportPlan, signal?: AbortSignal): AsyncGenerator<Buffer> {
-  const header = csvWriter(plan.format);
-  const write = csvWriter(plan.format, plan.columns.map((c) => c.type === "STRING"));
-  const list = innerListWriter(plan.innerFormat);
+  const header = csvWriter(plan.format, { text: String });
+  const write = csvWriter(plan.format, { textColumns: plan.columns.map((c) => c.type === "STRING"), text: String });
+  const list = quotedListWriter(plan.innerFormat, String);
   const lists = plan.columns.map((c) => c.type === "ARRAY_STRINGS" || c.type === "ARRAY_INT64");
   const line = lists.some(Boolean) ? (row: readonly unknown[]) => write(row.map((v, i) => (lists[i] && Array.isArray(v) ? list(v) : v))) : write;
   const client = await pool.connect();

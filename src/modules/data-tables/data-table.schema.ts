@@ -1,16 +1,15 @@
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { dataTableColumns } from "./data-table.columns.js";
 import { listOf, mapOf, ref, shaped } from "../common/json-shape.js";
 import { COLUMN_TYPES } from "../../query-language/columns.js";
 import { Entity } from "../common/entity.js";
 import { Engagement } from "../engagements/engagement.schema.js";
 import { engagementOf } from "../engagements/engagement.service.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { API_STABILITIES, type ApiStability as ApiStabilityValue, type DataTableColumn as StoredColumn } from "./data-table-definition.js";
 import type { DataPage } from "./data-table-rows.js";
 import * as service from "./data-table.service.js";
+import { defineCrudFields } from "../common/crud-fields.js";
 
 export const ColumnType = builder.enumType("ColumnType", { values: COLUMN_TYPES });
 export const ApiStability = builder.enumType("ApiStability", { values: API_STABILITIES });
@@ -132,19 +131,16 @@ const ImportFileFromDataTableInput = builder.inputType("ImportFileFromDataTableI
   }),
 });
 
+defineCrudFields({
+  name: "DataTable",
+  type: DataTable,
+  columns: dataTableColumns,
+  listArgs: (t) => ({ includeUnstableSchemas: t.arg.boolean({ description: "Include tables whose schema is UNSTABLE (default false)" }) }),
+  permissions: { read: "api.data-tables.read" },
+  service: { get: service.getDataTable, query: service.queryDataTables },
+});
+
 builder.queryFields((t) => ({
-  dataTable: t.field({
-    type: DataTable,
-    authScopes: { permission: "api.data-tables.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getDataTable(ctx, id),
-  }),
-  dataTables: t.field({
-    type: pageOf(DataTable, "DataTablePage"),
-    authScopes: { permission: "api.data-tables.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "DataTable", dataTableColumns), includeUnstableSchemas: t.arg.boolean({ description: "Include tables whose schema is UNSTABLE (default false)" }) },
-    resolve: (_root, args, ctx) => service.queryDataTables(ctx, args),
-  }),
   dataTableData: t.field({
     type: DataTablePage,
     description: "A page of rows filtered and sorted in the database",

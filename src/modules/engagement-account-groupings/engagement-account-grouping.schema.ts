@@ -1,11 +1,10 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { engagementAccountGroupingColumns } from "./engagement-account-grouping.columns.js";
 import { engagementAccountGroupColumns } from "./engagement-account-grouping.columns.js";
 import { LOCALIZED_TEXT, shaped } from "../common/json-shape.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import { relatedListArgs } from "../common/page.js";
 import { AccountGroupError } from "../account-groupings/account-grouping.schema.js";
 import * as groupings from "./engagement-account-grouping.service.js";
 import * as groups from "./engagement-account-group.service.js";
@@ -79,52 +78,23 @@ const UpdateEngagementAccountGroupInput = builder.inputType("UpdateEngagementAcc
   }),
 });
 
-builder.queryFields((t) => ({
-  engagementAccountGrouping: t.field({
-    type: EngagementAccountGrouping,
-    authScopes: { permission: "api.engagement-account-groupings.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => groupings.getEngagementAccountGrouping(ctx, id),
-  }),
-  engagementAccountGroupings: t.field({
-    type: pageOf(EngagementAccountGrouping, "EngagementAccountGroupingPage"),
-    authScopes: { permission: "api.engagement-account-groupings.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "EngagementAccountGrouping", engagementAccountGroupingColumns) },
-    resolve: (_root, args, ctx) => groupings.queryEngagementAccountGroupings(ctx, args),
-  }),
-  engagementAccountGroup: t.field({
-    type: EngagementAccountGroup,
-    authScopes: { permission: "api.engagement-account-groupings.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => groups.getEngagementAccountGroup(ctx, id),
-  }),
-  engagementAccountGroups: t.field({
-    type: pageOf(EngagementAccountGroup, "EngagementAccountGroupPage"),
-    authScopes: { permission: "api.engagement-account-groupings.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "EngagementAccountGroup", engagementAccountGroupColumns) },
-    resolve: (_root, args, ctx) => groups.queryEngagementAccountGroups(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "EngagementAccountGroup",
+  type: EngagementAccountGroup,
+  columns: engagementAccountGroupColumns,
+  createInput: CreateEngagementAccountGroupInput,
+  updateInput: UpdateEngagementAccountGroupInput,
+  permissions: { read: "api.engagement-account-groupings.read", write: "api.engagement-account-groupings.write", delete: "api.engagement-account-groupings.delete" },
+  service: {
+    get: groups.getEngagementAccountGroup,
+    query: groups.queryEngagementAccountGroups,
+    create: groups.createEngagementAccountGroup,
+    update: groups.updateEngagementAccountGroup,
+    delete: groups.deleteEngagementAccountGroup,
+  },
+});
 
 builder.mutationFields((t) => ({
-  createEngagementAccountGroup: t.field({
-    type: EngagementAccountGroup,
-    authScopes: { permission: "api.engagement-account-groupings.write" },
-    args: { input: t.arg({ type: CreateEngagementAccountGroupInput, required: true }) },
-    resolve: (_root, { input }, ctx) => groups.createEngagementAccountGroup(ctx, input),
-  }),
-  updateEngagementAccountGroup: t.field({
-    type: EngagementAccountGroup,
-    authScopes: { permission: "api.engagement-account-groupings.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateEngagementAccountGroupInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => groups.updateEngagementAccountGroup(ctx, id, input),
-  }),
-  deleteEngagementAccountGroup: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.engagement-account-groupings.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => groups.deleteEngagementAccountGroup(ctx, id),
-  }),
   exportEngagementAccountGrouping: t.field({
     type: AsyncResult,
     description: "Starts an ACCOUNT_GROUPING_EXPORT of the engagement's grouping (by its id, or by engagementId); the async result's entityId is the file result",
@@ -133,3 +103,14 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => startEngagementAccountGroupingExport(ctx, args),
   }),
 }));
+
+defineCrudFields({
+  name: "EngagementAccountGrouping",
+  type: EngagementAccountGrouping,
+  columns: engagementAccountGroupingColumns,
+  permissions: { read: "api.engagement-account-groupings.read" },
+  service: {
+    get: groupings.getEngagementAccountGrouping,
+    query: groupings.queryEngagementAccountGroupings,
+  },
+});

@@ -1,10 +1,10 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
 import { analysisColumns } from "../analyses/analysis.columns.js";
 import { whereArg } from "../common/where.js";
 import { engagementColumns } from "./engagement.columns.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import { relatedListArgs } from "../common/page.js";
 import * as analyses from "../analyses/analysis.service.js";
 import { FREQUENCIES } from "./engagement.columns.js";
 import * as service from "./engagement.service.js";
@@ -137,38 +137,18 @@ const UpdateEngagementInput = builder.inputType("UpdateEngagementInput", {
   }),
 });
 
-builder.queryFields((t) => ({
-  engagement: t.field({
-    type: Engagement,
-    authScopes: { permission: "api.engagements.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getEngagement(ctx, id),
-  }),
-  engagements: t.field({
-    type: pageOf(Engagement, "EngagementPage"),
-    authScopes: { permission: "api.engagements.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "Engagement", engagementColumns) },
-    resolve: (_root, args, ctx) => service.queryEngagements(ctx, args),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createEngagement: t.field({
-    type: Engagement,
-    authScopes: { permission: "api.engagements.write" },
-    args: { input: t.arg({ type: CreateEngagementInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createEngagement(ctx, input),
-  }),
-  updateEngagement: t.field({
-    type: Engagement,
-    authScopes: { permission: "api.engagements.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateEngagementInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateEngagement(ctx, id, input),
-  }),
-  deleteEngagement: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.engagements.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteEngagement(ctx, id),
-  }),
-}));
+defineCrudFields({
+  name: "Engagement",
+  type: Engagement,
+  columns: engagementColumns,
+  createInput: CreateEngagementInput,
+  updateInput: UpdateEngagementInput,
+  permissions: { read: "api.engagements.read", write: "api.engagements.write", delete: "api.engagements.delete" },
+  service: {
+    get: service.getEngagement,
+    query: service.queryEngagements,
+    create: service.createEngagement,
+    update: service.updateEngagement,
+    delete: service.deleteEngagement,
+  },
+});

@@ -1,7 +1,8 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
-import { pageArgs, pageOf } from "../common/page.js";
+import { defineCrudFields } from "../common/crud-fields.js";
+import { fileResultColumns } from "./file-result.columns.js";
 import { FileDownload } from "./file-download.js";
 import { registerOwnedEventType } from "../events/event-permissions.js";
 import * as service from "./file-result.service.js";
@@ -18,22 +19,18 @@ export const FileResult = builder.prismaObject("FileResult", {
   }),
 });
 
+// Any authenticated token: whoever started an export may fetch its file whatever area the export
+// belongs to; the service answers 404 for another token's file result (wire reference 4).
+defineCrudFields({
+  name: "FileResult",
+  type: FileResult,
+  columns: fileResultColumns,
+  permissions: { read: "authenticated" },
+  service: { get: service.getFileResult, query: service.queryFileResults },
+  descriptions: { query: "The calling token's file results" },
+});
+
 builder.queryFields((t) => ({
-  // Any authenticated token: whoever started an export may fetch its file whatever area the export
-  // belongs to; the service answers 404 for another token's file result (wire reference 4).
-  fileResult: t.field({
-    type: FileResult,
-    authScopes: { authenticated: true },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getFileResult(ctx, id),
-  }),
-  fileResults: t.field({
-    type: pageOf(FileResult, "FileResultPage"),
-    description: "The calling token's file results",
-    authScopes: { authenticated: true },
-    args: pageArgs(t),
-    resolve: (_root, args, ctx) => service.queryFileResults(ctx, args),
-  }),
   fileResultDownload: t.field({
     type: FileDownload,
     description: "The file result's bytes are served by GET /api/v1/file-results/{id}/export",

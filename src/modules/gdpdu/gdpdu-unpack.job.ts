@@ -4,6 +4,7 @@ import { newId } from "../../core/ids.js";
 import { createAudit } from "../../entity/index.js";
 import { defineJob, JobError } from "../../jobs/index.js";
 import { batched, csvLine } from "../../tabular/csv-writer.js";
+import { byteOrderMark } from "../../tabular/bytes.js";
 import { createFileRow, fileObjectKey } from "../file-manager/file-manager.service.js";
 import { GdpduFormatError, parseGdpduIndex } from "./gdpdu-index.js";
 import type { UnpackedTable } from "./gdpdu.json-columns.js";
@@ -43,7 +44,7 @@ async function readAll(stream: Readable, limit: number): Promise<Buffer> {
 
 /** index.xml in the encoding its XML declaration names (often ISO-8859-1 in German exports). */
 function decodeIndex(bytes: Buffer): string {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3).toString("utf8");
+  if (byteOrderMark(bytes)?.encoding === "UTF-8") return bytes.subarray(3).toString("utf8");
   const declared = /^<\?xml[^>]*encoding=["']([A-Za-z0-9._-]+)["']/.exec(bytes.subarray(0, 200).toString("latin1"))?.[1];
   return declared && iconv.encodingExists(declared) ? iconv.decode(bytes, declared) : bytes.toString("utf8");
 }

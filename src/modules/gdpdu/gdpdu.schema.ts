@@ -1,8 +1,7 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { gdpduUnpackJobColumns } from "./gdpdu.columns.js";
 import { Entity } from "../common/entity.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { GDPDU_UNPACK_STATUSES } from "./gdpdu.columns.js";
@@ -51,20 +50,16 @@ const UnpackInput = builder.inputType("GdpduUnpackInput", {
   }),
 });
 
-builder.queryFields((t) => ({
-  gdpduUnpackJob: t.field({
-    type: GdpduUnpackJob,
-    authScopes: { permission: "api.file-manager.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getGdpduUnpackJob(ctx, id),
-  }),
-  gdpduUnpackJobs: t.field({
-    type: pageOf(GdpduUnpackJob, "GdpduUnpackJobPage"),
-    authScopes: { permission: "api.file-manager.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "GdpduUnpackJob", gdpduUnpackJobColumns) },
-    resolve: (_root, args, ctx) => service.queryGdpduUnpackJobs(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "GdpduUnpackJob",
+  type: GdpduUnpackJob,
+  columns: gdpduUnpackJobColumns,
+  permissions: { read: "api.file-manager.read" },
+  service: {
+    get: service.getGdpduUnpackJob,
+    query: service.queryGdpduUnpackJobs,
+  },
+});
 
 builder.mutationFields((t) => ({
   unpackGdpduArchive: t.field({

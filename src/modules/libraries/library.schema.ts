@@ -1,10 +1,9 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
 import { whereArg } from "../common/where.js";
 import { libraryColumns } from "./library.columns.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
 import { Problem } from "../common/problem.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { RISK_SCORE_DISPLAYS } from "./library.columns.js";
 import * as service from "./library.service.js";
 import { childrenOf, entitiesByIds, entityById } from "../common/relations.js";
@@ -14,7 +13,6 @@ import { configurationColumns } from "../analysis-type-configurations/configurat
 import { riskRangeColumns } from "../risk-ranges/risk-range.columns.js";
 
 export const RiskScoreDisplay = builder.enumType("RiskScoreDisplay", { values: RISK_SCORE_DISPLAYS });
-
 
 export const Library = builder.prismaObject("Library", {
   interfaces: [Entity],
@@ -96,38 +94,19 @@ const UpdateLibraryInput = builder.inputType("UpdateLibraryInput", {
   }),
 });
 
-builder.queryFields((t) => ({
-  library: t.field({
-    type: Library,
-    authScopes: { permission: "api.libraries.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getLibrary(ctx, id),
-  }),
-  libraries: t.field({
-    type: pageOf(Library, "LibraryPage"),
-    authScopes: { permission: "api.libraries.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "Library", libraryColumns) },
-    resolve: (_root, args, ctx) => service.queryLibraries(ctx, args),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createLibrary: t.field({
-    type: Library,
-    authScopes: { permission: "api.libraries.write" },
-    args: { input: t.arg({ type: CreateLibraryInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createLibrary(ctx, input),
-  }),
-  updateLibrary: t.field({
-    type: Library,
-    authScopes: { permission: "api.libraries.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateLibraryInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateLibrary(ctx, id, input),
-  }),
-  deleteLibrary: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.libraries.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteLibrary(ctx, id),
-  }),
-}));
+defineCrudFields({
+  name: "Library",
+  plural: "libraries",
+  type: Library,
+  columns: libraryColumns,
+  createInput: CreateLibraryInput,
+  updateInput: UpdateLibraryInput,
+  permissions: { read: "api.libraries.read", write: "api.libraries.write", delete: "api.libraries.delete" },
+  service: {
+    get: service.getLibrary,
+    query: service.queryLibraries,
+    create: service.createLibrary,
+    update: service.updateLibrary,
+    delete: service.deleteLibrary,
+  },
+});

@@ -4,12 +4,7 @@ import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { assertUsersExist } from "../users/user.service.js";
 import { organizationColumns } from "./organization.columns.js";
-
-export interface OrganizationInput {
-  name?: string | null;
-  externalClientCode?: string | null;
-  managerUserIds?: string[] | null;
-}
+import type { CreateOrganizationInput, UpdateOrganizationInput } from "./organization.inputs.js";
 
 const ENTITY = "Organization";
 
@@ -21,7 +16,7 @@ export function queryOrganizations(ctx: RequestContext, args: PageArgs) {
   return queryEntities(ctx.app, { model: "organization", columns: organizationColumns }, args);
 }
 
-export async function createOrganization(ctx: RequestContext, input: OrganizationInput & { name: string }) {
+export async function createOrganization(ctx: RequestContext, input: CreateOrganizationInput) {
   assertContent(input);
   if (input.managerUserIds) await assertUsersExist(ctx, input.managerUserIds, "managerUserIds");
   const actor = actorOf(ctx);
@@ -39,7 +34,7 @@ export async function createOrganization(ctx: RequestContext, input: Organizatio
   });
 }
 
-export async function updateOrganization(ctx: RequestContext, id: string, input: OrganizationInput & { version: number }) {
+export async function updateOrganization(ctx: RequestContext, id: string, input: UpdateOrganizationInput) {
   assertContent(input);
   if (input.managerUserIds) await assertUsersExist(ctx, input.managerUserIds, "managerUserIds");
   const actor = actorOf(ctx);

@@ -1,12 +1,13 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
+import { defineCrudFields } from "../common/crud-fields.js";
 import { pageArgs, pageOf } from "../common/page.js";
+import { CONDITION, CreatePopulationInput, UpdatePopulationInput } from "./population.inputs.js";
+import { populationColumns } from "./population.columns.js";
 import { withDescriptions } from "../saved-filters/conditions/condition-describe.js";
 import * as service from "./population.service.js";
 import { entityById } from "../common/relations.js";
 
-const CONDITION = "Condition tree of spec 2.9 without the population-only fields (populations, account tags, status, risk_range); reads add fullConditionDescription";
 const READ = "api.filters.read" as const;
 
 export const Population = builder.prismaObject("Population", {
@@ -38,73 +39,21 @@ export const Population = builder.prismaObject("Population", {
   }),
 });
 
-const CreatePopulationInput = builder.inputType("CreatePopulationInput", {
-  description: "Give exactly one of libraryId, engagementId, analysisId; basePopulationId derives from a population one level up (its condition unless one is given)",
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    description: t.string(),
-    category: t.string(),
-    libraryId: t.id(),
-    engagementId: t.id(),
-    analysisId: t.id(),
-    analysisTypeId: t.id(),
-    basePopulationId: t.id(),
-    condition: t.field({ type: "JSON", description: CONDITION }),
-    disabled: t.boolean(),
-    displayCurrencyCode: t.string(),
-    displayLocale: t.string(),
-  }),
+defineCrudFields({
+  name: "Population",
+  type: Population,
+  columns: populationColumns,
+  createInput: CreatePopulationInput,
+  updateInput: UpdatePopulationInput,
+  permissions: { read: READ, write: "api.filters.write", delete: "api.filters.delete" },
+  service: {
+    get: service.getPopulation,
+    query: service.queryPopulations,
+    create: service.createPopulation,
+    update: service.updatePopulation,
+    delete: service.deletePopulation,
+  },
 });
-
-const UpdatePopulationInput = builder.inputType("UpdatePopulationInput", {
-  fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    category: t.string(),
-    condition: t.field({ type: "JSON", description: CONDITION }),
-    disabled: t.boolean(),
-    reasonForChange: t.string(),
-    displayCurrencyCode: t.string(),
-    displayLocale: t.string(),
-    version: t.int({ required: true }),
-  }),
-});
-
-builder.queryFields((t) => ({
-  population: t.field({
-    type: Population,
-    authScopes: { permission: READ },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getPopulation(ctx, String(id)),
-  }),
-  populations: t.field({
-    type: pageOf(Population, "PopulationPage"),
-    authScopes: { permission: READ },
-    args: pageArgs(t),
-    resolve: (_root, args, ctx) => service.queryPopulations(ctx, args),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createPopulation: t.field({
-    type: Population,
-    authScopes: { permission: "api.filters.write" },
-    args: { input: t.arg({ type: CreatePopulationInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createPopulation(ctx, input as service.CreatePopulationInput),
-  }),
-  updatePopulation: t.field({
-    type: Population,
-    authScopes: { permission: "api.filters.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdatePopulationInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updatePopulation(ctx, String(id), input as service.UpdatePopulationInput),
-  }),
-  deletePopulation: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.filters.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deletePopulation(ctx, String(id)),
-  }),
-}));
 
 /** The populations of an analysis or an engagement (those the token reaches), filtered and paged as populations(filter:). */
 const scoped = (key: "analysisId" | "engagementId") => (args: { filter?: unknown }, id: string) => {

@@ -12,38 +12,12 @@ import { conditionProblems, storedCondition, type Condition } from "../saved-fil
 import { compileCondition, type Query } from "../saved-filters/conditions/condition-compile.js";
 import { assertDisplayOptions } from "../saved-filters/display-options.js";
 import { populationColumns } from "./population.columns.js";
+import type { CreatePopulationInput, UpdatePopulationInput } from "./population.inputs.js";
 
 const ENTITY = "Population";
 const GL_TYPES: string[] = [ANALYSIS_TYPE_IDS.GENERAL_LEDGER, ANALYSIS_TYPE_IDS.NOT_FOR_PROFIT_GENERAL_LEDGER, ANALYSIS_TYPE_IDS.NOT_FOR_PROFIT_GENERAL_LEDGER_FUND];
 /** Populations apply to general ledger entries only (spec 2.9). */
 const ENTRIES_TABLES = ["gl_journal_lines"];
-
-export interface CreatePopulationInput {
-  name: string;
-  description?: string | null;
-  category?: string | null;
-  libraryId?: string | null;
-  engagementId?: string | null;
-  analysisId?: string | null;
-  analysisTypeId?: string | null;
-  basePopulationId?: string | null;
-  condition?: unknown;
-  disabled?: boolean | null;
-  displayCurrencyCode?: string | null;
-  displayLocale?: string | null;
-}
-
-export interface UpdatePopulationInput {
-  name?: string | null;
-  description?: string | null;
-  category?: string | null;
-  condition?: unknown;
-  disabled?: boolean | null;
-  reasonForChange?: string | null;
-  displayCurrencyCode?: string | null;
-  displayLocale?: string | null;
-  version: number;
-}
 
 type Level = "library" | "engagement" | "analysis";
 const LEVEL_PERMISSION: Record<Level, Permission> = { library: "api.libraries.read", engagement: "api.engagements.read", analysis: "api.analyses.read" };

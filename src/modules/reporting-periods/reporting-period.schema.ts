@@ -1,9 +1,7 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { reportingPeriodColumns } from "./reporting-period.columns.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import type { MonthlyEntry, WeeklyEntry } from "./reporting-period.rules.js";
 import { REPORTING_PERIOD_TYPES } from "./reporting-period.columns.js";
 import * as service from "./reporting-period.service.js";
@@ -72,32 +70,16 @@ const CreateReportingPeriodConfigurationInput = builder.inputType("CreateReporti
   }),
 });
 
-builder.queryFields((t) => ({
-  reportingPeriodConfiguration: t.field({
-    type: ReportingPeriodConfiguration,
-    authScopes: { permission: "api.reporting-period-configurations.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getReportingPeriodConfiguration(ctx, id),
-  }),
-  reportingPeriodConfigurations: t.field({
-    type: pageOf(ReportingPeriodConfiguration, "ReportingPeriodConfigurationPage"),
-    authScopes: { permission: "api.reporting-period-configurations.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "ReportingPeriodConfiguration", reportingPeriodColumns) },
-    resolve: (_root, args, ctx) => service.queryReportingPeriodConfigurations(ctx, args),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createReportingPeriodConfiguration: t.field({
-    type: ReportingPeriodConfiguration,
-    authScopes: { permission: "api.reporting-period-configurations.write" },
-    args: { input: t.arg({ type: CreateReportingPeriodConfigurationInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createReportingPeriodConfiguration(ctx, input),
-  }),
-  deleteReportingPeriodConfiguration: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.reporting-period-configurations.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteReportingPeriodConfiguration(ctx, id),
-  }),
-}));
+defineCrudFields({
+  name: "ReportingPeriodConfiguration",
+  type: ReportingPeriodConfiguration,
+  columns: reportingPeriodColumns,
+  createInput: CreateReportingPeriodConfigurationInput,
+  permissions: { read: "api.reporting-period-configurations.read", write: "api.reporting-period-configurations.write", delete: "api.reporting-period-configurations.delete" },
+  service: {
+    get: service.getReportingPeriodConfiguration,
+    query: service.queryReportingPeriodConfigurations,
+    create: service.createReportingPeriodConfiguration,
+    delete: service.deleteReportingPeriodConfiguration,
+  },
+});

@@ -1,13 +1,12 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { riskRangeColumns } from "./risk-range.columns.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import type { ThresholdBound } from "../catalogue/system-libraries.data.js";
 import { boundsOf } from "./risk-range.rules.js";
 import * as service from "./risk-range.service.js";
 import { entityById } from "../common/relations.js";
+import { CreateRiskRangeInput, UpdateRiskRangeInput } from "./risk-range.inputs.js";
 
 const RiskRangeBound = builder.objectRef<ThresholdBound>("RiskRangeBound").implement({
   description: "PERCENTAGE_FIXED_POINT thresholds, 0..10000 (0.00%..100.00%)",
@@ -35,70 +34,18 @@ export const RiskRange = builder.prismaObject("RiskRange", {
   }),
 });
 
-const RiskRangeBoundInput = builder.inputType("RiskRangeBoundInput", {
-  fields: (t) => ({
-    lowThreshold: t.int({ required: true }),
-    highThreshold: t.int({ required: true }),
-  }),
+defineCrudFields({
+  name: "RiskRange",
+  type: RiskRange,
+  columns: riskRangeColumns,
+  createInput: CreateRiskRangeInput,
+  updateInput: UpdateRiskRangeInput,
+  permissions: { read: "api.risk-ranges.read", write: "api.risk-ranges.write", delete: "api.risk-ranges.delete" },
+  service: {
+    get: service.getRiskRange,
+    query: service.queryRiskRanges,
+    create: service.createRiskRange,
+    update: service.updateRiskRange,
+    delete: service.deleteRiskRange,
+  },
 });
-
-const CreateRiskRangeInput = builder.inputType("CreateRiskRangeInput", {
-  description: "Give exactly one of libraryId and engagementId",
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    description: t.string(),
-    analysisTypeId: t.id({ required: true }),
-    libraryId: t.id(),
-    engagementId: t.id(),
-    low: t.field({ type: RiskRangeBoundInput, required: true }),
-    medium: t.field({ type: RiskRangeBoundInput, required: true }),
-    high: t.field({ type: RiskRangeBoundInput, required: true }),
-  }),
-});
-
-const UpdateRiskRangeInput = builder.inputType("UpdateRiskRangeInput", {
-  fields: (t) => ({
-    name: t.string(),
-    description: t.string(),
-    low: t.field({ type: RiskRangeBoundInput }),
-    medium: t.field({ type: RiskRangeBoundInput }),
-    high: t.field({ type: RiskRangeBoundInput }),
-    version: t.int({ required: true }),
-  }),
-});
-
-builder.queryFields((t) => ({
-  riskRange: t.field({
-    type: RiskRange,
-    authScopes: { permission: "api.risk-ranges.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getRiskRange(ctx, id),
-  }),
-  riskRanges: t.field({
-    type: pageOf(RiskRange, "RiskRangePage"),
-    authScopes: { permission: "api.risk-ranges.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "RiskRange", riskRangeColumns) },
-    resolve: (_root, args, ctx) => service.queryRiskRanges(ctx, args),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createRiskRange: t.field({
-    type: RiskRange,
-    authScopes: { permission: "api.risk-ranges.write" },
-    args: { input: t.arg({ type: CreateRiskRangeInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createRiskRange(ctx, input),
-  }),
-  updateRiskRange: t.field({
-    type: RiskRange,
-    authScopes: { permission: "api.risk-ranges.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateRiskRangeInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateRiskRange(ctx, id, input),
-  }),
-  deleteRiskRange: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.risk-ranges.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteRiskRange(ctx, id),
-  }),
-}));

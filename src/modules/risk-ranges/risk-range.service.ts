@@ -2,32 +2,12 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from ".
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import type { ThresholdBound } from "../catalogue/system-libraries.data.js";
 import { assertNotSystem } from "../libraries/library.service.js";
 import { riskRangeColumns } from "./risk-range.columns.js";
+import type { CreateRiskRangeInput, UpdateRiskRangeInput } from "./risk-range.inputs.js";
 import { boundColumns, boundsOf, riskRangeProblems } from "./risk-range.rules.js";
 
 const ENTITY = "RiskRange";
-
-export interface CreateRiskRangeInput {
-  name: string;
-  description?: string | null;
-  analysisTypeId: string;
-  libraryId?: string | null;
-  engagementId?: string | null;
-  low: ThresholdBound;
-  medium: ThresholdBound;
-  high: ThresholdBound;
-}
-
-export interface UpdateRiskRangeInput {
-  name?: string | null;
-  description?: string | null;
-  low?: ThresholdBound | null;
-  medium?: ThresholdBound | null;
-  high?: ThresholdBound | null;
-  version: number;
-}
 
 export function getRiskRange(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "riskRange", ENTITY, id);

@@ -1,7 +1,8 @@
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
+import { defineCrudFields } from "../common/crud-fields.js";
 import { pageArgs, pageOf } from "../common/page.js";
+import { CreateRiskSegmentationConfigInput } from "./risk-segmentation.inputs.js";
 import * as service from "./risk-segmentation.service.js";
 import { entityById } from "../common/relations.js";
 
@@ -25,55 +26,21 @@ export const RiskSegmentationConfig = builder.prismaObject("RiskSegmentationConf
   }),
 });
 
-const SegmentInput = builder.inputType("RiskSegmentInput", {
-  fields: (t) => ({ name: t.string({ required: true }), rangeStart: t.int({ required: true }), rangeEnd: t.int({ required: true }) }),
-});
-
-const CreateRiskSegmentationConfigInput = builder.inputType("CreateRiskSegmentationConfigInput", {
-  description: "A saved Risk Segmentation dashboard view of one analysis's result (default: its latest); never updated",
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    analysisId: t.id({ required: true }),
-    analysisResultId: t.id(),
-    dataTableLogicalName: t.string({ description: "Default gl_journal_lines" }),
-    riskScoreId: t.string({ description: "Score column segmented (default risk)" }),
-    segments: t.field({ type: [SegmentInput], required: true, description: "Score bands (PERCENTAGE_FIXED_POINT 0..10000), not overlapping" }),
-    summaryColumns: t.stringList({ description: "Numeric columns summed per segment" }),
-    dashboardFilters: t.field({ type: "JSON", description: "Query-language filter over the table" }),
-  }),
-});
-
 const READ = "api.analyses.read" as const;
 
-builder.queryFields((t) => ({
-  riskSegmentationConfig: t.field({
-    type: RiskSegmentationConfig,
-    authScopes: { permission: READ },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getRiskSegmentationConfig(ctx, String(id)),
-  }),
-  riskSegmentationConfigs: t.field({
-    type: pageOf(RiskSegmentationConfig, "RiskSegmentationConfigPage"),
-    authScopes: { permission: READ },
-    args: pageArgs(t),
-    resolve: (_root, args, ctx) => service.queryRiskSegmentationConfigs(ctx, args),
-  }),
-}));
-
-builder.mutationFields((t) => ({
-  createRiskSegmentationConfig: t.field({
-    type: RiskSegmentationConfig,
-    authScopes: { permission: "api.analyses.write" },
-    args: { input: t.arg({ type: CreateRiskSegmentationConfigInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createRiskSegmentationConfig(ctx, input as service.CreateRiskSegmentationConfigInput),
-  }),
-  deleteRiskSegmentationConfig: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.analyses.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteRiskSegmentationConfig(ctx, String(id)),
-  }),
-}));
+defineCrudFields({
+  name: "RiskSegmentationConfig",
+  type: RiskSegmentationConfig,
+  columns: service.riskSegmentationColumns,
+  createInput: CreateRiskSegmentationConfigInput,
+  permissions: { read: READ, write: "api.analyses.write", delete: "api.analyses.delete" },
+  service: {
+    get: service.getRiskSegmentationConfig,
+    query: service.queryRiskSegmentationConfigs,
+    create: service.createRiskSegmentationConfig,
+    delete: service.deleteRiskSegmentationConfig,
+  },
+});
 
 builder.prismaObjectFields("Analysis", (t) => ({
   riskSegmentationConfigs: t.field({

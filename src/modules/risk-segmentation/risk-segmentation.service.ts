@@ -5,6 +5,7 @@ import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { AUDIT_COLUMNS, checkFilter, defineColumns, ID, TEXT } from "../../query-language/index.js";
 import { columnSet } from "../data-tables/data-table-rows.js";
+import type { CreateRiskSegmentationConfigInput } from "./risk-segmentation.inputs.js";
 
 const ENTITY = "RiskSegmentationConfig";
 
@@ -19,17 +20,6 @@ export interface Segment {
   name: string;
   rangeStart: number;
   rangeEnd: number;
-}
-
-export interface CreateRiskSegmentationConfigInput {
-  name: string;
-  analysisId: string;
-  analysisResultId?: string | null;
-  dataTableLogicalName?: string | null;
-  riskScoreId?: string | null;
-  segments: Segment[];
-  summaryColumns?: string[] | null;
-  dashboardFilters?: unknown;
 }
 
 export function getRiskSegmentationConfig(ctx: RequestContext, id: string) {

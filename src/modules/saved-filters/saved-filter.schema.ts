@@ -1,11 +1,10 @@
 import { builder } from "../../graphql/builder.js";
 import type { Problem } from "../../core/errors.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { Problem as ProblemRef } from "../common/problem.js";
 import { withDescriptions } from "./conditions/condition-describe.js";
-import { FILTER_DATA_TYPES, FILTER_TYPES } from "./saved-filter.columns.js";
+import { FILTER_DATA_TYPES, FILTER_TYPES, savedFilterColumns } from "./saved-filter.columns.js";
+import { defineCrudFields } from "../common/crud-fields.js";
 import * as service from "./saved-filter.service.js";
 import { entityById } from "../common/relations.js";
 
@@ -85,18 +84,6 @@ const SavedFilterValidation = builder
   });
 
 builder.queryFields((t) => ({
-  savedFilter: t.field({
-    type: SavedFilter,
-    authScopes: { permission: "api.filters.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getSavedFilter(ctx, id),
-  }),
-  savedFilters: t.field({
-    type: pageOf(SavedFilter, "SavedFilterPage"),
-    authScopes: { permission: "api.filters.read" },
-    args: pageArgs(t),
-    resolve: (_root, args, ctx) => service.querySavedFilters(ctx, args),
-  }),
   validateSavedFilter: t.field({
     type: SavedFilterValidation,
     authScopes: { permission: "api.filters.read" },
@@ -105,23 +92,19 @@ builder.queryFields((t) => ({
   }),
 }));
 
-builder.mutationFields((t) => ({
-  createSavedFilter: t.field({
-    type: SavedFilter,
-    authScopes: { permission: "api.filters.write" },
-    args: { input: t.arg({ type: CreateSavedFilterInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createSavedFilter(ctx, input as service.CreateSavedFilterInput),
-  }),
-  updateSavedFilter: t.field({
-    type: SavedFilter,
-    authScopes: { permission: "api.filters.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateSavedFilterInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateSavedFilter(ctx, String(id), input as service.UpdateSavedFilterInput),
-  }),
-  deleteSavedFilter: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.filters.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteSavedFilter(ctx, String(id)),
-  }),
-}));
+defineCrudFields({
+  name: "SavedFilter",
+  type: SavedFilter,
+  columns: savedFilterColumns,
+  createInput: CreateSavedFilterInput,
+  updateInput: UpdateSavedFilterInput,
+  permissions: { read: "api.filters.read", write: "api.filters.write", delete: "api.filters.delete" },
+  service: {
+    get: service.getSavedFilter,
+    query: service.querySavedFilters,
+    // The service takes name and category as language maps, which it checks (JSON on the wire).
+    create: (ctx, input) => service.createSavedFilter(ctx, input as service.CreateSavedFilterInput),
+    update: (ctx, id, input) => service.updateSavedFilter(ctx, id, input as service.UpdateSavedFilterInput),
+    delete: service.deleteSavedFilter,
+  },
+});

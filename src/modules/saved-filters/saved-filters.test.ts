@@ -506,6 +506,22 @@ describe("populations", () => {
     const bad = await server.gql(`mutation($input: CreatePopulationInput!) { createPopulation(input: $input) { id } }`, { input: { name: "Bad", analysisId, condition: { type: "DATE", field: "status" } } });
     expect(bad.body.errors[0].extensions).toMatchObject({ status: 400 });
   });
+
+  it("GraphQL lists take the typed where like every other entity list", async () => {
+    const named = await population({ analysisId, condition: big, name: "Where target" });
+    await population({ analysisId, condition: big, name: "Where other" });
+    const found = await server.gql(`query($name: String!) { populations(where: { name: { eq: $name } }, size: 50) { totalElements content { id } } }`, { name: "Where target" });
+    expect(found.body.errors).toBeUndefined();
+    expect(found.body.data.populations).toEqual({ totalElements: 1, content: [{ id: named.id }] });
+    // where and filter JSON name the same rows
+    const both = await server.gql(
+      `query($f: JSON) { a: savedFilters(where: { filterType: { eq: "PRIVATE" } }, size: 1) { totalElements } b: savedFilters(filter: $f, size: 1) { totalElements } c: tasks(where: { analysisId: { eq: "${analysisId}" } }, size: 1) { totalElements } d: tasks(filter: { analysisId: "${analysisId}" }, size: 1) { totalElements } }`,
+      { f: { filterType: "PRIVATE" } },
+    );
+    expect(both.body.errors).toBeUndefined();
+    expect(both.body.data.a).toEqual(both.body.data.b);
+    expect(both.body.data.c).toEqual(both.body.data.d);
+  });
 });
 
 describe("risk segmentation configs", () => {

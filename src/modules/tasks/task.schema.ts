@@ -1,9 +1,10 @@
+import { defineCrudFields } from "../common/crud-fields.js";
+import { taskColumns, taskHistoryColumns } from "./task.columns.js";
 import { filter, pipe } from "graphql-yoga";
 import { builder } from "../../graphql/builder.js";
 import type { DomainEvent } from "../../events/domain-event.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
+import { relatedListArgs } from "../common/page.js";
 import { canSeeEvent } from "../events/event-permissions.js";
 import "../analysis-results/analysis-result.schema.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
@@ -194,53 +195,19 @@ const CreateTasksFromFilterInput = builder.inputType("CreateTasksFromFilterInput
   }),
 });
 
-builder.queryFields((t) => ({
-  task: t.field({
-    type: Task,
-    authScopes: { permission: "api.tasks.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getTask(ctx, id),
-  }),
-  tasks: t.field({
-    type: pageOf(Task, "TaskPage"),
-    authScopes: { permission: "api.tasks.read" },
-    args: pageArgs(t),
-    resolve: (_root, args, ctx) => service.queryTasks(ctx, args),
-  }),
-  taskHistory: t.field({
-    type: TaskHistory,
-    authScopes: { permission: "api.tasks.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getTaskHistory(ctx, id),
-  }),
-  taskHistories: t.field({
-    type: pageOf(TaskHistory, "TaskHistoryPage"),
-    authScopes: { permission: "api.tasks.read" },
-    args: pageArgs(t),
-    resolve: (_root, args, ctx) => service.queryTaskHistories(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "TaskHistory",
+  plural: "taskHistories",
+  type: TaskHistory,
+  columns: taskHistoryColumns,
+  permissions: { read: "api.tasks.read" },
+  service: {
+    get: service.getTaskHistory,
+    query: service.queryTaskHistories,
+  },
+});
 
 builder.mutationFields((t) => ({
-  createTask: t.field({
-    type: Task,
-    description: "423 while the analysis result is still being built (retry)",
-    authScopes: { permission: "api.tasks.write" },
-    args: { input: t.arg({ type: CreateTaskInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createTask(ctx, input as service.CreateTaskInput),
-  }),
-  updateTask: t.field({
-    type: Task,
-    authScopes: { permission: "api.tasks.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateTaskInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateTask(ctx, id, input as service.UpdateTaskInput),
-  }),
-  deleteTask: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.tasks.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteTask(ctx, id),
-  }),
   addTaskComment: t.field({
     type: Task,
     authScopes: { permission: "api.tasks.write" },
@@ -255,6 +222,23 @@ builder.mutationFields((t) => ({
     resolve: (_root, { input }, ctx) => bulk.createTasksFromFilter(ctx, input as bulk.CreateTasksFromFilterInput),
   }),
 }));
+
+defineCrudFields({
+  name: "Task",
+  type: Task,
+  columns: taskColumns,
+  createInput: CreateTaskInput,
+  updateInput: UpdateTaskInput,
+  permissions: { read: "api.tasks.read", write: "api.tasks.write", delete: "api.tasks.delete" },
+  service: {
+    get: service.getTask,
+    query: service.queryTasks,
+    create: (ctx, input) => service.createTask(ctx, input as service.CreateTaskInput),
+    update: (ctx, id, input) => service.updateTask(ctx, id, input as service.UpdateTaskInput),
+    delete: service.deleteTask,
+  },
+  descriptions: { create: "423 while the analysis result is still being built (retry)" },
+});
 
 const TaskChange = builder.objectRef<DomainEvent>("TaskChange").implement({
   description: "A task was created, updated (fields, approval, comment) or deleted",

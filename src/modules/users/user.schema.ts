@@ -1,9 +1,7 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
-import { whereArg } from "../common/where.js";
 import { userColumns } from "./user.columns.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { ROLES } from "./user.columns.js";
 import * as service from "./user.service.js";
 
@@ -42,18 +40,6 @@ builder.queryFields((t) => ({
     authScopes: { authenticated: true },
     resolve: (_root, _args, ctx) => service.getCurrentUser(ctx),
   }),
-  user: t.field({
-    type: User,
-    authScopes: { permission: "api.users.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getUser(ctx, id),
-  }),
-  users: t.field({
-    type: pageOf(User, "UserPage"),
-    authScopes: { permission: "api.users.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "User", userColumns) },
-    resolve: (_root, args, ctx) => service.queryUsers(ctx, args),
-  }),
 }));
 
 const CreateUserInput = builder.inputType("CreateUserInput", {
@@ -73,20 +59,6 @@ const UpdateUserInput = builder.inputType("UpdateUserInput", {
 });
 
 builder.mutationFields((t) => ({
-  createUser: t.field({
-    type: User,
-    description: "Invites a user (modify-users limit applies)",
-    authScopes: { permission: "api.users.write" },
-    args: { input: t.arg({ type: CreateUserInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.inviteUser(ctx, input),
-  }),
-  updateUser: t.field({
-    type: User,
-    description: "Enables/disables a user or changes its role (modify-users limit applies)",
-    authScopes: { permission: "api.users.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateUserInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateUser(ctx, id, input),
-  }),
   resendUserActivationLink: t.field({
     type: User,
     description: "Sends a new activation link, replacing the previous one (modify-users limit applies)",
@@ -94,10 +66,21 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, { id }, ctx) => service.resendActivationLink(ctx, id),
   }),
-  deleteUser: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.users.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteUser(ctx, id),
-  }),
 }));
+
+defineCrudFields({
+  name: "User",
+  type: User,
+  columns: userColumns,
+  createInput: CreateUserInput,
+  updateInput: UpdateUserInput,
+  permissions: { read: "api.users.read", write: "api.users.write", delete: "api.users.delete" },
+  service: {
+    get: service.getUser,
+    query: service.queryUsers,
+    create: service.inviteUser,
+    update: service.updateUser,
+    delete: service.deleteUser,
+  },
+  descriptions: { create: "Invites a user (modify-users limit applies)", update: "Enables/disables a user or changes its role (modify-users limit applies)" },
+});

@@ -1,10 +1,9 @@
+import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
 import { whereArg } from "../common/where.js";
 import { webhookColumns } from "./webhook.columns.js";
 import { webhookEventLogColumns } from "./webhook.columns.js";
 import { Entity } from "../common/entity.js";
-import { DeleteResult } from "../common/delete-result.js";
-import { pageArgs, pageOf } from "../common/page.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from "./webhook-events.js";
 import * as service from "./webhook.service.js";
@@ -87,50 +86,29 @@ const UpdateWebhookInput = builder.inputType("UpdateWebhookInput", {
   }),
 });
 
-builder.queryFields((t) => ({
-  webhook: t.field({
-    type: Webhook,
-    authScopes: { permission: "api.webhooks.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getWebhook(ctx, id),
-  }),
-  webhooks: t.field({
-    type: pageOf(Webhook, "WebhookPage"),
-    authScopes: { permission: "api.webhooks.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "Webhook", webhookColumns) },
-    resolve: (_root, args, ctx) => service.queryWebhooks(ctx, args),
-  }),
-  webhookEventLog: t.field({
-    type: WebhookEventLog,
-    authScopes: { permission: "api.webhooks.read" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.getWebhookEventLog(ctx, id),
-  }),
-  webhookEventLogs: t.field({
-    type: pageOf(WebhookEventLog, "WebhookEventLogPage"),
-    authScopes: { permission: "api.webhooks.read" },
-    args: { ...pageArgs(t), ...whereArg(t, "WebhookEventLog", webhookEventLogColumns) },
-    resolve: (_root, args, ctx) => service.queryWebhookEventLogs(ctx, args),
-  }),
-}));
+defineCrudFields({
+  name: "WebhookEventLog",
+  type: WebhookEventLog,
+  columns: webhookEventLogColumns,
+  permissions: { read: "api.webhooks.read" },
+  service: {
+    get: service.getWebhookEventLog,
+    query: service.queryWebhookEventLogs,
+  },
+});
 
-builder.mutationFields((t) => ({
-  createWebhook: t.field({
-    type: Webhook,
-    authScopes: { permission: "api.webhooks.write" },
-    args: { input: t.arg({ type: CreateWebhookInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createWebhook(ctx, input),
-  }),
-  updateWebhook: t.field({
-    type: Webhook,
-    authScopes: { permission: "api.webhooks.write" },
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateWebhook(ctx, id, input),
-  }),
-  deleteWebhook: t.field({
-    type: DeleteResult,
-    authScopes: { permission: "api.webhooks.delete" },
-    args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, { id }, ctx) => service.deleteWebhook(ctx, id),
-  }),
-}));
+defineCrudFields({
+  name: "Webhook",
+  type: Webhook,
+  columns: webhookColumns,
+  createInput: CreateWebhookInput,
+  updateInput: UpdateWebhookInput,
+  permissions: { read: "api.webhooks.read", write: "api.webhooks.write", delete: "api.webhooks.delete" },
+  service: {
+    get: service.getWebhook,
+    query: service.queryWebhooks,
+    create: service.createWebhook,
+    update: service.updateWebhook,
+    delete: service.deleteWebhook,
+  },
+});
