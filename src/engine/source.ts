@@ -82,7 +82,12 @@ export async function rowOffsets(client: pg.PoolClient | pg.Pool, sources: reado
  * and `src` the source's position. With `withTx`, also `tx`: the transaction key, the row number
  * of the transaction's first entry (the ingestion's transactions table has it per txid).
  */
-export function sourcesSql(sources: readonly EngineSource[], columns: readonly NormalizedColumn[], offsets: readonly number[], options: { withTx?: boolean } = {}): string {
+export function sourcesSql(
+  sources: readonly EngineSource[],
+  columns: readonly NormalizedColumn[],
+  offsets: readonly number[],
+  options: { withTx?: boolean; where?: (k: number) => string } = {},
+): string {
   const extra = additionalColumns(sources);
   return sources
     .map((s, k) => {
@@ -103,7 +108,7 @@ export function sourcesSql(sources: readonly EngineSource[], columns: readonly N
           from += ` JOIN (SELECT txid, min(row_no) AS row_no FROM ${table(s.entries)} GROUP BY txid) t ON t.txid IS NOT DISTINCT FROM e.txid`;
         }
       }
-      return `SELECT ${select.join(", ")} FROM ${from}`;
+      return `SELECT ${select.join(", ")} FROM ${from}${options.where ? ` WHERE ${options.where(k)}` : ""}`;
     })
     .join("\nUNION ALL\n");
 }

@@ -125,6 +125,27 @@ export function linesLayout(ctx: GlContext): LaidOut[] {
 /** Columns that exist only as SQL filters (BOOLEAN_FLAGS over the per-point flags) have no physical column. */
 export const physical = (l: LaidOut) => l.column.type !== "BOOLEAN_FLAGS";
 
+/** Storage width class of a column's type: 8-byte, 4-byte, 2-byte (scores) and 1-byte values, then variable length. */
+const STORAGE_RANK: Partial<Record<LaidOut["column"]["type"], number>> = { INT64: 0, MONEY_100: 0, FLOAT64: 0, DATE: 1, INT32: 1, PERCENTAGE_FIXED_POINT: 2, BOOLEAN: 3 };
+
+/**
+ * The physical column order of a result table: fixed-width columns first, widest first, then the
+ * texts and lists. Exports and pages name their columns (the published order is the layout's), so
+ * the order on disk is free: with every number and flag before the first variable-length value,
+ * PostgreSQL reads them at fixed offsets, and the passes that read flags and scores (the summary,
+ * the partial indexes of rare flags, filtered pages) do not walk the texts of each row.
+ */
+function physicalOrder(columns: Array<{ select: string; rank: number }>): string {
+  return columns
+    .map((c, i) => ({ ...c, i }))
+    .sort((a, b) => a.rank - b.rank || a.i - b.i)
+    .map((c) => c.select)
+    .join(", ");
+}
+
+/** Enumerations (risk_level, riskGroup, ...) are the first texts: the summary's pass reads risk_level without walking the free texts. */
+const rankOf = (l: LaidOut) => STORAGE_RANK[l.column.type] ?? (l.column.type === "STRING" && !l.column.caseInsensitivePrefixSearch && !l.column.keywordSearch ? 8 : 9);
+
 /** Account -> its hierarchy codes, as a jsonb literal the transaction table's SELECT looks accounts up in. */
 async function hierarchyMapLiteral(ctx: GlContext, client: { query: (sql: string) => Promise<{ rows: Array<{ map: unknown }> }> }): Promise<string> {
   const { rows } = await client.query(`SELECT coalesce(jsonb_object_agg(account, codes), '{}') AS map FROM (SELECT account, array_agg(DISTINCT c) AS codes FROM ${ctx.accounts}, unnest(codes) c GROUP BY account) m`);
@@ -171,12 +192,16 @@ export const glScoresStep: EngineStep = {
     await engineTransaction(pool, async (client) => {
       const layout = transactionLayout(plan, await hierarchyMapLiteral(ctx, client));
       const levels = groups.map(({ group, index }) => `${riskLevel(group, `x.${ident(`risk_g${index}`)}`)} AS ${ident(`level_g${index}`)}`);
-      const select = `SELECT x.tx AS row_no, ${layout
-        .filter(physical)
-        .filter((l) => l.column.sql !== "row_no")
-        .map((l) => `${l.expression} AS ${ident(l.column.sql)}`)
-        .join(", ")}${groups.map(({ index }) => `, x.${ident(`risk_g${index}`)}`).join("")}${levels.map((l) => `, ${l}`).join("")}
-        FROM (${grouped}) x`;
+      const columns = [
+        { select: "x.tx AS row_no", rank: 0 },
+        ...layout
+          .filter(physical)
+          .filter((l) => l.column.sql !== "row_no")
+          .map((l) => ({ select: `${l.expression} AS ${ident(l.column.sql)}`, rank: rankOf(l) })),
+        ...groups.map(({ index }) => ({ select: `x.${ident(`risk_g${index}`)}`, rank: 1 })),
+        ...levels.map((l) => ({ select: l, rank: 8 })),
+      ];
+      const select = `SELECT ${physicalOrder(columns)} FROM (${grouped}) x`;
       await createTableAs(client, plan.tables.tx, select, { analyze: false });
     });
     await engineTransaction(pool, async (client) => {
@@ -187,11 +212,15 @@ export const glScoresStep: EngineStep = {
       });
       const amountJoin = `LEFT JOIN (SELECT account, activity FROM ${table(plan.tables.stat("amount"))}) sa ON sa.account = b.account`;
       const hasAmount = (await client.query(`SELECT to_regclass($1) IS NOT NULL AS ok`, [plan.tables.stat("amount")])).rows[0].ok as boolean;
-      const select = `SELECT ${layout
-        .filter(physical)
-        .map((l) => `${hasAmount || !l.expression.includes("sa.") ? l.expression : l.expression.replace(/sa\.activity/g, "NULL::bigint")} AS ${ident(l.column.sql)}`)
-        .join(", ")},
-          b.tx, ${own.length === 0 ? "0::bigint" : own.join(" | ")} AS own_mask
+      const columns = [
+        ...layout.filter(physical).map((l) => ({
+          select: `${hasAmount || !l.expression.includes("sa.") ? l.expression : l.expression.replace(/sa\.activity/g, "NULL::bigint")} AS ${ident(l.column.sql)}`,
+          rank: rankOf(l),
+        })),
+        { select: "b.tx", rank: 0 },
+        { select: `${own.length === 0 ? "0::bigint" : own.join(" | ")} AS own_mask`, rank: 0 },
+      ];
+      const select = `SELECT ${physicalOrder(columns)}
         FROM ${table(plan.tables.base)} b JOIN ${table(plan.tables.tx)} t ON t.row_no = b.tx ${ctx.accountJoin("b")} ${hasAmount ? amountJoin : ""}`;
       await createTableAs(client, plan.tables.lines, select, { analyze: false });
     });

@@ -1,18 +1,43 @@
-import { int, num, table } from "../sql.js";
+import { int, num, ramp, table } from "../sql.js";
 import { createTableAs, engineTransaction, type EngineStep, type StepContext } from "../steps.js";
+import { GL_COLUMNS, sourcesSql } from "../source.js";
 import { excessScore, FIRST_TWO_DIGITS, glContext, type GlContext } from "./context.js";
-import { ramp } from "../sql.js";
 
 /**
  * The statistics the statistical and machine-learning entry points compare each entry with, one
- * table per control point (kept with the result: explain quotes them). Each is one aggregate pass
- * over the sources; tables keep only the rows that score, so joining them to a million entries is
- * a probe into a small hash table.
+ * table per control point (kept with the result: explain quotes them). Tables keep only the rows
+ * that score, so joining them to a million entries is a probe into a small hash table.
+ *
+ * Most of them are counts and sums per account and one more key (first two digits, reporting
+ * period, user, weekday): one scan of the sources computes them all as grouping sets into a small
+ * work table (`Pass`), and each statistic is then a query over that table. Grouping sets run in
+ * one process, so the scan is split into two halves by page, aggregated side by side on two
+ * connections and added up (counts and sums add up exactly). The mean and spread of ln|amount|
+ * do not add up that way and keep their own (parallel) query; so do the not-for-profit expense
+ * points, which join the accounts.
  */
 interface Statistic {
   points: string[];
   table: string;
-  sql(ctx: GlContext): string;
+  /** The grouping sets it reads from the shared pass (null: it reads the sources itself). */
+  reads: Array<PassKey> | null;
+  sql(ctx: GlContext, pass: Pass): string;
+}
+
+/** The keys of the shared pass besides the account, in the order of GROUPING(...). */
+const KEYS = { d2: "d2", rp: "rp", user: "user_id", dow: "dow" } as const;
+type PassKey = keyof typeof KEYS;
+const KEY_ORDER: PassKey[] = ["d2", "rp", "user", "dow"];
+
+/** The work table of the shared pass, and the condition selecting one grouping set of it. */
+interface Pass {
+  table: string;
+  set(key: PassKey): string;
+}
+
+/** GROUPING(account, d2, rp, user_id, dow) of the set (account, key): a bit for each key left out. */
+function groupingOf(key: PassKey): number {
+  return KEY_ORDER.reduce((bits, k, i) => (k === key ? bits : bits | (1 << (KEY_ORDER.length - 1 - i))), 0);
 }
 
 const benfordExpected = (d2: string) => `log(1 + 1.0 / ${d2})`;
@@ -22,6 +47,7 @@ const STATISTICS: Statistic[] = [
     // Per account: mean and spread of ln|amount| (Unusual Amount; the amount feature of Outlier Anomaly).
     points: ["journal_entry_flat_unusual_amount_v4"],
     table: "amount",
+    reads: null,
     sql: (ctx) => `WITH s AS (${ctx.sources})
       SELECT s.account, count(*)::integer AS n, avg(ln(abs(s.amount)::float8)) AS mean, stddev_samp(ln(abs(s.amount)::float8)) AS sd,
              sum(abs(s.amount))::bigint AS activity
@@ -30,11 +56,12 @@ const STATISTICS: Statistic[] = [
   {
     points: ["journal_entry_two_digit_benford_v2"],
     table: "benford",
-    sql: (ctx) => {
+    reads: ["d2"],
+    sql: (ctx, pass) => {
       const p = "journal_entry_two_digit_benford_v2";
       const ratio = Number(ctx.setting(p, "excessRatio"));
-      return `WITH s AS (${ctx.sources}),
-        c AS (SELECT ${FIRST_TWO_DIGITS("s.amount")} AS d2, count(*)::float8 AS n FROM s WHERE s.amount >= 1000 GROUP BY 1),
+      // Debits of at least 10.00 only (the digits of the amounts as posted).
+      return `WITH c AS (SELECT d2, sum(debits)::float8 AS n FROM ${pass.table} WHERE ${pass.set("d2")} AND d2 IS NOT NULL GROUP BY d2 HAVING sum(debits) > 0),
         t AS (SELECT sum(n) AS total FROM c),
         x AS (SELECT c.d2, c.n, t.total, ${benfordExpected("c.d2")} AS p FROM c, t)
         SELECT d2, n::integer AS observed, round(total * p)::integer AS expected, ${excessScore("n / (total * p)", ratio)}::integer AS score
@@ -47,11 +74,12 @@ const STATISTICS: Statistic[] = [
   {
     points: ["journal_entry_flat_sos_v2"],
     table: "sos",
-    sql: (ctx) => {
+    reads: ["d2"],
+    sql: (ctx, pass) => {
       const p = "journal_entry_flat_sos_v2";
       const ratio = Number(ctx.setting(p, "excessRatio"));
-      return `WITH s AS (${ctx.sources}),
-        c AS (SELECT s.account, ${FIRST_TWO_DIGITS("s.amount")} AS d2, count(*)::float8 AS n FROM s WHERE abs(s.amount) >= 1000 GROUP BY 1, 2),
+      // d2 is set exactly when |amount| >= 10.00.
+      return `WITH c AS (SELECT account, d2, n::float8 AS n FROM ${pass.table} WHERE ${pass.set("d2")} AND d2 IS NOT NULL),
         t AS (SELECT account, sum(n) AS total FROM c GROUP BY account HAVING sum(n) >= ${int(ctx.setting(p, "minimumEntries"))}),
         x AS (SELECT c.account, c.d2, c.n, t.total, ${benfordExpected("c.d2")} AS p FROM c JOIN t USING (account))
         SELECT account, d2, n::integer AS observed, round(total * p)::integer AS expected, ${excessScore("n / (total * p)", ratio)}::integer AS score
@@ -65,16 +93,15 @@ const STATISTICS: Statistic[] = [
     // activity against the prior period.
     points: ["group_by_trendshock", "prior_period_frequency", "prior_period_dollar_change"],
     table: "trend",
-    sql: (ctx) => {
+    reads: ["rp"],
+    sql: (ctx, pass) => {
       const t = "group_by_trendshock";
       const f = "prior_period_frequency";
       const d = "prior_period_dollar_change";
       const fRatio = Math.max(Number(ctx.setting(f, "ratio")) - 1, 0.01);
       const dRatio = Math.max(Number(ctx.setting(d, "ratio")) - 1, 0.01);
       const z = `abs(m.net - (st.total - m.net) / (st.months - 1)) / nullif(sqrt(greatest((st.sumsq - m.net * m.net - (st.total - m.net) ^ 2 / (st.months - 1)) / greatest(st.months - 2, 1), 0)), 0)`;
-      return `WITH s AS (${ctx.sources}),
-        m AS (SELECT s.account, ${ctx.periods.reportingStart("s.effective_date")} AS rp, sum(s.amount)::float8 AS net, count(*)::integer AS n, sum(abs(s.amount))::float8 AS act
-                FROM s GROUP BY 1, 2),
+      return `WITH m AS (SELECT account, rp, net::float8 AS net, n::integer AS n, act::float8 AS act FROM ${pass.table} WHERE ${pass.set("rp")}),
         st AS (SELECT account, count(*)::float8 AS months, sum(net) AS total, sum(net * net) AS sumsq FROM m GROUP BY account),
         first AS (SELECT min(rp) AS rp FROM m),
         scored AS (
@@ -94,41 +121,32 @@ const STATISTICS: Statistic[] = [
     // Outlier Anomaly: the user and the weekday of an entry are rare for its account.
     points: [],
     table: "iso_user",
-    sql: (ctx) => {
-      const p = "journal_entry_isolation_forest";
-      const share = Number(ctx.setting(p, "rareShare"));
-      return `WITH s AS (${ctx.sources}),
-        n AS (SELECT account, count(*)::float8 AS n FROM s GROUP BY account HAVING count(*) >= ${num(Math.ceil(1 / Math.max(share, 1e-6)))}),
-        c AS (SELECT s.account, s.user_id, count(*)::float8 AS k FROM s WHERE s.user_id IS NOT NULL GROUP BY 1, 2)
-        SELECT c.account, c.user_id, c.k::integer AS entries, n.n::integer AS account_entries FROM c JOIN n USING (account) WHERE c.k <= n.n * ${num(share)}`;
-    },
+    reads: ["dow", "user"],
+    sql: (ctx, pass) => rareForAccount(ctx, pass, "user", "user_id", "user_id IS NOT NULL"),
   },
   {
     points: ["journal_entry_isolation_forest"],
     table: "iso_dow",
-    sql: (ctx) => {
-      const p = "journal_entry_isolation_forest";
-      const share = Number(ctx.setting(p, "rareShare"));
-      return `WITH s AS (${ctx.sources}),
-        n AS (SELECT account, count(*)::float8 AS n FROM s GROUP BY account HAVING count(*) >= ${num(Math.ceil(1 / Math.max(share, 1e-6)))}),
-        c AS (SELECT s.account, extract(isodow FROM s.effective_date)::integer AS dow, count(*)::float8 AS k FROM s GROUP BY 1, 2)
-        SELECT c.account, c.dow, c.k::integer AS entries, n.n::integer AS account_entries FROM c JOIN n USING (account) WHERE c.k <= n.n * ${num(share)}`;
-    },
+    reads: ["dow"],
+    sql: (ctx, pass) => rareForAccount(ctx, pass, "dow", "dow", "TRUE"),
   },
   {
     // Expense Flurry: expense debits per time window, against the other windows (leave one out).
     points: ["journal_entry_nfp_expense_flurry"],
     table: "flurry",
+    reads: null,
     sql: (ctx) => flurrySql(ctx, "journal_entry_nfp_expense_flurry", false),
   },
   {
     points: ["journal_entry_nfp_fund_expense_flurry"],
     table: "fund_flurry",
+    reads: null,
     sql: (ctx) => flurrySql(ctx, "journal_entry_nfp_fund_expense_flurry", true),
   },
   {
     points: ["journal_entry_nfp_split_expense_multiple"],
     table: "split",
+    reads: null,
     sql: (ctx) => {
       const threshold = int(ctx.setting("journal_entry_nfp_split_expense_multiple", "threshold"));
       return `WITH s AS (${ctx.sources})
@@ -140,6 +158,55 @@ const STATISTICS: Statistic[] = [
     },
   },
 ];
+
+/** Outlier Anomaly's rare values: (account, key) pairs with at most `rareShare` of an account's entries (accounts with enough entries). */
+function rareForAccount(ctx: GlContext, pass: Pass, key: "user" | "dow", column: string, present: string): string {
+  const p = "journal_entry_isolation_forest";
+  const share = Number(ctx.setting(p, "rareShare"));
+  // An account's entries: the sum over its weekdays.
+  return `WITH n AS (SELECT account, sum(n)::float8 AS n FROM ${pass.table} WHERE ${pass.set("dow")} GROUP BY account HAVING sum(n) >= ${num(Math.ceil(1 / Math.max(share, 1e-6)))}),
+    c AS (SELECT account, ${column}, n::float8 AS k FROM ${pass.table} WHERE ${pass.set(key)} AND ${present})
+    SELECT c.account, c.${column}, c.k::integer AS entries, n.n::integer AS account_entries FROM c JOIN n USING (account) WHERE c.k <= n.n * ${num(share)}`;
+}
+
+/**
+ * The shared pass over `sources` (or a part of them): per grouping set, the entries (`n`), the
+ * debits of at least 10.00 (`debits`), the net and the absolute activity (`net`, `act`, numeric:
+ * the halves add up exactly). The sets are hashed side by side in the one scan.
+ */
+function passSql(ctx: GlContext, sources: string, keys: readonly PassKey[]): string {
+  const sets = KEY_ORDER.filter((k) => keys.includes(k)).map((k) => `(account, ${KEYS[k]})`);
+  return `SELECT GROUPING(account, d2, rp, user_id, dow) AS g, account, d2, rp, user_id, dow,
+         count(*) AS n, count(*) FILTER (WHERE amount >= 1000) AS debits, sum(amount) AS net, sum(abs(amount)) AS act
+    FROM (SELECT s.account, s.amount, s.user_id, ${FIRST_TWO_DIGITS("s.amount")} AS d2, ${ctx.periods.reportingStart("s.effective_date")} AS rp,
+                 extract(isodow FROM s.effective_date)::integer AS dow
+            FROM (${sources}) s) s
+   GROUP BY GROUPING SETS (${sets.join(", ")})`;
+}
+
+/** The shared pass as work table `work`: two halves of the sources' pages aggregated side by side, then added up. */
+async function createPass(step: StepContext, ctx: GlContext, work: string, keys: readonly PassKey[]): Promise<void> {
+  const sources = step.plan.spec.sources;
+  const pages = await Promise.all(
+    sources.map(async (s) => Number((await step.pool.query<{ pages: string }>(`SELECT pg_relation_size($1) / current_setting('block_size')::bigint AS pages`, [s.entries])).rows[0].pages)),
+  );
+  const half = (k: number) => `'(${Math.ceil(pages[k] / 2)},0)'::tid`;
+  const offsets = sources.map((_s, k) => Number(ctx.facts[`offset_${k}`] ?? 0));
+  const halves = [(k: number) => `e.ctid < ${half(k)}`, (k: number) => `e.ctid >= ${half(k)}`].map((where, i) => ({
+    table: step.plan.tables.work(`stats${i}`),
+    sources: sourcesSql(sources, GL_COLUMNS, offsets, { where }),
+  }));
+  await Promise.all(halves.map((h) => engineTransaction(step.pool, (client) => createTableAs(client, h.table, passSql(ctx, h.sources, keys), { analyze: false }))));
+  await engineTransaction(step.pool, async (client) => {
+    await createTableAs(
+      client,
+      work,
+      `SELECT g, account, d2, rp, user_id, dow, sum(n) AS n, sum(debits) AS debits, sum(net) AS net, sum(act) AS act
+         FROM (${halves.map((h) => `SELECT * FROM ${table(h.table)}`).join(" UNION ALL ")}) u GROUP BY g, account, d2, rp, user_id, dow`,
+    );
+    await client.query(`DROP TABLE ${halves.map((h) => table(h.table)).join(", ")}`);
+  });
+}
 
 function flurrySql(ctx: GlContext, point: string, perFund: boolean): string {
   const window = Math.max(1, Number(ctx.setting(point, "windowDays")));
@@ -159,23 +226,30 @@ export const glStatisticsStep: EngineStep = {
   cost: 4,
   async run(step: StepContext) {
     const ctx = await glContext(step.pool, step.plan);
+    const running = STATISTICS.filter((s) => runs(ctx, s));
+    const keys = running.flatMap((s) => s.reads ?? []);
+    const work = step.plan.tables.work("stats");
+    const pass: Pass = { table: table(work), set: (key) => `g = ${groupingOf(key)}` };
+    if (keys.length > 0) await createPass(step, ctx, work, keys);
     for (const statistic of STATISTICS) {
       step.signal.throwIfAborted();
-      const runs = statistic.points.length === 0 ? ctx.runs("journal_entry_isolation_forest") : statistic.points.some((p) => ctx.runs(p));
       const name = step.plan.tables.stat(statistic.table);
       await engineTransaction(step.pool, async (client) => {
-        if (runs) await createTableAs(client, name, statistic.sql(ctx));
+        if (running.includes(statistic)) await createTableAs(client, name, statistic.sql(ctx, pass));
         else await client.query(`DROP TABLE IF EXISTS ${table(name)}`);
       });
       step.pointsDone(statistic.points);
     }
+    await step.pool.query(`DROP TABLE IF EXISTS ${table(work)}`);
   },
 };
+
+function runs(ctx: GlContext, statistic: Statistic): boolean {
+  return statistic.points.length === 0 ? ctx.runs("journal_entry_isolation_forest") : statistic.points.some((p) => ctx.runs(p));
+}
 
 /** Whether the statistic table of a control point exists in this run (joined only then). */
 export function statisticTable(ctx: GlContext, name: string): string | null {
   const owner = STATISTICS.find((s) => s.table === name);
-  if (!owner) return null;
-  const runs = owner.points.length === 0 ? ctx.runs("journal_entry_isolation_forest") : owner.points.some((p) => ctx.runs(p));
-  return runs ? table(ctx.plan.tables.stat(name)) : null;
+  return owner && runs(ctx, owner) ? table(ctx.plan.tables.stat(name)) : null;
 }
