@@ -12,7 +12,6 @@ import { createLogger } from "../src/core/logger.js";
 import { ANALYSIS_SOURCE_TYPE_IDS, ANALYSIS_TYPE_IDS } from "../src/modules/catalogue/ids.js";
 import { startServer } from "../src/server.js";
 import { dataPageQuery } from "../src/modules/data-tables/data-table-rows.js";
-import type { DataTableColumn } from "../src/modules/data-tables/data-table-definition.js";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { benchDatabase, machine, today, uploadLedgerFile, writeSection } from "./lib.js";
 
@@ -107,7 +106,7 @@ try {
     }
     if (process.env.BENCH_EXPLAIN) {
       const stored = await running.app.prisma.dataTable.findUniqueOrThrow({ where: { id: table.id } });
-      const q = dataPageQuery({ id: stored.id, logicalName: stored.logicalName, type: stored.type, tableName: stored.tableName, columns: stored.columns as unknown as DataTableColumn[], rowCount: Number(stored.rowCount) }, shape.body);
+      const q = dataPageQuery({ id: stored.id, logicalName: stored.logicalName, type: stored.type, tableName: stored.tableName, columns: stored.columns, rowCount: Number(stored.rowCount) }, shape.body);
       const plan = await pool.query(`EXPLAIN (ANALYZE, COSTS OFF) ${q.sql}`, q.values);
       process.stdout.write(`${plan.rows.map((r) => r["QUERY PLAN"]).join("\n")}\n`);
     }

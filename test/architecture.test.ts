@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -45,4 +45,13 @@ describe("import structure (docs/architecture.md, Layers)", () => {
     expect(found).toContain("no-circular");
     expect(found).toContain("no-upward-from-foundation");
   }, 60_000);
+
+  it("has no test importing from bench/ (helpers tests share live in test/helpers/)", () => {
+    const testFiles = ["src", "rest", "schema", "subscriptions", "web", "test"].flatMap((dir) =>
+      (readdirSync(join(ROOT, dir), { recursive: true }) as string[]).filter((f) => /\.ts$/.test(f) && (dir === "test" || f.endsWith(".test.ts"))).map((f) => join(dir, f)),
+    );
+    expect(testFiles.length).toBeGreaterThan(50);
+    const fromBench = testFiles.filter((f) => /(?:from|import)\s*\(?\s*["'][^"']*\bbench\//.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(fromBench).toEqual([]);
+  });
 });

@@ -26,7 +26,7 @@ export async function inTransaction<T>(app: { prisma: PrismaClient; relay: Outbo
           entityType: e.entityType,
           entityId: e.entityId ?? null,
           userId: e.userId ?? null,
-          payload: (e.payload ?? {}) as Prisma.InputJsonValue,
+          payload: e.payload ?? {},
         })),
       });
     }

@@ -5,7 +5,6 @@ import { textWithoutNul } from "../core/db-text.js";
 import { isAppError } from "../core/errors.js";
 import type { Emit, Tx } from "../events/outbox.js";
 import type { NewDomainEvent } from "../events/domain-event.js";
-import type { Prisma } from "../generated/prisma/client.js";
 import { JobError, JobRetry, type FailureContext, type JobContext, type JobDefinition, type JobStarter } from "./define.js";
 import { INTERNAL_JOB_STARTED_EVENT, JOB_STARTED_EVENT } from "./start.js";
 import type { JobQueue } from "./runners/queue.js";
@@ -318,7 +317,7 @@ export class JobRuntime {
         entityType: e.entityType,
         entityId: e.entityId ?? null,
         userId: e.userId ?? null,
-        payload: (e.payload ?? {}) as Prisma.InputJsonValue,
+        payload: e.payload ?? {},
       })),
     });
   }

@@ -2,7 +2,6 @@ import type pg from "pg";
 import { createAudit } from "../entity/audit.js";
 import { newId } from "../core/ids.js";
 import type { Tx } from "../events/outbox.js";
-import type { Prisma } from "../generated/prisma/client.js";
 import type { RequestContext } from "../app-types.js";
 import type { AsyncEntityType, JobDefinition, JobStarter } from "./define.js";
 
@@ -47,7 +46,8 @@ export async function startJob<P>(tx: Tx, spec: StartJobSpec<P>) {
       entityType: spec.entityType,
       internal,
       jobName: spec.job.name,
-      payload: (spec.payload ?? {}) as Prisma.InputJsonValue,
+      // Each job's payload is a JSON object of its definition's shape (JobDefinition<P>).
+      payload: (spec.payload ?? {}) as PrismaJson.JobPayload,
       tokenId: spec.startedBy.tokenId ?? null,
       maxAttempts: spec.maxAttempts ?? spec.job.retry.attempts,
     },

@@ -19,6 +19,15 @@ export function checkFilter(filter: unknown, columns: ColumnSet, options: { popu
   return checked;
 }
 
+/** A filter as a client writes it (spec 4.2) and as Json columns keep it: a JSON object. */
+export type FilterJson = { [key: string]: unknown };
+
+/** `checkFilter` for a filter about to be stored: the same 400, and the filter as the column keeps it. */
+export function storableFilter(filter: unknown, columns: ColumnSet): FilterJson {
+  checkFilter(filter, columns);
+  return typeof filter === "object" && filter !== null && !Array.isArray(filter) ? { ...filter } : {};
+}
+
 /** Filter JSON → parameterized SQL condition over the subject's columns. */
 export function compileFilter(
   filter: unknown,

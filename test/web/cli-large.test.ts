@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { runFap } from "../helpers/fap-cli.js";
 import { analysisFixture, type SourceFixture } from "../helpers/analysis-sources.js";
 import { writeGeneralLedgerCsv } from "../helpers/gl-generator.js";
 
-const CLI = join(process.cwd(), "bin", "fap.mjs");
 const LINES = 1_000_000;
 
 /** The `fap` client on the size it is for: a 1,000,000-line ledger, chunked upload and ingestion with progress. */
@@ -29,14 +28,7 @@ describe("fap with a 1,000,000-line general ledger", () => {
   });
 
   it("uploads it in chunks and ingests it to COMPLETED, showing upload and workflow progress", async () => {
-    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        [CLI, "ingest", path, "--analysis", fixture.analysisId],
-        { env: { PATH: process.env.PATH, HOME: dir, FAP_STATE_DIR: join(dir, "state"), FAP_SERVER: server.url, FAP_TOKEN: server.token }, timeout: 540_000, maxBuffer: 64 * 2 ** 20 },
-        (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+    const result = await runFap(server, dir, ["ingest", path, "--analysis", fixture.analysisId], { timeoutMs: 540_000, maxBuffer: 64 * 2 ** 20 });
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     const [sourceId, state] = result.stdout.trim().split(" ");
     expect(state).toBe("COMPLETED");

@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { runFap } from "../helpers/fap-cli.js";
 import { analysisFixture, type SourceFixture } from "../helpers/analysis-sources.js";
 import { journalCsv } from "../helpers/ledger.js";
-
-const CLI = join(process.cwd(), "bin", "fap.mjs");
 
 /** The `fap` command-line client run as a child process against a real server. */
 describe("fap (command-line client)", () => {
@@ -18,13 +16,7 @@ describe("fap (command-line client)", () => {
   const ledgerPath = join(dir, "journal.csv");
   writeFileSync(ledgerPath, ledger);
 
-  function fap(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, HOME: dir, FAP_STATE_DIR: join(dir, "state"), FAP_SERVER: server.url, FAP_TOKEN: server.token, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
-    });
-  }
+  const fap = (args: string[], env: Record<string, string> = {}) => runFap(server, dir, args, { env });
 
   beforeAll(async () => {
     server = await startTestServer();

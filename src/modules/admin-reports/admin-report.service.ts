@@ -14,6 +14,14 @@ const DATE_TIME = "yyyy-mm-dd hh:mm:ss";
 const day = (v: unknown) => (typeof v === "string" ? new Date(`${v}T00:00:00Z`) : v);
 const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+/** The leading columns of the reports that have a row per engagement (analysis overview, row usage). */
+const ENGAGEMENT_COLUMNS = [
+  { header: "Organization", key: "organization", width: 28 },
+  { header: "Organization id", key: "organization_id", width: 26 },
+  { header: "Engagement", key: "engagement", width: 28 },
+  { header: "Engagement id", key: "engagement_id", width: 26 },
+];
+
 /** ADMIN_REPORT: one row per analysis with its latest run and entry counts per risk level. */
 export const analysisOverviewJob = defineJob<Record<string, never>>({
   name: "admin-reports.analysis-overview",
@@ -37,10 +45,7 @@ export const analysisOverviewJob = defineJob<Record<string, never>>({
       {
         name: "Analysis overview",
         columns: [
-          { header: "Organization", key: "organization", width: 28 },
-          { header: "Organization id", key: "organization_id", width: 26 },
-          { header: "Engagement", key: "engagement", width: 28 },
-          { header: "Engagement id", key: "engagement_id", width: 26 },
+          ...ENGAGEMENT_COLUMNS,
           { header: "Analysis", key: "analysis", width: 28 },
           { header: "Analysis id", key: "analysis_id", width: 26 },
           { header: "Analysis type", key: "analysis_type", width: 28 },
@@ -106,10 +111,7 @@ export const rowUsageReportJob = defineJob<{ start: string; end: string }>({
       {
         name: "Row usage",
         columns: [
-          { header: "Organization", key: "organization", width: 28 },
-          { header: "Organization id", key: "organization_id", width: 26 },
-          { header: "Engagement", key: "engagement", width: 28 },
-          { header: "Engagement id", key: "engagement_id", width: 26 },
+          ...ENGAGEMENT_COLUMNS,
           { header: "Billing code", key: "billing_code", width: 16 },
           { header: "Sources ingested", key: "sources", width: 18 },
           { header: "Rows ingested", key: "rows_ingested", width: 16 },

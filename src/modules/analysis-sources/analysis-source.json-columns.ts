@@ -16,7 +16,10 @@ import type {
   ProposedColumnMapping,
   TabularFileInfo,
   TransactionIdSelection,
+  TransactionIdType as TransactionIdTypeValue,
   VirtualColumnDefinition,
+  Rating,
+  WorkflowState as WorkflowStateValue,
 } from "../../ingestion/index.js";
 import type { SourceMessage } from "./analysis-source.messages.js";
 import type { StoredStage } from "./analysis-source.steps.js";
@@ -32,6 +35,10 @@ export interface StoredParse {
 
 declare global {
   namespace PrismaJson {
+    // String columns written only from their wire enum's values (the Pothos enums list the same ones).
+    type WorkflowState = WorkflowStateValue;
+    type TransactionIdType = TransactionIdTypeValue;
+    type TransactionIdRating = Rating;
     type SourceMessages = SourceMessage[];
     type AnalysisSourceFileInfo = TabularFileInfo;
     /** File version (ORIGINAL, DEGROUPED) to file info id. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { WorkflowState } from "../../ingestion/index.js";
 import { supersededBy, type SourceProgress } from "./analysis-source.progress.js";
 
-const at = (workflowState: string, percent: number, sourceVersion?: number): SourceProgress => ({ analysisSourceId: "s", workflowState, percent, stepPercent: null, message: null, sourceVersion });
+const at = (workflowState: WorkflowState, percent: number, sourceVersion?: number): SourceProgress => ({ analysisSourceId: "s", workflowState, percent, stepPercent: null, message: null, sourceVersion });
 
 describe("live progress events against the state read when subscribing", () => {
   const read = at("PARSING", 70, 12);

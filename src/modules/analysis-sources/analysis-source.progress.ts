@@ -7,7 +7,7 @@ export const SOURCE_PROGRESS_EVENT = "analysis-source.progress";
 
 export interface SourceProgress {
   analysisSourceId: string;
-  workflowState: string;
+  workflowState: WorkflowState;
   /** Overall percentage of the move (0..100). */
   percent: number;
   /** Percentage within the current step, for long steps (staging, effective dates, parse), else null. */
@@ -101,7 +101,7 @@ export function walkProgress(
  */
 export async function currentSourceProgress(
   app: Pick<App, "prisma">,
-  source: { id: string; version: number; workflowState: string; analysisSourceTypeId: string; errors: SourceMessage[] },
+  source: { id: string; version: number; workflowState: WorkflowState; analysisSourceTypeId: string; errors: SourceMessage[] },
 ): Promise<SourceProgress> {
   const state = source.workflowState;
   const base = { analysisSourceId: source.id, workflowState: state, stepPercent: null, message: null, sourceVersion: source.version };

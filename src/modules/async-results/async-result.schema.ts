@@ -16,7 +16,7 @@ export const AsyncResult = builder.prismaObject("AsyncResult", {
   interfaces: [Entity],
   fields: (t) => ({
     type: t.field({ type: AsyncResultTypeEnum, resolve: (r) => r.type as never }),
-    status: t.field({ type: AsyncStatusEnum, resolve: (r) => r.status as never }),
+    status: t.field({ type: AsyncStatusEnum, resolve: (r) => r.status }),
     entityId: t.exposeID("entityId", { nullable: true }),
     entityType: t.field({ type: AsyncEntityTypeEnum, nullable: true, resolve: (r) => r.entityType as never }),
     error: t.exposeString("error", { nullable: true, description: "Why the job failed; set when status is ERROR" }),

@@ -9,7 +9,7 @@ import { engagementOf } from "../engagements/engagement.service.js";
 import { FileInfoNode } from "../file-infos/file-info.schema.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { FileDownload } from "../file-results/file-download.js";
-import { FILE_MANAGER_TYPES } from "./file-manager.columns.js";
+import { FILE_MANAGER_TYPES, FILE_STATUSES } from "./file-manager.columns.js";
 import * as service from "./file-manager.service.js";
 import "./file-manager.cleanup.js";
 import "./staged-uploads.cleanup.js";
@@ -18,7 +18,7 @@ registerEventPermission("FILE_MANAGER_FILE", "api.file-manager.read");
 registerEventPermission("FILE_MANAGER_DIRECTORY", "api.file-manager.read");
 
 export const FileManagerType = builder.enumType("FileManagerType", { values: FILE_MANAGER_TYPES });
-export const FileStatus = builder.enumType("FileStatus", { values: ["MODIFIED", "ROLLED_FORWARD"] as const });
+export const FileStatus = builder.enumType("FileStatus", { values: FILE_STATUSES });
 
 interface FileManagerRow extends AuditShape {
   engagementId: string;
@@ -58,7 +58,7 @@ export const FileManagerFile = builder.prismaObject("FileManagerEntity", {
     extension: t.exposeString("extension", { nullable: true }),
     originalName: t.exposeString("originalName", { nullable: true }),
     fileInfoId: t.exposeID("fileInfoId", { nullable: true }),
-    status: t.field({ type: [FileStatus], resolve: (f) => f.status as never }),
+    status: t.field({ type: [FileStatus], resolve: (f) => f.status }),
     fileInfo: t.field({ type: FileInfoNode, nullable: true, authScopes: { permission: "api.file-infos.read" }, resolve: (f, _args, ctx) => service.fileInfoOf(ctx, f.fileInfoId) as never }),
   }),
 });

@@ -3,6 +3,8 @@
  * generated client by prisma-json-types-generator: reads and writes are typed.
  */
 
+import type { GDPDU_UNPACK_STATUSES } from "./gdpdu.columns.js";
+
 /** One table of an unpacked GDPdU archive: the CSV file it became. */
 export interface UnpackedTable {
   name: string;
@@ -15,6 +17,7 @@ export interface UnpackedTable {
 
 declare global {
   namespace PrismaJson {
+    type GdpduUnpackStatus = (typeof GDPDU_UNPACK_STATUSES)[number];
     type GdpduUnpackedTables = UnpackedTable[];
   }
 }

@@ -32,7 +32,7 @@ export const GdpduUnpackJob = builder.prismaObject("GdpduUnpackJob", {
     fileManagerFileId: t.exposeID("fileManagerFileId", { description: "The archive" }),
     parentFileManagerEntityId: t.exposeID("parentFileManagerEntityId", { nullable: true }),
     name: t.exposeString("name", { description: "Name of the directory created for the tables" }),
-    status: t.field({ type: UnpackStatus, resolve: (j) => j.status as never }),
+    status: t.field({ type: UnpackStatus, resolve: (j) => j.status }),
     directoryId: t.exposeID("directoryId", { nullable: true }),
     fileManagerFileIds: t.exposeIDList("fileManagerFileIds"),
     fileManagerDirectoryIds: t.exposeIDList("fileManagerDirectoryIds"),

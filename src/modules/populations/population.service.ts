@@ -125,7 +125,7 @@ export async function createPopulation(ctx: RequestContext, input: CreatePopulat
         category: input.category ?? null,
         ...scope,
         basePopulationId: input.basePopulationId ?? null,
-        condition: storedCondition(condition) as object,
+        condition: storedCondition(condition),
         disabled: input.disabled ?? false,
         ...derived,
         displayCurrencyCode: input.displayCurrencyCode ?? null,
@@ -190,7 +190,7 @@ export async function populationQueries(ctx: RequestContext, set: ColumnSet, tab
   for (const p of rows) {
     const belongs = (p.analysisId && p.analysisId === table.analysisId) || (!p.analysisId && p.engagementId && p.engagementId === table.engagementId) || (!p.engagementId && p.libraryId && p.libraryId === engagement?.libraryId);
     if (!belongs || !canReach(ctx, levelOf(p)) || (table.analysisId && p.disabledForAnalysisIds.includes(table.analysisId)) || p.condition === null) continue;
-    const result = compileCondition(p.condition as Condition, set, { problemType: "POPULATION_CONVERSION_FAILED", path: `$population(${p.id}).condition` });
+    const result = compileCondition(p.condition, set, { problemType: "POPULATION_CONVERSION_FAILED", path: `$population(${p.id}).condition` });
     if (result.errors.length > 0) throw conversionError(result.errors);
     out.set(p.id, result.query);
   }

@@ -3,7 +3,7 @@ import { ownerGoneAs } from "../../core/db-errors.js";
 import { assertContent, createAudit, findEntity, queryEntities, type PageArgs } from "../../entity/index.js";
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
-import { AUDIT_COLUMNS, checkFilter, defineColumns, ID, TEXT } from "../../query-language/index.js";
+import { AUDIT_COLUMNS, defineColumns, ID, storableFilter, TEXT, type FilterJson } from "../../query-language/index.js";
 import { columnSet } from "../data-tables/data-table-rows.js";
 import type { CreateRiskSegmentationConfigInput } from "./risk-segmentation.inputs.js";
 
@@ -70,9 +70,10 @@ export async function createRiskSegmentationConfig(ctx: RequestContext, input: C
     if (!summable.includes(field)) fail(`summaryColumns[${i}]`, `${field} is not a numeric column of ${set.subject}`, [field], summable);
   });
   if (problems.length > 0) throw ValidationError.of(problems);
+  let dashboardFilters: FilterJson | undefined;
   if (input.dashboardFilters !== undefined && input.dashboardFilters !== null) {
     try {
-      checkFilter(input.dashboardFilters, set);
+      dashboardFilters = storableFilter(input.dashboardFilters, set);
     } catch (error) {
       if (error instanceof ValidationError) throw ValidationError.of(error.problems.map((p) => ({ ...p, identifier: `dashboardFilters.${p.identifier}` })));
       throw error;
@@ -90,7 +91,7 @@ export async function createRiskSegmentationConfig(ctx: RequestContext, input: C
         riskScoreId: scoreId,
         segments: input.segments.map((s) => ({ name: s.name, rangeStart: s.rangeStart, rangeEnd: s.rangeEnd })),
         summaryColumns: [...(input.summaryColumns ?? [])],
-        dashboardFilters: (input.dashboardFilters ?? undefined) as object | undefined,
+        dashboardFilters,
       },
     });
     emit({ type: "risk-segmentation-config.created", entityType: "RISK_SEGMENTATION_CONFIG", entityId: row.id, userId: actor.userId, payload: { riskSegmentationConfigId: row.id, analysisId: analysis.id } });

@@ -6,7 +6,6 @@ import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { ColumnSet } from "../../query-language/index.js";
 import { columnSet } from "../data-tables/data-table-rows.js";
-import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 import { conditionProblems, storedCondition, type Condition } from "./conditions/condition-check.js";
 import { compileCondition, type Query } from "./conditions/condition-compile.js";
 import { FILTER_TYPES, savedFilterColumns } from "./saved-filter.columns.js";
@@ -152,7 +151,7 @@ export async function createSavedFilter(ctx: RequestContext, input: CreateSavedF
         organizationId: input.organizationId ?? null,
         engagementId: input.engagementId ?? null,
         analysisTypeId: input.analysisTypeId ?? null,
-        condition: storedCondition(input.condition) as object,
+        condition: storedCondition(input.condition),
         displayCurrencyCode: input.displayCurrencyCode ?? null,
         displayLocale: input.displayLocale ?? null,
         legacyFilterFormat: false,
@@ -212,7 +211,7 @@ export async function deleteSavedFilter(ctx: RequestContext, id: string) {
 async function dataTableColumns(ctx: RequestContext, dataTableId: string, identifier: string): Promise<{ set: ColumnSet; table: { id: string; type: string | null; logicalName: string | null } }> {
   const table = await ctx.prisma.dataTable.findUnique({ where: { id: dataTableId } });
   if (!table) throw new ValidationError(`${identifier} ${dataTableId} refers to no data table`, { identifier, values: [dataTableId] });
-  const set = columnSet({ id: table.id, logicalName: table.logicalName, type: table.type, tableName: table.tableName, columns: table.columns as unknown as DataTableColumn[], rowCount: Number(table.rowCount) });
+  const set = columnSet({ id: table.id, logicalName: table.logicalName, type: table.type, tableName: table.tableName, columns: table.columns, rowCount: Number(table.rowCount) });
   return { set, table };
 }
 
@@ -228,7 +227,7 @@ export function compileSavedFilter(filter: StoredFilter, set: ColumnSet, table: 
   if (filter.dataType !== "LIBRARY" && filter.dataType !== kind) {
     warnings.push({ problemType: "FILTER_CONVERSION_FAILED", severity: "WARNING", identifier: "dataType", reason: `The filter is for ${filter.dataType}, the data table ${table.logicalName ?? ""} holds ${kind}`, values: [filter.dataType] });
   }
-  const result = compileCondition(filter.condition as Condition, set);
+  const result = compileCondition(filter.condition, set);
   return { query: result.query, errors: [...errors, ...result.errors], warnings: [...warnings, ...result.warnings] };
 }
 

@@ -2,7 +2,6 @@ import type { App } from "../../app-types.js";
 import { ValidationError } from "../../core/errors.js";
 import { columnSet, readDataPage, type RowsTable } from "../data-tables/data-table-rows.js";
 import { populationSqlOf } from "../data-tables/data-table-filters.js";
-import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 import type { TaskType } from "./task.columns.js";
 
 /**
@@ -32,7 +31,7 @@ export async function taskTablesOf(app: App, analysisResultId: string): Promise<
   const out = new Map<TaskType, ResultTable>();
   for (const [type, logicalName] of Object.entries(TABLE_OF_TYPE) as Array<[TaskType, string]>) {
     const row = logicalName ? rows.find((r) => r.logicalName === logicalName) : undefined;
-    if (row) out.set(type, { id: row.id, logicalName: row.logicalName, type: row.type, tableName: row.tableName, columns: row.columns as unknown as DataTableColumn[], rowCount: Number(row.rowCount), taskType: type });
+    if (row) out.set(type, { id: row.id, logicalName: row.logicalName, type: row.type, tableName: row.tableName, columns: row.columns, rowCount: Number(row.rowCount), taskType: type });
   }
   return out;
 }

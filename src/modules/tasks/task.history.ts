@@ -1,6 +1,5 @@
 import { createAudit, type Actor } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 
 export type HistoryOperation = "CREATE" | "UPDATE" | "COMMENT" | "DELETE";
 
@@ -73,7 +72,7 @@ export function historyRow(taskId: string, analysisResultId: string, actor: Acto
     userName: actor.userName,
     dateTime: at,
     operation,
-    changes: changes as unknown as Prisma.InputJsonValue,
+    changes,
   };
 }
 

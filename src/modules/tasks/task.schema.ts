@@ -10,6 +10,7 @@ import "../analysis-results/analysis-result.schema.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { TASK_APPROVAL_STATUSES, TASK_STATUSES, TASK_TYPES } from "./task.columns.js";
 import type { FieldChange } from "./task.history.js";
+import type { TaskComment } from "./task.json-columns.js";
 import * as service from "./task.service.js";
 import * as bulk from "./task.bulk.js";
 import { entityById } from "../common/relations.js";
@@ -18,10 +19,9 @@ const TaskType = builder.enumType("TaskType", { values: TASK_TYPES });
 const TaskStatus = builder.enumType("TaskStatus", { values: TASK_STATUSES });
 const TaskApprovalStatus = builder.enumType("TaskApprovalStatus", { values: TASK_APPROVAL_STATUSES });
 
-type Comment = { authorId: string; captured: string; commentText: string };
 type Amount = { amount: number; currency: string | null };
 
-const TaskComment = builder.objectRef<Comment>("TaskComment").implement({
+const TaskComment = builder.objectRef<TaskComment>("TaskComment").implement({
   fields: (t) => ({
     authorId: t.exposeID("authorId"),
     captured: t.field({ type: "DateTime", resolve: (c) => new Date(c.captured) }),
@@ -48,7 +48,7 @@ export const TaskHistory = builder.prismaObject("TaskHistory", {
     userName: t.exposeString("userName", { nullable: true }),
     dateTime: t.expose("dateTime", { type: "DateTime" }),
     operation: t.exposeString("operation", { description: "CREATE, UPDATE, COMMENT or DELETE" }),
-    changes: t.field({ type: [TaskHistoryChange], resolve: (h) => h.changes as unknown as FieldChange[] }),
+    changes: t.field({ type: [TaskHistoryChange], resolve: (h) => h.changes }),
     task: t.prismaField({ type: "Task", nullable: true, authScopes: { permission: "api.tasks.read" }, resolve: (_q, p, _a, ctx) => entityById("task")(ctx, p.taskId) }),
     user: t.prismaField({ type: "User", nullable: true, authScopes: { permission: "api.users.read" }, resolve: (_q, p, _a, ctx) => entityById("user")(ctx, p.userId) }),
   }),
@@ -82,7 +82,7 @@ export const Task = builder.prismaObject("Task", {
     tags: t.exposeStringList("tags"),
     assertions: t.exposeStringList("assertions"),
     auditAreas: t.exposeStringList("auditAreas"),
-    comments: t.field({ type: [TaskComment], resolve: (r) => r.comments as unknown as Comment[] }),
+    comments: t.field({ type: [TaskComment], resolve: (r) => r.comments }),
     amounts: t.field({ type: "JSON", description: "{key: {amount (MONEY_100, as the data endpoint), currency}}: amount, debit, credit, monetaryValue, outstandingAmount as the row has them", resolve: (r) => r.amounts as Record<string, Amount> }),
     riskScores: t.field({ type: "JSON", description: "{risk: 0..10000, <control point>: score} for every control point scoring above 0", resolve: (r) => r.riskScores }),
     creditValue: t.field({ type: "Long", nullable: true, resolve: (r) => long(r.creditValue) }),

@@ -2,7 +2,6 @@ import { ConflictError, ForbiddenError, LockedError, NotFoundError, ValidationEr
 import { newId } from "../../core/ids.js";
 import { assertContent, createAudit, findEntity, queryEntities, relatedList, saveVersioned, type Actor, type PageArgs, type RelatedListArgs } from "../../entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { assertUsersExist } from "../users/user.service.js";
 import { OPEN_STATUSES, taskColumns, taskHistoryColumns, type TaskApprovalStatus, type TaskStatus, type TaskType } from "./task.columns.js";
@@ -225,8 +224,8 @@ function taskRecord(actor: Actor, spec: TaskSpec) {
     status: options.status ?? "OPEN",
     ...rowFields,
     rowId: BigInt(fields.rowId),
-    amounts: fields.amounts as Prisma.InputJsonValue,
-    riskScores: fields.riskScores as Prisma.InputJsonValue,
+    amounts: fields.amounts,
+    riskScores: fields.riskScores,
     debitValue: fields.debitValue === null ? null : BigInt(fields.debitValue),
     creditValue: fields.creditValue === null ? null : BigInt(fields.creditValue),
     assignedId: options.assignedId ?? null,
@@ -324,10 +323,10 @@ export async function addTaskComment(ctx: RequestContext, id: string, commentTex
   const actor = actorOf(ctx);
   const comment = { authorId: actor.userId, captured: new Date().toISOString(), commentText };
   return inTransaction(ctx.app, async (tx, emit) => {
-    const rows = await tx.$queryRaw<Array<{ comments: unknown[] }>>`SELECT comments FROM task WHERE id = ${id} FOR UPDATE`;
+    const rows = await tx.$queryRaw<Array<{ comments: PrismaJson.TaskComments }>>`SELECT comments FROM task WHERE id = ${id} FOR UPDATE`;
     if (rows.length === 0) throw new NotFoundError(ENTITY, id);
     const comments = [...(rows[0].comments ?? []), comment];
-    const task = await saveVersioned(tx.task, ENTITY, id, undefined, { comments: comments as Prisma.InputJsonValue }, actor);
+    const task = await saveVersioned(tx.task, ENTITY, id, undefined, { comments }, actor);
     await recordHistory(tx, id, task.analysisResultId, actor, "COMMENT", [change("comments", null, comment)]);
     emitTask(emit, "task.updated", task, actor);
     return task;

@@ -336,10 +336,13 @@ export function conditionProblems(condition: unknown, options: CheckOptions & { 
   return checker.problems;
 }
 
-/** The condition as stored: without the generated descriptions a client may send back from a read. */
-export function storedCondition(condition: unknown): unknown {
-  if (typeof condition !== "object" || condition === null) return condition;
+/**
+ * The condition as stored (the `FilterCondition` column type): without the generated descriptions a
+ * client may send back from a read. Only for a condition `conditionProblems` accepted.
+ */
+export function storedCondition(condition: unknown): Condition {
+  if (typeof condition !== "object" || condition === null || Array.isArray(condition)) throw new Error("storedCondition: the condition was not checked");
   const { fullConditionDescription: _d, ...rest } = condition as Condition;
   if (Array.isArray(rest.conditions)) rest.conditions = rest.conditions.map(storedCondition);
-  return rest;
+  return rest as Condition;
 }
