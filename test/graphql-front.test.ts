@@ -167,7 +167,7 @@ describe("files walked from analysis sources and back, batched", () => {
       const made = sources.find((s) => s.id === source.id)!;
       expect(source.fileManagerFileId).toBe(made.fileId);
       expect(source.analysisPeriod).toEqual({ id: made.periodId, startDate: "2023-01-01", endDate: "2023-12-31" });
-      expect(source.fileManagerFile).toMatchObject({ id: made.fileId, name: "ledger", parent: null, analysisSources: [{ id: source.id, analysisPeriod: { id: made.periodId } }] });
+      expect(source.fileManagerFile).toMatchObject({ id: made.fileId, name: "ledger.csv", parent: null, analysisSources: [{ id: source.id, analysisPeriod: { id: made.periodId } }] });
       expect(source.fileManagerFile.engagement.name).toMatch(/^Files F[1-4]$/);
       if (source.fileManagerFile.fileInfo) expect(source.fileManagerFile.fileInfo.fileManagerFile).toEqual({ id: made.fileId });
       // The source's own reading of its file: the file info names the source and the file.
