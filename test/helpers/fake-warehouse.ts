@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -9,10 +9,21 @@ import { join } from "node:path";
 /**
  * A Databricks SQL warehouse on loopback HTTPS, speaking the documented SQL Statement Execution
  * API 2.0 (POST /api/2.0/sql/statements with warehouse_id, wait_timeout, on_wait_timeout,
- * disposition INLINE, format JSON_ARRAY; GET /statements/{id}; GET /statements/{id}/result/chunks/{n};
+ * disposition and format; GET /statements/{id}; GET /statements/{id}/result/chunks/{n};
  * POST /statements/{id}/cancel) and the OAuth M2M token endpoint (POST /oidc/v1/token, client
- * credentials in Basic auth), over a few in-memory tables. Values travel as JSON strings (or null),
- * as JSON_ARRAY results do; results are split into chunks of `chunkRows` with next_chunk_index.
+ * credentials in Basic auth), over a few in-memory tables. Results are split into chunks of
+ * `chunkRows`.
+ *
+ * - `INLINE` + `JSON_ARRAY`: each chunk's rows in `data_array` (values as JSON strings or null),
+ *   chained by next_chunk_index.
+ * - `EXTERNAL_LINKS` + `CSV`: the manifest lists the chunks; the statement's `result` and each
+ *   `GET .../result/chunks/{n}` answer `external_links` with a presigned-style `external_link` (on
+ *   this same server, under /storage/, signed with an HMAC of the statement, chunk and expiry) and
+ *   its `expiration`. Like cloud storage, a download carrying an Authorization header is refused
+ *   (400), as is one past its expiry or with a bad signature (403, S3-style XML error). Chunks are
+ *   RFC 4180 CSV, values in their JSON_ARRAY string form, SQL NULL as the bare word null, the header
+ *   row in the first chunk only, streamed as generated (with backpressure).
+ *
  * Its certificate is self-signed, generated here; the server under test trusts it through
  * WAREHOUSE_CA_FILE (`caFile`).
  */
@@ -35,6 +46,9 @@ export interface FakeTable {
   fail?: { error_code: string; message: string };
   /** Rows per result chunk for statements on this table (default: the warehouse's `chunkRows`). */
   chunkRows?: number;
+  /** CSV line end (default "\n") and whether a chunk's last row has one (default true). */
+  csvLineEnd?: "\n" | "\r\n";
+  csvFinalLineBreak?: boolean;
 }
 
 interface Statement {
@@ -46,6 +60,10 @@ interface Statement {
   chunkRows?: number;
   error?: { error_code: string; message: string };
   canceled?: boolean;
+  disposition: string;
+  format: string;
+  csvLineEnd?: "\n" | "\r\n";
+  csvFinalLineBreak?: boolean;
 }
 
 export class FakeWarehouse {
@@ -63,6 +81,23 @@ export class FakeWarehouse {
   chunkRequests = 0;
   /** The next this-many chunk requests get their connection closed without an answer, as an idle socket dropped by a proxy. */
   dropChunkRequests = 0;
+  /** Every statement posted with its disposition and format. */
+  posted: Array<{ statement: string; disposition: string; format: string }> = [];
+  /** INLINE results larger than this abort the statement, as Databricks does at 25 MiB. */
+  inlineLimitBytes = 25 * 1024 * 1024;
+  /** How long an external link is valid (Databricks: at most 15 minutes). */
+  linkLifetimeMs = 15 * 60_000;
+  /** The next this-many external links are issued already expired (their `expiration` in the past). */
+  expireNextLinks = 0;
+  /** The next this-many external links advertise a valid `expiration` but storage refuses them as expired (clock skew). */
+  revokeNextLinks = 0;
+  /** The next this-many downloads get their connection closed without an answer. */
+  dropDownloads = 0;
+  /** Downloads of external links: served, refused for carrying an Authorization header, refused as expired. */
+  downloads = 0;
+  downloadsWithAuthorization = 0;
+  expiredDownloads = 0;
+  private readonly linkSecret = randomBytes(32);
   private validTokens = new Set<string>();
   private statements = new Map<string, Statement>();
   private server!: Server;
@@ -121,6 +156,7 @@ export class FakeWarehouse {
       this.validTokens.add(token);
       return this.send(res, 200, { access_token: token, token_type: "Bearer", expires_in: this.tokenLifetimeSeconds, scope: form.get("scope") ?? "all-apis" });
     }
+    if (req.method === "GET" && url.pathname.startsWith("/storage/")) return this.download(req, url, res);
     if (!url.pathname.startsWith("/api/2.0/sql/statements")) return this.send(res, 404, { error_code: "ENDPOINT_NOT_FOUND", message: `No API found for '${req.method} ${url.pathname}'` });
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
     if (!bearer || (bearer !== this.accessToken && !this.validTokens.has(bearer))) {
@@ -138,7 +174,8 @@ export class FakeWarehouse {
       }
       const statement = this.statements.get(chunk[1]);
       if (!statement) return this.send(res, 404, { error_code: "RESOURCE_DOES_NOT_EXIST", message: "Statement not found" });
-      return this.send(res, 200, this.chunk(statement, Number(chunk[2])));
+      if (Number(chunk[2]) >= this.chunkCount(statement)) return this.send(res, 400, { error_code: "INVALID_PARAMETER_VALUE", message: `Chunk index ${chunk[2]} is out of range` });
+      return this.send(res, 200, statement.disposition === "EXTERNAL_LINKS" ? { external_links: [this.link(statement, Number(chunk[2]))] } : this.chunk(statement, Number(chunk[2])));
     }
     const cancel = /^\/([^/]+)\/cancel$/.exec(path);
     if (req.method === "POST" && cancel) {
@@ -157,16 +194,25 @@ export class FakeWarehouse {
 
   private post(body: { statement: string; warehouse_id: string; wait_timeout?: string; disposition?: string; format?: string }, res: ServerResponse) {
     if (body.warehouse_id !== this.warehouseId) return this.send(res, 404, { error_code: "RESOURCE_DOES_NOT_EXIST", message: `SQL warehouse ${body.warehouse_id} does not exist.` });
-    if ((body.disposition ?? "INLINE") !== "INLINE" || (body.format ?? "JSON_ARRAY") !== "JSON_ARRAY") return this.send(res, 400, { error_code: "INVALID_PARAMETER_VALUE", message: "This fake serves INLINE JSON_ARRAY only" });
+    const disposition = body.disposition ?? "INLINE";
+    const format = body.format ?? "JSON_ARRAY";
+    if (!((disposition === "INLINE" && format === "JSON_ARRAY") || (disposition === "EXTERNAL_LINKS" && format === "CSV"))) {
+      return this.send(res, 400, { error_code: "INVALID_PARAMETER_VALUE", message: `This fake serves INLINE JSON_ARRAY and EXTERNAL_LINKS CSV, not ${disposition} ${format}` });
+    }
     this.statementsPosted.push(body.statement);
+    this.posted.push({ statement: body.statement, disposition, format });
     const id = `01ef${randomBytes(12).toString("hex")}`;
-    const statement = this.plan(id, body.statement.trim());
-    if (statement === "hang") return; // never answers: the client's timeout must fire
+    const planned = this.plan(id, body.statement.trim());
+    if (planned === "hang") return; // never answers: the client's timeout must fire
+    const statement: Statement = { ...planned, disposition, format };
+    if (disposition === "INLINE" && statement.columns && !statement.error && this.inlineBytesExceeded(statement)) {
+      statement.error = { error_code: "BAD_REQUEST", message: `Inline byte limit exceeded: statements executed with disposition=INLINE can have a result of at most ${this.inlineLimitBytes} bytes; use disposition=EXTERNAL_LINKS for larger results.` };
+    }
     this.statements.set(id, statement);
     return this.send(res, 200, this.response(statement));
   }
 
-  private plan(id: string, sql: string): Statement | "hang" {
+  private plan(id: string, sql: string): Omit<Statement, "disposition" | "format"> | "hang" {
     const base = { id, readyAt: Date.now(), rowCount: 0, row: () => [] as Array<string | null> };
     if (/^SELECT 1$/i.test(sql)) return { ...base, columns: [{ name: "1", type: "INT", fullType: "int", nullable: false }], rowCount: 1, row: () => ["1"] };
     if (/FROM system\.information_schema\.columns/i.test(sql)) {
@@ -200,6 +246,8 @@ export class FakeWarehouse {
       ...base,
       readyAt: Date.now() + (table.delayMs ?? 0),
       chunkRows: table.chunkRows,
+      csvLineEnd: table.csvLineEnd,
+      csvFinalLineBreak: table.csvFinalLineBreak,
       columns: positions.map((p) => table.columns[p]),
       rowCount: table.rowCount,
       row: (i) => {
@@ -220,9 +268,9 @@ export class FakeWarehouse {
     const out: Record<string, unknown> = { statement_id: statement.id, status: { state, ...(state === "FAILED" ? { error: statement.error } : {}) } };
     if (state !== "SUCCEEDED" || !statement.columns) return out;
     const size = statement.chunkRows ?? this.chunkRows;
-    const chunkCount = Math.ceil(statement.rowCount / size);
+    const chunkCount = this.chunkCount(statement);
     out.manifest = {
-      format: "JSON_ARRAY",
+      format: statement.format,
       schema: {
         column_count: statement.columns.length,
         columns: statement.columns.map((c, i) => {
@@ -235,8 +283,98 @@ export class FakeWarehouse {
       total_row_count: statement.rowCount,
       truncated: false,
     };
-    if (chunkCount > 0) out.result = this.chunk(statement, 0);
+    if (chunkCount > 0) out.result = statement.disposition === "EXTERNAL_LINKS" ? { external_links: [this.link(statement, 0)] } : this.chunk(statement, 0);
     return out;
+  }
+
+  /** Whether the rows' JSON_ARRAY form outgrows `inlineLimitBytes` (counted until it does). */
+  private inlineBytesExceeded(statement: Statement): boolean {
+    let bytes = 0;
+    for (let i = 0; i < statement.rowCount; i++) {
+      bytes += Buffer.byteLength(JSON.stringify(statement.row(i))) + 1;
+      if (bytes > this.inlineLimitBytes) return true;
+    }
+    return false;
+  }
+
+  private chunkCount(statement: Statement): number {
+    return Math.ceil(statement.rowCount / (statement.chunkRows ?? this.chunkRows));
+  }
+
+  private signature(statementId: string, index: number, expires: number): string {
+    return createHmac("sha256", this.linkSecret).update(`${statementId}/${index}/${expires}`).digest("hex");
+  }
+
+  /** An external link to chunk `index`, valid for `linkLifetimeMs` (unless the test asked for an expired or revoked one). */
+  private link(statement: Statement, index: number) {
+    const size = statement.chunkRows ?? this.chunkRows;
+    const now = Date.now();
+    let expires = now + this.linkLifetimeMs;
+    let advertised = expires;
+    if (this.expireNextLinks > 0) {
+      this.expireNextLinks -= 1;
+      expires = advertised = now - 1000;
+    } else if (this.revokeNextLinks > 0) {
+      this.revokeNextLinks -= 1;
+      expires = now - 1000;
+    }
+    const last = index + 1 >= this.chunkCount(statement);
+    return {
+      chunk_index: index,
+      row_offset: index * size,
+      row_count: Math.min(size, statement.rowCount - index * size),
+      external_link: `https://localhost:${this.port}/storage/${statement.id}/${index}?X-Amz-Expires=${expires}&X-Amz-Signature=${this.signature(statement.id, index, expires)}`,
+      expiration: new Date(advertised).toISOString(),
+      ...(last ? {} : { next_chunk_index: index + 1, next_chunk_internal_link: `/api/2.0/sql/statements/${statement.id}/result/chunks/${index + 1}` }),
+    };
+  }
+
+  private storageError(res: ServerResponse, status: number, code: string, message: string) {
+    res.writeHead(status, { "content-type": "application/xml" });
+    res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+  }
+
+  /** GET /storage/{statement}/{chunk}?X-Amz-Expires&X-Amz-Signature: the chunk's CSV, streamed. */
+  private async download(req: IncomingMessage, url: URL, res: ServerResponse) {
+    if (this.dropDownloads > 0) {
+      this.dropDownloads -= 1;
+      req.socket.destroy();
+      return;
+    }
+    if (req.headers.authorization) {
+      this.downloadsWithAuthorization += 1;
+      return this.storageError(res, 400, "InvalidArgument", "Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified");
+    }
+    const [, , statementId, indexText] = url.pathname.split("/");
+    const index = Number(indexText);
+    const expires = Number(url.searchParams.get("X-Amz-Expires"));
+    const given = Buffer.from(url.searchParams.get("X-Amz-Signature") ?? "", "hex");
+    const wanted = Buffer.from(this.signature(statementId, index, expires), "hex");
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return this.storageError(res, 403, "SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.");
+    if (Date.now() > expires) {
+      this.expiredDownloads += 1;
+      return this.storageError(res, 403, "AccessDenied", "Request has expired");
+    }
+    const statement = this.statements.get(statementId);
+    if (!statement || !statement.columns) return this.storageError(res, 404, "NoSuchKey", "The specified key does not exist.");
+    this.downloads += 1;
+    const eol = statement.csvLineEnd ?? "\n";
+    const size = statement.chunkRows ?? this.chunkRows;
+    const start = index * size;
+    const end = Math.min(statement.rowCount, start + size);
+    res.writeHead(200, { "content-type": "text/csv" });
+    const lines: string[] = index === 0 ? [statement.columns.map((c) => csvField(c.name)).join(",")] : [];
+    for (let i = start; i < end; i++) {
+      lines.push(statement.row(i).map((v) => (v === null ? "null" : csvField(v))).join(","));
+      if (lines.length >= 1000 || i === end - 1) {
+        const text = lines.join(eol) + (i === end - 1 && statement.csvFinalLineBreak === false ? "" : eol);
+        lines.length = 0;
+        if (!res.write(text)) await new Promise((resolve) => res.once("drain", resolve));
+        if (res.destroyed) return;
+      }
+    }
+    if (lines.length > 0) res.write(lines.join(eol) + (statement.csvFinalLineBreak === false ? "" : eol));
+    res.end();
   }
 
   private chunk(statement: Statement, index: number) {
@@ -254,6 +392,11 @@ export class FakeWarehouse {
       ...(last ? {} : { next_chunk_index: index + 1, next_chunk_internal_link: `/api/2.0/sql/statements/${statement.id}/result/chunks/${index + 1}` }),
     };
   }
+}
+
+/** RFC 4180: quoted (quotes doubled) when it holds a comma, quote or line break, or is empty (so it is not read as missing). */
+function csvField(value: string): string {
+  return value === "" || /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
 /** A general ledger lines table: `count` rows with every type the discovery maps. */

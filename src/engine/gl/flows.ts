@@ -175,6 +175,8 @@ export const glFlowsStep: EngineStep = {
       await client.query(`DROP TABLE ${table(plan.tables.work("sides"))}, ${table(plan.tables.work("exact"))}`);
     });
     await engineTransaction(pool, async (client) => {
+      // Flows join their pair by two text keys: a merge join sorts both sides on them, a hash join does not.
+      await client.query("SET LOCAL enable_mergejoin = off");
       await createTableAs(client, plan.tables.work("pairs"), pairsSql(ctx));
       await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx), { analyze: false });
       const points = flowPoints(plan);

@@ -78,6 +78,8 @@ const Q_SCIENTIFIC = 4;
 const Q_SPECIAL = 8;
 /** Text that stands for "no value" in exports (compared case-insensitively, trimmed). */
 const NULL_LIKE = new Set(["null", "nul", "none", "nil", "n/a", "#n/a", "nan", "#null!", "(null)", "<null>"]);
+/** First bytes of NULL_LIKE (ASCII, lower-cased by `| 0x20`, which leaves # ( < as they are). */
+const NULL_LIKE_FIRST = new Set([...NULL_LIKE].map((v) => v.charCodeAt(0) | 0x20));
 
 /**
  * A typed copy of a column computed while profiling (the value is parsed here anyway): amounts as
@@ -382,7 +384,8 @@ export class Profiler {
       if (b < 0x20 || (b === 0xef && buf[k + 1] === 0xbf && buf[k + 2] === 0xbd && k + 2 < e)) quality |= Q_SPECIAL;
     }
     if (chars > LONG_CELL) quality |= Q_LONG;
-    if (chars <= 6 && NULL_LIKE.has(text(buf, s, e).toLowerCase())) quality |= Q_NULL_LIKE;
+    // Only text starting as one of NULL_LIKE can be one: amounts and codes are not decoded.
+    if (chars <= 6 && NULL_LIKE_FIRST.has(buf[s] | 0x20) && NULL_LIKE.has(text(buf, s, e).toLowerCase())) quality |= Q_NULL_LIKE;
     column.cacheLength[slot] = chars;
     const kind = this.classifyValue(column, slot, buf, s, e, index);
     if (kind === KIND_NUMBER && hasExponent(buf, s, e)) quality |= Q_SCIENTIFIC;

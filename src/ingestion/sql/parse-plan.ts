@@ -190,13 +190,21 @@ export function sqlColumn(name: string): string {
 }
 
 /**
+ * Fields whose typed expression the passes over the staging table use more than once per row: the
+ * signed amount (debit, credit and amount of the parse; several aggregates) and the dates (group
+ * keys and their bounds). Every other field appears once, parsed or not.
+ */
+const REUSED_FIELDS = new Set<string>([FIELDS.debit, FIELDS.credit, FIELDS.amount, FIELDS.effectiveDate, "entry_date"]);
+
+/**
  * `OFFSET 0` keeps a subquery from being flattened, so that an expensive typed expression used
  * several times above it (the signed amount in debit, credit and amount) is computed once per row.
- * When every typed field reads a staged shadow the expressions are trivial: the subquery is left to
- * be flattened (faster, and open to parallel plans).
+ * When the reused fields read staged shadows their expressions are trivial: the subquery is left to
+ * be flattened (faster, and open to parallel plans), whatever the other fields cost (a number
+ * column parsed from text is still read once).
  */
 export function fence(plan: ParsePlan, guarded: boolean): string {
-  const expensive = guarded || plan.fields.some((f) => f.storage !== "TEXT" && !f.shadow);
+  const expensive = guarded || plan.fields.some((f) => REUSED_FIELDS.has(f.platformField) && f.storage !== "TEXT" && !f.shadow);
   return expensive ? " OFFSET 0" : "";
 }
 

@@ -9,6 +9,8 @@ let server: TestServer;
 let warehouse: FakeWarehouse;
 let db: pg.Pool;
 let analysisId: string;
+/** Text that CSV must quote or could misread: separators, quotes, line breaks, empty, null, a line that looks like the header. */
+const AWKWARD = ["plain", 'say "hi"', "a,b", "two\nlines", "crlf\r\ninside", "", null, "id,memo", "  padded  ", "tab\there", "ünïcödé €", "\\N"];
 
 beforeAll(async () => {
   warehouse = await new FakeWarehouse().start();
@@ -26,6 +28,17 @@ beforeAll(async () => {
   warehouse.tables.set("main.finance.broken", { ...ledgerTable(10), fail: { error_code: "DIVIDE_BY_ZERO", message: "[DIVIDE_BY_ZERO] Division by zero." } });
   warehouse.tables.set("main.finance.hanging", { ...ledgerTable(10), hang: true });
   warehouse.tables.set("main.finance.many_chunks", { ...ledgerTable(2350), chunkRows: 100 });
+  warehouse.tables.set("main.finance.awkward_text", {
+    columns: [
+      { name: "id", type: "INT", fullType: "int", nullable: false },
+      { name: "memo", type: "STRING", fullType: "string", nullable: true },
+    ],
+    rowCount: AWKWARD.length,
+    row: (i) => [String(i), AWKWARD[i]],
+    chunkRows: 3,
+    csvLineEnd: "\r\n",
+    csvFinalLineBreak: false,
+  });
   server = await startTestServer({ warehouseCaFile: warehouse.caFile, warehouseTimeoutSeconds: 2 });
   db = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
   const organizationId = (await server.api.post("/organizations", { name: "Warehouse client" })).body.id;
@@ -290,7 +303,11 @@ describe("importing warehouse data", () => {
     expect(done.status, done.error).toBe("COMPLETE");
     const task = (await server.api.get(`/data-source-import-tasks/${started.body.entityId}`)).body;
     expect(task).toMatchObject({ status: "COMPLETE", rowCount: 2500, connectionId, tableId: "main.finance.gl_lines", analysisId });
-    // Three chunks were fetched: the first inline, two by next_chunk_index.
+    // Read as EXTERNAL_LINKS CSV (three chunks downloaded from their presigned links, never with the
+    // bearer token); the discovery before it used INLINE JSON_ARRAY.
+    expect(warehouse.posted.filter((p) => p.statement.includes("gl_lines")).map((p) => [p.disposition, p.format])).toEqual([["EXTERNAL_LINKS", "CSV"]]);
+    expect(warehouse.posted.find((p) => p.statement.includes("information_schema"))).toMatchObject({ disposition: "INLINE", format: "JSON_ARRAY" });
+    expect(warehouse.downloadsWithAuthorization).toBe(0);
     const table = (await server.api.get(`/data-tables/${task.dataTableId}`)).body;
     expect(table).toMatchObject({ analysisId, rowCount: 2500, type: "imported" });
     const source = ledgerTable(2500);
@@ -339,11 +356,14 @@ describe("importing warehouse data", () => {
   it("imports a table of many chunks, every row once and in order, retrying chunk fetches whose connection the warehouse dropped", async () => {
     const before = warehouse.chunkRequests;
     warehouse.dropChunkRequests = 2;
+    // A result far above the warehouse's INLINE limit (scaled down from 25 MiB) still imports: the
+    // import reads EXTERNAL_LINKS.
+    warehouse.inlineLimitBytes = 16 * 1024;
     const started = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.finance.many_chunks", analysisId, columns: ["entry_id", "line_no"] });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
-    const done = await awaitJob(server.api, started.body.id, 60_000);
+    const done = await awaitJob(server.api, started.body.id, 60_000).finally(() => (warehouse.inlineLimitBytes = 25 * 1024 * 1024));
     expect(done.status, done.error).toBe("COMPLETE");
-    // 24 chunks: the first inline in the statement's answer, 23 fetched, 2 of those twice.
+    // 24 chunks: the first one's link in the statement's answer, 23 links fetched, 2 of those twice.
     expect(warehouse.chunkRequests - before).toBe(25);
     expect(warehouse.dropChunkRequests).toBe(0);
     const task = (await server.api.get(`/data-source-import-tasks/${started.body.entityId}`)).body;
@@ -356,6 +376,71 @@ describe("importing warehouse data", () => {
     }
     const source = ledgerTable(2350);
     expect(seen).toEqual(Array.from({ length: 2350 }, (_v, i) => ({ rowid: i + 1, entry_id: source.row(i)[0], line_no: Number(source.row(i)[5]) })));
+  });
+
+  it("re-requests expired links, retries a dropped download, and joins CRLF chunks without final line breaks exactly", async () => {
+    const before = { chunkRequests: warehouse.chunkRequests, expired: warehouse.expiredDownloads, downloads: warehouse.downloads };
+    // Chunk 0's link arrives already expired (re-requested before use); its replacement is refused by
+    // storage although its expiration says valid (re-requested after the 403); one download drops.
+    warehouse.expireNextLinks = 1;
+    warehouse.revokeNextLinks = 1;
+    warehouse.dropDownloads = 1;
+    const started = await server.api.post(`/connections/${connectionId}/get-data`, { tableId: "main.finance.awkward_text", analysisId });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const done = await awaitJob(server.api, started.body.id, 60_000);
+    expect(done.status, done.error).toBe("COMPLETE");
+    // 4 chunks: chunk 0 fetched twice more (expired, then revoked), chunks 1-3 once each.
+    expect(warehouse.chunkRequests - before.chunkRequests).toBe(5);
+    expect(warehouse.expiredDownloads - before.expired).toBe(1);
+    expect(warehouse.downloads - before.downloads).toBe(4);
+    expect([warehouse.expireNextLinks, warehouse.revokeNextLinks, warehouse.dropDownloads, warehouse.downloadsWithAuthorization]).toEqual([0, 0, 0, 0]);
+    const task = (await server.api.get(`/data-source-import-tasks/${started.body.entityId}`)).body;
+    expect(task).toMatchObject({ status: "COMPLETE", rowCount: AWKWARD.length });
+    const rows = (await server.api.post(`/data-tables/${task.dataTableId}/data`, { pageSize: 100 })).body.content;
+    expect(rows).toEqual(AWKWARD.map((memo, i) => (memo === null ? { rowid: i + 1, id: i } : { rowid: i + 1, id: i, memo })));
+  });
+
+  it("the fake's storage refuses a link carrying an Authorization header, as cloud storage does; INLINE past its limit is aborted", async () => {
+    const { Agent, request } = await import("undici");
+    const { readFileSync } = await import("node:fs");
+    const dispatcher = new Agent({ connect: { ca: readFileSync(warehouse.caFile, "utf8") } });
+    try {
+      const base = `https://localhost:${warehouse.port}`;
+      const posted = await request(`${base}/api/2.0/sql/statements`, {
+        method: "POST",
+        dispatcher,
+        headers: { authorization: `Bearer ${warehouse.accessToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ statement: "SELECT `vendor_id`, `name` FROM `main`.`finance`.`vendors`", warehouse_id: warehouse.warehouseId, disposition: "EXTERNAL_LINKS", format: "CSV" }),
+      });
+      const statement = (await posted.body.json()) as { manifest: { format: string; total_chunk_count: number }; result: { external_links: Array<{ external_link: string; expiration: string }> } };
+      expect(statement.manifest).toMatchObject({ format: "CSV", total_chunk_count: 1 });
+      const link = statement.result.external_links[0];
+      expect(Date.parse(link.expiration)).toBeGreaterThan(Date.now());
+      const withAuth = await request(link.external_link, { dispatcher, headers: { authorization: `Bearer ${warehouse.accessToken}` } });
+      expect(withAuth.statusCode).toBe(400);
+      expect(await withAuth.body.text()).toContain("Only one auth mechanism allowed");
+      const tampered = await request(link.external_link.replace(/X-Amz-Expires=\d+/, `X-Amz-Expires=${Date.now() + 10 ** 9}`), { dispatcher });
+      expect(tampered.statusCode).toBe(403);
+      await tampered.body.dump();
+      // The same statement INLINE is aborted past the INLINE limit (scaled down here), as Databricks does at 25 MiB.
+      warehouse.inlineLimitBytes = 32;
+      try {
+        const inline = await request(`${base}/api/2.0/sql/statements`, {
+          method: "POST",
+          dispatcher,
+          headers: { authorization: `Bearer ${warehouse.accessToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ statement: "SELECT `vendor_id`, `name` FROM `main`.`finance`.`vendors`", warehouse_id: warehouse.warehouseId, disposition: "INLINE", format: "JSON_ARRAY" }),
+        });
+        expect(await inline.body.json()).toMatchObject({ status: { state: "FAILED", error: { message: expect.stringContaining("Inline byte limit exceeded") } } });
+      } finally {
+        warehouse.inlineLimitBytes = 25 * 1024 * 1024;
+      }
+      const plain = await request(link.external_link, { dispatcher });
+      expect(plain.statusCode).toBe(200);
+      expect(await plain.body.text()).toBe("vendor_id,name\nV0,Vendor 0\nV1,null\nV2,Vendor 2\n");
+    } finally {
+      await dispatcher.close();
+    }
   });
 
   it("polls a slow statement to completion and applies sortProperties", async () => {

@@ -1,12 +1,15 @@
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import { Agent, interceptors, request, type Dispatcher } from "undici";
+import { joinCsvChunks } from "./warehouse-csv.js";
 
 /**
  * A client of a Databricks SQL warehouse over its documented REST protocol: the SQL Statement
  * Execution API 2.0 (`POST /api/2.0/sql/statements`, `GET .../statements/{id}`, `GET
- * .../statements/{id}/result/chunks/{index}`, `POST .../cancel`) with INLINE JSON_ARRAY results read
- * chunk by chunk, authenticated by a personal access token or by OAuth machine-to-machine
+ * .../statements/{id}/result/chunks/{index}`, `POST .../cancel`). Small metadata results (discovery,
+ * connection tests) are read INLINE as JSON_ARRAY; table reads use EXTERNAL_LINKS with CSV, whose
+ * chunks are downloaded from presigned URLs as a byte stream (see `csvResult`). Authenticated by a
+ * personal access token or by OAuth machine-to-machine
  * (client credentials at `POST /oidc/v1/token`, cached until shortly before expiry and renewed once
  * when the warehouse answers 401). Every request is bounded by `timeoutMs`; failures become a
  * `WarehouseError` whose message is written for the user (recorded in test results and import
@@ -54,7 +57,13 @@ export interface ResultColumn {
 interface StatementResponse {
   statement_id: string;
   status: { state: string; error?: { error_code?: string; message?: string } };
-  manifest?: { schema?: { columns?: Array<{ name: string; type_text?: string; type_name?: string; position?: number; type_precision?: number; type_scale?: number }> }; total_chunk_count?: number; total_row_count?: number };
+  manifest?: {
+    format?: string;
+    schema?: { columns?: Array<{ name: string; type_text?: string; type_name?: string; position?: number; type_precision?: number; type_scale?: number }> };
+    total_chunk_count?: number;
+    total_row_count?: number;
+    chunks?: Array<{ chunk_index: number; row_offset?: number; row_count?: number }>;
+  };
   result?: ChunkResponse;
 }
 
@@ -63,7 +72,22 @@ interface ChunkResponse {
   row_count?: number;
   data_array?: Array<Array<string | null>>;
   next_chunk_index?: number;
+  external_links?: ExternalLink[];
 }
+
+/** One chunk's presigned download URL (EXTERNAL_LINKS), valid until `expiration` (at most 15 minutes). */
+interface ExternalLink {
+  chunk_index: number;
+  row_offset?: number;
+  row_count?: number;
+  external_link: string;
+  expiration?: string;
+  /** Headers the download must carry (e.g. a decryption key); never the warehouse's bearer token. */
+  http_headers?: Record<string, string>;
+}
+
+/** A link this close to its expiration is re-requested rather than used: a chunk's download may take a while to start. */
+const LINK_MARGIN_MS = 30_000;
 
 /**
  * GETs (status polls, result chunks) are idempotent and retried a few times when a kept-alive
@@ -176,13 +200,20 @@ export class WarehouseClient {
     return json;
   }
 
-  /** Runs a statement to a terminal state (polling while it runs); returns its manifest and first chunk. */
-  async execute(statement: string, signal?: AbortSignal): Promise<{ statementId: string; columns: ResultColumn[]; totalChunkCount: number; first: ChunkResponse | undefined }> {
+  /**
+   * Runs a statement to a terminal state (polling while it runs); returns its manifest and first
+   * chunk. INLINE (JSON_ARRAY) is capped by Databricks at 25 MiB per statement: metadata only.
+   */
+  async execute(
+    statement: string,
+    signal?: AbortSignal,
+    result: { disposition: "INLINE"; format: "JSON_ARRAY" } | { disposition: "EXTERNAL_LINKS"; format: "CSV" } = { disposition: "INLINE", format: "JSON_ARRAY" },
+  ): Promise<{ statementId: string; columns: ResultColumn[]; totalChunkCount: number; totalRowCount: number; chunkRows: Map<number, number>; first: ChunkResponse | undefined }> {
     const deadline = Date.now() + (this.options.statementTimeoutMs ?? this.options.timeoutMs * 4);
     let response: StatementResponse = await this.api(
       "POST",
       "/api/2.0/sql/statements",
-      { statement, warehouse_id: this.warehouseId, wait_timeout: "10s", on_wait_timeout: "CONTINUE", disposition: "INLINE", format: "JSON_ARRAY" },
+      { statement, warehouse_id: this.warehouseId, wait_timeout: "10s", on_wait_timeout: "CONTINUE", ...result },
       signal,
     );
     let wait = 100;
@@ -207,27 +238,86 @@ export class WarehouseClient {
       precision: c.type_precision ?? null,
       scale: c.type_scale ?? null,
     }));
-    return { statementId: response.statement_id, columns, totalChunkCount: response.manifest?.total_chunk_count ?? 0, first: response.result };
+    const chunkRows = new Map((response.manifest?.chunks ?? []).map((c) => [c.chunk_index, c.row_count ?? 0]));
+    return { statementId: response.statement_id, columns, totalChunkCount: response.manifest?.total_chunk_count ?? 0, totalRowCount: response.manifest?.total_row_count ?? 0, chunkRows, first: response.result };
   }
 
-  /** The result's rows chunk by chunk (following next_chunk_index), so memory holds one chunk. */
-  async *chunks(statement: string, signal?: AbortSignal): AsyncGenerator<{ columns: ResultColumn[]; rows: Array<Array<string | null>> }> {
-    const { statementId, columns, first } = await this.execute(statement, signal);
-    let chunk = first;
-    while (chunk) {
-      yield { columns, rows: chunk.data_array ?? [] };
-      if (chunk.next_chunk_index === undefined || chunk.next_chunk_index === null) break;
-      chunk = await this.api("GET", `/api/2.0/sql/statements/${statementId}/result/chunks/${chunk.next_chunk_index}`, undefined, signal);
+  /**
+   * A table-sized result as CSV bytes (EXTERNAL_LINKS, format CSV): the statement runs to completion
+   * first (so its failure surfaces before anything is written), then `body` downloads chunk after
+   * chunk from the presigned links, yielding the bytes as they arrive. Nothing is parsed: the caller
+   * streams them into `COPY ... (FORMAT csv, NULL 'null')`, and since `body` is pulled, a slow
+   * consumer pauses the download (backpressure). The header row, which only the first chunk carries,
+   * is removed, and every chunk ends with a line break, so the whole is one header-less CSV.
+   * `progress` hears the rows of the chunks finished so far.
+   */
+  async csvResult(statement: string, signal?: AbortSignal, progress?: (rows: number, total: number) => void): Promise<{ columns: ResultColumn[]; totalRowCount: number; body: AsyncGenerator<Buffer> }> {
+    const executed = await this.execute(statement, signal, { disposition: "EXTERNAL_LINKS", format: "CSV" });
+    const links = new Map<number, ExternalLink>();
+    for (const link of executed.first?.external_links ?? []) links.set(link.chunk_index, link);
+    const client = this;
+    async function* downloads() {
+      let rows = 0;
+      for (let index = 0; index < executed.totalChunkCount; index++) {
+        yield client.download(executed.statementId, index, links, signal);
+        rows += executed.chunkRows.get(index) ?? links.get(index)?.row_count ?? 0;
+        links.delete(index);
+        progress?.(rows, executed.totalRowCount);
+      }
+    }
+    return { columns: executed.columns, totalRowCount: executed.totalRowCount, body: joinCsvChunks(executed.columns.map((c) => c.name), downloads()) };
+  }
+
+  /** A chunk's current link: the one known, unless it is (nearly) expired, else re-requested from the warehouse. */
+  private async linkFor(statementId: string, index: number, links: Map<number, ExternalLink>, signal?: AbortSignal): Promise<ExternalLink> {
+    const known = links.get(index);
+    if (known && (!known.expiration || Date.parse(known.expiration) - LINK_MARGIN_MS > Date.now())) return known;
+    const chunk: ChunkResponse = await this.api("GET", `/api/2.0/sql/statements/${statementId}/result/chunks/${index}`, undefined, signal);
+    for (const link of chunk.external_links ?? []) links.set(link.chunk_index, link);
+    const fresh = links.get(index);
+    if (!fresh) throw new WarehouseError("PROTOCOL", `The warehouse gave no external link for result chunk ${index}`);
+    return fresh;
+  }
+
+  /**
+   * One chunk's bytes from its presigned URL. The URL carries its own credential: the request has
+   * no Authorization header (cloud storage refuses a second auth mechanism, and the bearer token
+   * must not leave the workspace). Storage refusing a link the warehouse still called valid
+   * (expired early, clock skew) gets the link re-requested once. Transient failures are retried by
+   * the agent's retry policy, as any GET. The URL is never put in an error message (it is a credential).
+   */
+  private async *download(statementId: string, index: number, links: Map<number, ExternalLink>, signal?: AbortSignal): AsyncGenerator<Buffer> {
+    for (let attempt = 0; ; attempt++) {
+      const link = await this.linkFor(statementId, index, links, signal);
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(link.external_link, { method: "GET", dispatcher: this.dispatcher, headers: { ...(link.http_headers ?? {}) }, signal });
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason ?? error;
+        const e = error as { code?: string; message?: string; cause?: { code?: string } };
+        throw new WarehouseError("UNREACHABLE", `Downloading result chunk ${index} failed: ${e.code ?? e.cause?.code ?? e.message ?? "connection failed"}`);
+      }
+      if (response.statusCode === 200) {
+        for await (const piece of response.body) yield piece as Buffer;
+        return;
+      }
+      const text = (await response.body.text()).slice(0, 300);
+      if (attempt === 0 && (response.statusCode === 403 || response.statusCode === 401 || response.statusCode === 400)) {
+        links.delete(index);
+        continue;
+      }
+      throw new WarehouseError("PROTOCOL", `Downloading result chunk ${index} answered ${response.statusCode}: ${/<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? text}`);
     }
   }
 
-  /** Every row of a small result (discovery queries). */
+  /** Every row of a small metadata result (connection test, discovery): INLINE JSON_ARRAY, chunks followed by next_chunk_index. */
   async rows(statement: string, signal?: AbortSignal): Promise<{ columns: ResultColumn[]; rows: Array<Array<string | null>> }> {
-    let columns: ResultColumn[] = [];
+    const { statementId, columns, first } = await this.execute(statement, signal);
     const rows: Array<Array<string | null>> = [];
-    for await (const chunk of this.chunks(statement, signal)) {
-      columns = chunk.columns;
-      rows.push(...chunk.rows);
+    for (let chunk = first; chunk; ) {
+      rows.push(...(chunk.data_array ?? []));
+      if (chunk.next_chunk_index === undefined || chunk.next_chunk_index === null) break;
+      chunk = await this.api("GET", `/api/2.0/sql/statements/${statementId}/result/chunks/${chunk.next_chunk_index}`, undefined, signal);
     }
     return { columns, rows };
   }
