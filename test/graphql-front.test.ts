@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 import { ANALYSIS_TYPE_IDS } from "../src/modules/catalogue/ids.js";
+import { analysisFixture, ingest } from "./helpers/analysis-sources.js";
 
 let server: TestServer;
 const engagements: string[] = [];
@@ -130,6 +131,73 @@ describe("objects beside every id field and reverse lists, batched", () => {
     expect(result.body.errors[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
     expect(result.body.errors[0].path).toEqual(["analyses", "content", 0, "analysisType"]);
     expect(result.body.data.analyses.content[0].engagement.library.id).toBeTruthy();
+  });
+});
+
+describe("files walked from analysis sources and back, batched", () => {
+  const LEDGER = "Journal ID,Effective Date,Account,Debit,Credit\r\nJE1,01/15/2023,10100,10.00,\r\nJE1,01/15/2023,40100,,10.00\r\n";
+  const sources: Array<{ id: string; fileId: string; analysisId: string; periodId: string }> = [];
+  beforeAll(async () => {
+    const made = await Promise.all(
+      ["F1", "F2", "F3", "F4"].map(async (name) => {
+        const fixture = await analysisFixture(server, `Files ${name}`);
+        const { fileId, source } = await ingest(server, fixture, LEDGER);
+        return { id: source.id as string, fileId, analysisId: fixture.analysisId, periodId: fixture.periodId };
+      }),
+    );
+    sources.push(...made);
+  });
+
+  const document = `query($f: JSON) { analysisSources(filter: $f, size: 10, sort: ["id"]) { content {
+    id fileManagerFileId analysisPeriodId analysisPeriod { id startDate endDate }
+    fileManagerFile { id name engagement { name } parent { id } analysisSources { id analysisPeriod { id } } fileInfo { id fileManagerFile { id } } }
+    fileInfoVersion(version: ORIGINAL) { id analysisSourceId analysisSource { id fileManagerFile { id } } fileManagerFile { id analysisSources { id } } } } } }`;
+
+  it("walks a source to its file, period and file info, and each of those back to the source, in statements that do not grow with the sources (4 against 2)", async () => {
+    let result: Awaited<ReturnType<typeof server.gql>> | undefined;
+    const ids = sources.map((s) => s.id).sort();
+    const forTwo = await statementsDuring(async () => (result = await server.gql(document, { f: { id: { $in: ids.slice(0, 2) } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    expect(result!.body.data.analysisSources.content).toHaveLength(2);
+    const forFour = await statementsDuring(async () => (result = await server.gql(document, { f: { id: { $in: ids } } })));
+    expect(result!.body.errors, JSON.stringify(result!.body.errors)).toBeUndefined();
+    const content = result!.body.data.analysisSources.content as Array<Record<string, any>>;
+    expect(content.map((s) => s.id)).toEqual(ids);
+    for (const source of content) {
+      const made = sources.find((s) => s.id === source.id)!;
+      expect(source.fileManagerFileId).toBe(made.fileId);
+      expect(source.analysisPeriod).toEqual({ id: made.periodId, startDate: "2023-01-01", endDate: "2023-12-31" });
+      expect(source.fileManagerFile).toMatchObject({ id: made.fileId, name: "ledger.csv", parent: null, analysisSources: [{ id: source.id, analysisPeriod: { id: made.periodId } }] });
+      expect(source.fileManagerFile.engagement.name).toMatch(/^Files F[1-4]$/);
+      if (source.fileManagerFile.fileInfo) expect(source.fileManagerFile.fileInfo.fileManagerFile).toEqual({ id: made.fileId });
+      // The source's own reading of its file: the file info names the source and the file.
+      expect(source.fileInfoVersion).toMatchObject({ analysisSourceId: source.id, analysisSource: { id: source.id, fileManagerFile: { id: made.fileId } }, fileManagerFile: { id: made.fileId, analysisSources: [{ id: source.id }] } });
+    }
+    // One statement per relation level for all sources (by-id loads batch per tick; slack of 2 as above).
+    expect(forFour.length).toBeLessThanOrEqual(forTwo.length + 2);
+    expect(forFour.length).toBeLessThanOrEqual(20);
+  });
+
+  it("walks an async result to the file and analysis it names", async () => {
+    const result = await server.gql(`query($f: JSON) { asyncResults(filter: $f, size: 10) { content { entityType analysisSource { id fileManagerFile { id } } fileManagerFile { id } analysis { id } analysisResult { id } } } }`, {
+      f: { $and: [{ entityType: "ANALYSIS_SOURCE" }, { entityId: { $in: sources.map((s) => s.id) } }] },
+    });
+    expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+    const content = result.body.data.asyncResults.content as Array<Record<string, any>>;
+    expect(content.length).toBeGreaterThanOrEqual(4);
+    for (const r of content) {
+      const made = sources.find((s) => s.id === r.analysisSource.id)!;
+      expect(r).toMatchObject({ entityType: "ANALYSIS_SOURCE", analysisSource: { fileManagerFile: { id: made.fileId } }, fileManagerFile: null, analysis: null, analysisResult: null });
+    }
+  });
+
+  it("needs the file manager's read permission for a source's file", async () => {
+    const created = await server.api.post("/api-tokens", { name: "no file manager", permissions: ["api.analysis-sources.read", "api.analyses.read"] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const result = await server.gql(`query($id: ID!) { analysisSource(id: $id) { id analysisPeriod { id } fileManagerFile { id } } }`, { id: sources[0]!.id }, created.body.token);
+    expect(result.body.errors[0].extensions).toMatchObject({ code: "FORBIDDEN", status: 403 });
+    expect(result.body.errors[0].path).toEqual(["analysisSource", "fileManagerFile"]);
+    expect(result.body.data.analysisSource.analysisPeriod).toEqual({ id: sources[0]!.periodId });
   });
 });
 

@@ -16,6 +16,7 @@ import { getAnalysisStatus } from "./analysis-status.service.js";
 import { runAnalysis } from "./analysis-run.js";
 import { rollForwardAnalysis } from "./analysis-roll-forward.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
+import { AnalysisSource } from "../analysis-sources/analysis-source.schema.js";
 import { childrenOf, entityById } from "../common/relations.js";
 import { dataTableColumns } from "../data-tables/data-table.columns.js";
 
@@ -23,6 +24,11 @@ const analysisTypeById = entityById("analysisType");
 const resultById = entityById("analysisResult");
 const engagementById = entityById("engagement");
 const reportingPeriodsById = entityById("reportingPeriodConfiguration");
+const periodById = entityById("analysisPeriod");
+const analysisById = entityById("analysis");
+
+/** A stored date as the wire's YYYY-MM-DD (the row reader hands `date` columns over as that text already). */
+const wireDate = (value: Date | string) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10));
 
 type PeriodShape = { id: string; startDate: string; endDate: string; interimAsAtDate: string | null };
 type StoredAnalysis = { id: string; engagementId: string; reportingPeriodConfigurationId: string | null; importantColumns: PrismaJson.AnalysisImportantColumns };
@@ -248,3 +254,27 @@ defineCrudFields({
     delete: service.deleteAnalysis,
   },
 });
+// Analysis sources and async results sit below analyses: their ways to analysis objects are added here.
+builder.objectField(AnalysisSource, "analysisPeriod", (t) =>
+  t.field({
+    type: AnalysisPeriod,
+    nullable: true,
+    description: "The analysis period the source covers (analysisPeriodId)",
+    extensions: { rest: false },
+    authScopes: { permission: "api.analyses.read" },
+    resolve: async (s, _args, ctx) => {
+      const period = await periodById(ctx, s.analysisPeriodId);
+      return period ? { id: period.id, startDate: wireDate(period.startDate), endDate: wireDate(period.endDate), interimAsAtDate: period.interimAsAtDate ? wireDate(period.interimAsAtDate) : null } : null;
+    },
+  }),
+);
+
+builder.objectField(AsyncResult, "analysis", (t) =>
+  t.field({
+    type: Analysis,
+    nullable: true,
+    description: "The analysis the job works on, when entityType is ANALYSIS",
+    authScopes: { permission: "api.analyses.read" },
+    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS" ? (analysisById(ctx, r.entityId) as never) : null),
+  }),
+);

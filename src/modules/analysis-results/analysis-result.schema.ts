@@ -13,6 +13,7 @@ import { RESULT_STATUSES } from "./analysis-result.columns.js";
 import { RUN_PROGRESS_EVENT, type RunProgress } from "./analysis-result.progress.js";
 import * as service from "./analysis-result.service.js";
 import { entityById } from "../common/relations.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
 
 const AnalysisResultStatus = builder.enumType("AnalysisResultStatus", { values: RESULT_STATUSES });
 
@@ -239,5 +240,15 @@ builder.subscriptionField("analysisRunProgress", (t) =>
         await stop;
       }),
     resolve: (progress) => progress,
+  }),
+);
+
+builder.objectField(AsyncResult, "analysisResult", (t) =>
+  t.field({
+    type: AnalysisResult,
+    nullable: true,
+    description: "The analysis run the job performs, when entityType is ANALYSIS_RESULT",
+    authScopes: { permission: "api.analyses.read" },
+    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_RESULT" ? (entityById("analysisResult")(ctx, r.entityId) as never) : null),
   }),
 );

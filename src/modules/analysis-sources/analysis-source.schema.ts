@@ -21,7 +21,6 @@ import { Entity, UserInfo } from "../common/entity.js";
 import { pageArgs, pageOf } from "../common/page.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { DATA_PREVIEW, FileInfoNode, FILE_METRICS, GroupedFormat } from "../file-infos/file-info.schema.js";
-import { getFileInfo } from "../file-infos/file-info.service.js";
 import { BOOLEAN, INTEGER, listOf, mapOf, namedShape, OBJECT_ID, objectOf, ref, shaped, STRING } from "../common/json-shape.js";
 import type { SourceMessage as SourceMessageModel } from "./analysis-source.messages.js";
 import { wireIndicators } from "./transaction-id-preview.wire.js";
@@ -31,6 +30,8 @@ import * as service from "./analysis-source.service.js";
 import "./analysis-source.hooks.js";
 import "./analysis-source.cleanup.js";
 import { childrenOf, entityById } from "../common/relations.js";
+import { FileManagerFile } from "../file-manager/file-manager.schema.js";
+import { fileInfoOf, fileManagerEntityOf } from "../file-manager/file-manager.service.js";
 import { relatedListArgs } from "../common/page.js";
 import { dataTableColumns } from "../data-tables/data-table.columns.js";
 
@@ -204,6 +205,16 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     presetHeaderRowIndex: t.exposeInt("presetHeaderRowIndex", { nullable: true }),
     additionalDataColumnField: t.exposeString("additionalDataColumnField", { nullable: true }),
     fileManagerFileId: t.exposeID("fileManagerFileId", { deprecationReason: "use fileManagerFiles" }),
+    fileManagerFile: t.field({
+      type: FileManagerFile,
+      nullable: true,
+      description: "The file manager file the source reads (null once it is deleted)",
+      authScopes: { permission: "api.file-manager.read" },
+      resolve: async (s, _args, ctx) => {
+        const file = await fileManagerEntityOf(ctx, s.fileManagerFileId);
+        return file?.type === "FILE" ? (file as never) : null;
+      },
+    }),
     fileManagerFiles: t.field({ ...json("File manager files by role"), ...shaped(objectOf({ ORIGINAL: OBJECT_ID })), resolve: (s) => ({ ORIGINAL: s.fileManagerFileId }) }),
     fileInfo: t.field({
       ...json("TABULAR_FILE_INFO of the staged rows (deprecated: fileInfoVersions); the whole-file metrics under both `metadata` (the spec's name) and `tableMetadata`"),
@@ -224,7 +235,7 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
       args: { version: t.arg({ type: FileVersion, required: true }) },
       resolve: (s, { version }, ctx) => {
         const id = s.fileInfoVersions[version];
-        return id ? getFileInfo(ctx, id) : null;
+        return id ? (fileInfoOf(ctx, id) as never) : null;
       },
     }),
     columnMappings: t.field({ type: [ColumnMapping], nullable: true, description: "Applied column mappings", resolve: (s) => s.columnMappings }),
@@ -491,5 +502,27 @@ builder.objectField(AsyncResult, "analysisSource", (t) =>
     description: "The analysis source the job works on, when entityType is ANALYSIS_SOURCE",
     authScopes: { permission: "api.analysis-sources.read" },
     resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_SOURCE" ? (service.analysisSourceOf(ctx, r.entityId) as never) : null),
+  }),
+);
+
+// The other directions of AnalysisSource.fileManagerFile and fileInfoVersion (file-manager and
+// file-infos sit below this family, so their objects get these fields here).
+builder.objectField(FileManagerFile, "analysisSources", (t) =>
+  t.field({
+    type: [AnalysisSource],
+    description: "The analysis sources reading this file",
+    authScopes: { permission: "api.analysis-sources.read" },
+    args: { ...relatedListArgs(t), ...whereArg(t, "AnalysisSource", analysisSourceColumns) },
+    resolve: (f, args, ctx) => childrenOf("analysisSource", analysisSourceColumns, "fileManagerFileId")(ctx, f.id, args) as never,
+  }),
+);
+
+builder.interfaceField(FileInfoNode, "analysisSource", (t) =>
+  t.field({
+    type: AnalysisSource,
+    nullable: true,
+    description: "The analysis source whose own reading of its file this is (analysisSourceId)",
+    authScopes: { permission: "api.analysis-sources.read" },
+    resolve: (i, _args, ctx) => service.analysisSourceOf(ctx, i.analysisSourceId) as never,
   }),
 );

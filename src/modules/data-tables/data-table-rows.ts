@@ -221,17 +221,32 @@ function afterCursor(keys: OrderKey[], after: string, params: SqlParams): { cond
  */
 export type PopulationSql = (populationId: string, params: SqlParams) => string;
 
-export function dataPageQuery(table: RowsTable, input: DataPageInput, populationSql?: PopulationSql) {
+export interface PageQueryOptions {
+  /** The table's column set when the caller holds one already (a cached definition). */
+  set?: ColumnSet;
+  /**
+   * The definition the statement was built from: rows come back only while `data_table` still
+   * holds that version, so a page read with a cached definition another process has since
+   * replaced or deleted comes back empty instead of wrong (a one-time filter, evaluated once).
+   */
+  guard?: { id: string; version: number };
+}
+
+export function dataPageQuery(table: RowsTable, input: DataPageInput, populationSql?: PopulationSql, options: PageQueryOptions = {}) {
   const page = input.page ?? 0;
   const size = input.pageSize ?? DEFAULT_DATA_PAGE_SIZE;
   if (!Number.isInteger(page) || page < 0) throw new ValidationError("page must be an integer of at least 0", { identifier: "page", values: [String(page)] });
   if (!Number.isInteger(size) || size < 1 || size > MAX_DATA_PAGE_SIZE) {
     throw new ValidationError(`pageSize must be an integer from 1 to ${MAX_DATA_PAGE_SIZE}`, { identifier: "pageSize", values: [String(size)], problemType: size > MAX_DATA_PAGE_SIZE ? "LESS_VALUE_REQUIRED" : "GREATER_VALUE_REQUIRED" });
   }
-  const set = columnSet(table);
+  const set = options.set ?? columnSet(table);
   const orders = parseSortOrders(input.sort, set, "sort", table);
   const columns = selectedColumns(table, { fields: input.fields, excludeFields: input.excludeFields });
-  const { sql: where, params } = compileFilter(input.query ?? {}, set, new SqlParams(), { populationSql });
+  const compiled = compileFilter(input.query ?? {}, set, new SqlParams(), { populationSql });
+  const params = compiled.params;
+  const where = options.guard
+    ? `(${compiled.sql}) AND (SELECT "version" FROM "data_table" WHERE "id" = ${params.add(options.guard.id)}) = ${params.add(options.guard.version, "integer")}`
+    : compiled.sql;
   const keys = orderKeys(orders, set);
   if (input.after !== undefined && input.after !== null && page !== 0) {
     throw new ValidationError("page and after cannot be combined: after continues from a cursor", { identifier: "page", values: [String(page)] });
@@ -255,8 +270,8 @@ export function dataPageQuery(table: RowsTable, input: DataPageInput, population
   return { sql, values: params.values, columns, keys, page, size };
 }
 
-export async function readDataPage(pool: pg.Pool, table: RowsTable, input: DataPageInput, populationSql?: PopulationSql): Promise<DataPage> {
-  const { sql, values, columns, keys, page, size } = dataPageQuery(table, input, populationSql);
+export async function readDataPage(pool: pg.Pool, table: RowsTable, input: DataPageInput, populationSql?: PopulationSql, options?: PageQueryOptions): Promise<DataPage> {
+  const { sql, values, columns, keys, page, size } = dataPageQuery(table, input, populationSql, options);
   const result = await pool.query({ text: sql, values, rowMode: "array" });
   const rows = (result.rows as unknown[][]).slice(0, size);
   const lastRow = rows[rows.length - 1];

@@ -10,6 +10,9 @@ import { API_STABILITIES, type ApiStability as ApiStabilityValue, type DataTable
 import type { DataPage } from "./data-table-rows.js";
 import * as service from "./data-table.service.js";
 import { defineCrudFields } from "../common/crud-fields.js";
+import { entityById } from "../common/relations.js";
+
+const dataTableById = entityById("dataTable");
 
 export const ColumnType = builder.enumType("ColumnType", { values: COLUMN_TYPES });
 export const ApiStability = builder.enumType("ApiStability", { values: API_STABILITIES });
@@ -54,6 +57,17 @@ export const DataTable = builder.prismaObject("DataTable", {
     analysisSource: t.relation("analysisSource", { nullable: true, authScopes: { permission: "api.analysis-sources.read" } }),
   }),
 });
+
+builder.objectField(DataTableColumn, "typeaheadDataTable", (t) =>
+  t.field({
+    type: DataTable,
+    nullable: true,
+    description: "The table listing this column's distinct values for type-ahead (typeaheadDataTableId)",
+    extensions: { rest: false },
+    authScopes: { permission: "api.data-tables.read" },
+    resolve: (c, _args, ctx) => (c.typeaheadDataTableId ? (dataTableById(ctx, c.typeaheadDataTableId) as never) : null),
+  }),
+);
 
 const DataTablePage = builder.objectRef<DataPage>("DataTableDataPage").implement({
   description: "One page of a data table's rows; each row is an object keyed by column field",

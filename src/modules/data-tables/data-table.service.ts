@@ -10,7 +10,8 @@ import { startFileResultJob, writeFileResult } from "../file-results/file-result
 import { checkPlacement, createFileRow, fileObjectKey, markFileReady } from "../file-manager/file-manager.service.js";
 import { dataTableColumns } from "./data-table.columns.js";
 import { entriesTableColumns, logicalNameFor, transactionsTableColumns, type DataTableColumn } from "./data-table-definition.js";
-import { columnSet, readDataPage, type DataPageInput, type RowsTable } from "./data-table-rows.js";
+import { readDataPage, type DataPage, type DataPageInput, type RowsTable } from "./data-table-rows.js";
+import { cachedDefinition, definitionCache, remember, type CachedDefinition } from "./data-table-cache.js";
 import { populationSqlFor, savedFilterOn } from "./data-table-filters.js";
 import { checkExport, exportCsv, planExport, type ExportInput } from "./data-table-export.js";
 import { indexDataTableJob } from "./data-table.indexes.js";
@@ -33,23 +34,54 @@ export function queryDataTables(ctx: RequestContext, args: PageArgs & { includeU
   return queryEntities(ctx.app, { model: "dataTable", columns: dataTableColumns, scope }, args);
 }
 
-/** The data endpoint: one page of rows, filtered with the query language on the table's own columns. */
 /**
  * The data endpoint: one page of rows, filtered with the query language on the table's own columns;
  * `savedFilterId` adds the saved filter's compiled condition (ANDed with `query`), and
  * `$population` terms are evaluated with each population's condition on the same columns.
+ *
+ * The definition comes from the process's cache when it holds one (data-table-cache.ts): the rows
+ * statement then checks its version itself, so a full page is one round trip. A page that is not
+ * full (the last, or empty because the guard failed) or an error re-reads the definition: the same
+ * version confirms the answer, another one (or none: 404) means the table changed and the page is
+ * read again from the stored definition.
  */
 export async function dataTablePage(ctx: RequestContext, id: string, input: DataPageInput & { savedFilterId?: string | null }) {
+  const cached = definitionCache(ctx.app).get(id);
+  if (cached) {
+    let page: DataPage | undefined;
+    let failure: unknown;
+    try {
+      page = await pageOf(ctx, cached, input);
+      if (!page.last) return page;
+    } catch (error) {
+      failure = error;
+    }
+    const stored = await loadDefinition(ctx, id);
+    if (stored.version === cached.version && stored.table.tableName === cached.table.tableName) {
+      if (page) return page;
+      throw failure;
+    }
+    return pageOf(ctx, stored, input);
+  }
+  return pageOf(ctx, await loadDefinition(ctx, id), input);
+}
+
+async function loadDefinition(ctx: RequestContext, id: string): Promise<CachedDefinition> {
   const row = await getDataTable(ctx, id);
-  const table = rowsTable(row);
-  const set = columnSet(table);
+  const definition = cachedDefinition(row, rowsTable(row));
+  remember(ctx.app, definition);
+  return definition;
+}
+
+async function pageOf(ctx: RequestContext, definition: CachedDefinition, input: DataPageInput & { savedFilterId?: string | null }): Promise<DataPage> {
+  const { table, set } = definition;
   let query = input.query;
   if (input.savedFilterId) {
     const saved = await savedFilterOn(ctx, input.savedFilterId, set, table);
     query = input.query === undefined || input.query === null ? saved : { $and: [input.query, saved] };
   }
-  const populationSql = await populationSqlFor(ctx, query, set, { ...table, analysisId: row.analysisId, engagementId: row.engagementId });
-  return readDataPage(ctx.app.pool, table, { ...input, query }, populationSql);
+  const populationSql = await populationSqlFor(ctx, query, set, { ...table, analysisId: definition.analysisId, engagementId: definition.engagementId });
+  return readDataPage(ctx.app.pool, table, { ...input, query }, populationSql, { set, guard: { id: definition.id, version: definition.version } });
 }
 
 /** Streams an export plan's CSV (shared by the file-result export and the file manager import). */

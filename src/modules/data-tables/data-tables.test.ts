@@ -217,6 +217,25 @@ describe("data table definitions", () => {
     expect(first.columns.map((c: { field: string }) => c.field)).not.toContain("x_reference");
   });
 
+  it("serves rows from the definition as stored now, though the process read an older one before (cached definitions are checked by version)", async () => {
+    const again = await parseIntoEntriesTable(server, LEDGER, { proposedColumnMappings: MAPPINGS.slice(0, 7) });
+    const [table] = await findDataTable(again.analysisId);
+    // Full pages (a next page exists) are the ones answered from the cached definition alone.
+    const before = await data({ pageSize: 1 }, table.id);
+    expect(before.status).toBe(200);
+    expect(before.body.content[0]).not.toHaveProperty("x_reference");
+    expect((await data({ pageSize: 1, page: 1 }, table.id)).body.last).toBe(false);
+    await reparseEntriesTable(server, again, LEDGER.split("\r\n").slice(0, 4).join("\r\n") + "\r\n", MAPPINGS);
+    const after = await data({ pageSize: 1 }, table.id);
+    expect(after.status).toBe(200);
+    expect(after.body.content[0]).toMatchObject({ x_reference: "R-1" });
+    const cursor = after.body.endCursor;
+    expect((await data({ pageSize: 2, after: cursor }, table.id)).body.content.map((r: Record<string, unknown>) => r.x_reference)).toEqual(["R-1", "R-2"]);
+    await dropEntriesTable(server, again);
+    expect((await data({ pageSize: 1 }, table.id)).status).toBe(404);
+    expect((await data({ pageSize: 1, after: cursor }, table.id)).status).toBe(404);
+  });
+
   it("answers 404 for an unknown id and 403 without api.data-tables.read", async () => {
     expect((await server.api.get("/data-tables/0123456789abcdef01234567")).status).toBe(404);
     expect((await data({}, "0123456789abcdef01234567")).status).toBe(404);

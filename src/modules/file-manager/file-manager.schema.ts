@@ -7,6 +7,7 @@ import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
 import { Engagement } from "../engagements/engagement.schema.js";
 import { engagementOf } from "../engagements/engagement.service.js";
 import { FileInfoNode } from "../file-infos/file-info.schema.js";
+import { AsyncResult } from "../async-results/async-result.schema.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { FileDownload } from "../file-results/file-download.js";
 import { FILE_MANAGER_TYPES, FILE_STATUSES } from "./file-manager.columns.js";
@@ -76,6 +77,34 @@ export const FileManagerDirectory = builder.prismaObject("FileManagerEntity", {
     }),
   }),
 });
+
+// File infos sit below the file manager: their way back to the file is added here.
+builder.interfaceField(FileInfoNode, "fileManagerFile", (t) =>
+  t.field({
+    type: FileManagerFile,
+    nullable: true,
+    description: "The file this file info describes (fileManagerFileId)",
+    authScopes: { permission: "api.file-manager.read" },
+    resolve: async (i, _args, ctx) => {
+      const file = await service.fileManagerEntityOf(ctx, i.fileManagerFileId);
+      return file?.type === "FILE" ? (file as never) : null;
+    },
+  }),
+);
+
+builder.objectField(AsyncResult, "fileManagerFile", (t) =>
+  t.field({
+    type: FileManagerFile,
+    nullable: true,
+    description: "The file the job works on or produces, when entityType is FILE_MANAGER_FILE",
+    authScopes: { permission: "api.file-manager.read" },
+    resolve: async (r, _args, ctx) => {
+      if (r.entityType !== "FILE_MANAGER_FILE") return null;
+      const file = await service.fileManagerEntityOf(ctx, r.entityId);
+      return file?.type === "FILE" ? (file as never) : null;
+    },
+  }),
+);
 
 const CreateDirectoryInput = builder.inputType("CreateFileManagerDirectoryInput", {
   fields: (t) => ({

@@ -38,6 +38,7 @@ export const Library = builder.prismaObject("Library", {
     }),
     warningsDismissed: t.exposeBoolean("warningsDismissed"),
     basedOnLibrary: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.basedOnLibraryId) }),
+    originalSystemLibrary: t.prismaField({ type: "Library", nullable: true, description: "The system library this one descends from (originalSystemLibraryId)", authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.originalSystemLibraryId) }),
     accountGrouping: t.prismaField({ type: "AccountGrouping", nullable: true, authScopes: { permission: "api.account-groupings.read" }, resolve: (_q, p, _a, ctx) => entityById("accountGrouping")(ctx, p.accountGroupingId) }),
     analysisTypes: t.prismaField({ type: ["AnalysisType"], authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entitiesByIds("analysisType")(ctx, p.analysisTypeIds) }),
     engagements: t.prismaField({

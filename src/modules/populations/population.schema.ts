@@ -6,7 +6,7 @@ import { CONDITION, CreatePopulationInput, UpdatePopulationInput } from "./popul
 import { populationColumns } from "./population.columns.js";
 import { withDescriptions } from "../saved-filters/conditions/condition-describe.js";
 import * as service from "./population.service.js";
-import { entityById } from "../common/relations.js";
+import { entitiesByIds, entityById } from "../common/relations.js";
 
 const READ = "api.filters.read" as const;
 
@@ -35,6 +35,9 @@ export const Population = builder.prismaObject("Population", {
     library: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.libraryId) }),
     engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
     analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
+    basePopulation: t.prismaField({ type: "Population", nullable: true, description: "The population one level up this one derives from (basePopulationId)", resolve: (_q, p, _a, ctx) => service.populationOf(ctx, p.basePopulationId) }),
+    promotedFromAnalysis: t.prismaField({ type: "Analysis", nullable: true, description: "The analysis this population was promoted from (promotedFromAnalysisId)", authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.promotedFromAnalysisId) }),
+    disabledForAnalyses: t.prismaField({ type: ["Analysis"], description: "The analyses disabledForAnalysisIds names (ids naming no analysis left out)", authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entitiesByIds("analysis")(ctx, p.disabledForAnalysisIds) }),
     analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
   }),
 });

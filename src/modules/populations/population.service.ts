@@ -1,3 +1,4 @@
+import { entityById } from "../common/relations.js";
 import { NotFoundError, ValidationError, type Problem } from "../../core/errors.js";
 import { ownerGoneAs } from "../../core/db-errors.js";
 import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, type PageArgs } from "../../entity/index.js";
@@ -35,6 +36,14 @@ export async function getPopulation(ctx: RequestContext, id: string) {
   const row = await findEntity(ctx.app, "population", ENTITY, id);
   if (!canReach(ctx, levelOf(row))) throw new NotFoundError(ENTITY, id);
   return row;
+}
+
+const populationById = entityById("population");
+
+/** `Population.basePopulation` (batched per response): null when the caller cannot reach its level, like a 404 from getPopulation. */
+export async function populationOf(ctx: RequestContext, id: string | null | undefined) {
+  const row = await populationById(ctx, id);
+  return row && canReach(ctx, levelOf(row)) ? row : null;
 }
 
 export function queryPopulations(ctx: RequestContext, args: PageArgs) {

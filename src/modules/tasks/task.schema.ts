@@ -14,6 +14,7 @@ import type { TaskComment } from "./task.json-columns.js";
 import * as service from "./task.service.js";
 import * as bulk from "./task.bulk.js";
 import { entityById } from "../common/relations.js";
+import { User } from "../users/user.schema.js";
 
 const TaskType = builder.enumType("TaskType", { values: TASK_TYPES });
 const TaskStatus = builder.enumType("TaskStatus", { values: TASK_STATUSES });
@@ -24,6 +25,7 @@ type Amount = { amount: number; currency: string | null };
 const TaskComment = builder.objectRef<TaskComment>("TaskComment").implement({
   fields: (t) => ({
     authorId: t.exposeID("authorId"),
+    author: t.field({ type: User, nullable: true, description: "The user who wrote the comment (authorId)", extensions: { rest: false }, authScopes: { permission: "api.users.read" }, resolve: (c, _a, ctx) => entityById("user")(ctx, c.authorId) as never }),
     captured: t.field({ type: "DateTime", resolve: (c) => new Date(c.captured) }),
     commentText: t.exposeString("commentText"),
   }),
