@@ -86,14 +86,3 @@ builder.prismaObjectFields("Engagement", (t) => ({
     resolve: (engagement, args, ctx) => service.queryPopulations(ctx, scoped("engagementId")(args, engagement.id)),
   }),
 }));
-
-builder.prismaObjectFields("Population", (t) => ({
-  basePopulation: t.field({
-    type: Population,
-    nullable: true,
-    description: "The library or engagement population this one derives from (null when it derives from none, or the token does not reach it)",
-    extensions: { rest: false },
-    authScopes: { permission: READ },
-    resolve: (p, _args, ctx) => (p.basePopulationId ? service.getPopulation(ctx, p.basePopulationId).catch(() => null) : null),
-  }),
-}));
