@@ -163,7 +163,7 @@ try {
     "gql-front",
     `## Cursor pages and the tree document over GraphQL (issue 19)
 
-${today()}, ${machine()}. ${LINES.toLocaleString("en-US")}-line general ledger (test/helpers/gl-generator.ts) ingested through the REST API, read as its \`gl_journal_lines\` data table through \`POST /api/graphql\` (\`dataTableData\`, ${PAGE_SIZE} rows a page), one request at a time (bench/gql-front.bench.ts). Load average ${loadBefore.toFixed(1)} before the queries, ${loadAfter.toFixed(1)} after: the machine (2 cores) was shared with other helpers' builds, tests and benchmarks, so the figures are indicative.
+${today()}, ${machine()}. ${LINES.toLocaleString("en-US")}-line general ledger (test/helpers/gl-generator.ts) ingested through the REST API, read as its \`gl_journal_lines\` data table through \`POST /api/graphql\` (\`dataTableData\`, ${PAGE_SIZE} rows a page), one request at a time (bench/gql-front.bench.ts). Load average ${loadBefore.toFixed(1)} before the queries, ${loadAfter.toFixed(1)} after${Math.max(loadBefore, loadAfter) > 4 ? ": the machine (2 cores) was shared with other work, so the figures are indicative" : " (2 cores, no other work running)"}.
 
 ${PAGES} pages walked from the first: keyset (\`after: endCursor\`) against page numbers (OFFSET), p50/p95 over the ${PAGES} pages and the time of the ${PAGES}th.
 
@@ -171,7 +171,7 @@ ${PAGES} pages walked from the first: keyset (\`after: endCursor\`) against page
 |---|---|---|---|---|---|---|
 ${results.join("\n")}
 
-The statements themselves are not where the time goes: on the same 1M-row table (2026-11-26, load about 20), EXPLAIN (ANALYZE) of a keyset page is one index range starting at the cursor (\`row_no > $1\` on the rowid index; \`(amount, row_no) < ($1, $2)\` as the Index Cond of a backward scan of the \`(amount, row_no)\` index with the date range as a filter, no sort), no count and no OFFSET, executing in 0.3-0.7 ms. The rest of each request (HTTP, authentication, the definition read, GraphQL, JSON of 100 rows) is a few milliseconds of CPU, which a 2-core machine at load 15-20 stretches to the times above.
+The statements themselves are a small part of each page: on the same 1M-row table (2026-11-26, load about 20), EXPLAIN (ANALYZE) of a keyset page is one index range starting at the cursor (\`row_no > $1\` on the rowid index; \`(amount, row_no) < ($1, $2)\` as the Index Cond of a backward scan of the \`(amount, row_no)\` index with the date range as a filter, no sort), no count and no OFFSET, executing in 0.3-0.7 ms. The rest of each request (HTTP, authentication, the definition read, GraphQL, JSON of 100 rows) is a few milliseconds of CPU, which a 2-core machine at load 15-20 stretches to the times above.
 
 Deep in the table: page 4,000 by number (OFFSET 399,900; p50 of 5) against 20 keyset pages continuing from that page's cursor.
 
