@@ -191,6 +191,44 @@ describe("files walked from analysis sources and back, batched", () => {
     }
   });
 
+  it("walks account mappings to the sources using them, risk groups to their type and ranges, tokens and email subscriptions to their user", async () => {
+    const fixture = await analysisFixture(server, "Mappings");
+    const { fileId, source } = await ingest(server, fixture, LEDGER, { targetWorkflowState: "COMPLETED" });
+    const made = { id: source.id as string, fileId, analysisId: fixture.analysisId };
+    const token = await server.gql(`mutation($i: CreateApiTokenInput!) { createApiToken(input: $i) { userId user { id email } } }`, { i: { name: "relations", permissions: ["api.users.read"] } });
+    expect(token.body.errors, JSON.stringify(token.body.errors)).toBeUndefined();
+    const userId = token.body.data.createApiToken.userId as string;
+    expect(token.body.data.createApiToken.user.id).toBe(userId);
+    const org = await server.api.post("/organizations", { name: "Subscriptions org" });
+    const engagement = await server.api.post("/engagements", { organizationId: org.body.id, name: "Subscribed", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+    expect(engagement.status, JSON.stringify(engagement.body)).toBe(200);
+    const subscribed = await server.gql(`mutation($id: ID!, $i: UpdateEngagementInput!) { updateEngagement(id: $id, input: $i) { version } }`, {
+      id: engagement.body.id,
+      i: { accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" }, emailSubscriptions: [{ userId }], version: engagement.body.version },
+    });
+    expect(subscribed.body.errors, JSON.stringify(subscribed.body.errors)).toBeUndefined();
+    const result = await server.gql(
+      `query($e: ID!, $a: ID!, $f: JSON) { engagement(id: $e) { emailSubscriptions { userId user { id } } }
+        analysis(id: $a) { engagement { accountMappings(filter: $f) { account usedByAnalysisSources analysisSources { id fileManagerFileId } } } }
+        analysisTypeConfigurations(filter: { analysisId: $a }) { content { configuration { riskGroups { analysisTypeId analysisType { id } applicableRiskRanges applicableRanges { id } selectedRiskRange selectedRange { id } } } } } }`,
+      { e: engagement.body.id, a: made.analysisId, f: { account: "10100" } },
+    );
+    expect(result.body.errors, JSON.stringify(result.body.errors)).toBeUndefined();
+    expect(result.body.data.engagement.emailSubscriptions).toEqual([{ userId, user: { id: userId } }]);
+    const mappings = result.body.data.analysis.engagement.accountMappings as Array<Record<string, any>>;
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]!.usedByAnalysisSources).toEqual([made.id]);
+    expect(mappings[0]!.analysisSources).toEqual([{ id: made.id, fileManagerFileId: made.fileId }]);
+    const groups = result.body.data.analysisTypeConfigurations.content.flatMap((c: any) => c.configuration.riskGroups) as Array<Record<string, any>>;
+    expect(groups.length).toBeGreaterThan(0);
+    expect(groups.some((g) => g.selectedRiskRange !== null && g.applicableRiskRanges.length > 0)).toBe(true);
+    for (const group of groups) {
+      expect(group.analysisType).toEqual({ id: group.analysisTypeId });
+      expect(group.applicableRanges.map((r: { id: string }) => r.id)).toEqual(group.applicableRiskRanges);
+      expect(group.selectedRange).toEqual(group.selectedRiskRange ? { id: group.selectedRiskRange } : null);
+    }
+  });
+
   it("needs the file manager's read permission for a source's file", async () => {
     const created = await server.api.post("/api-tokens", { name: "no file manager", permissions: ["api.analysis-sources.read", "api.analyses.read"] });
     expect(created.status, JSON.stringify(created.body)).toBe(200);

@@ -5,9 +5,12 @@ import { Entity } from "../common/entity.js";
 import { Engagement } from "../engagements/engagement.schema.js";
 import { engagementOf } from "../engagements/engagement.service.js";
 import * as service from "./account-mapping.service.js";
+import { entitiesByIds } from "../common/relations.js";
 import "./account-mapping.status-feed.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { startAccountMappingExport } from "./account-mapping.export.js";
+
+const sourcesByIds = entitiesByIds("analysisSource");
 
 export const AccountMappingStatus = builder.enumType("AccountMappingStatus", {
   values: service.ACCOUNT_MAPPING_STATUSES,
@@ -26,6 +29,7 @@ export const AccountMapping = builder.prismaObject("AccountMapping", {
     fundId: t.exposeString("fundId", { nullable: true }),
     status: t.field({ type: AccountMappingStatus, resolve: (m) => m.status as (typeof service.ACCOUNT_MAPPING_STATUSES)[number] }),
     usedByAnalysisSources: t.exposeIDList("usedByAnalysisSources"),
+    analysisSources: t.prismaField({ type: ["AnalysisSource"], description: "The analysis sources using this mapping (usedByAnalysisSources)", extensions: { rest: false }, authScopes: { permission: "api.analysis-sources.read" }, resolve: (_q, m, _a, ctx) => sourcesByIds(ctx, m.usedByAnalysisSources) }),
   }),
 });
 

@@ -74,6 +74,11 @@ describe("analyses REST", () => {
     expect(created.currencyCode).toBe("EUR");
     expect(created.analysisPeriods.map((p: { startDate: string }) => p.startDate)).toEqual(["2025-01-01", "2025-04-01", "2025-07-01"]);
     expect(created.analysisPeriodGaps).toEqual([{ analysisPeriodId: created.analysisPeriods[2].id, previousAnalysisPeriodId: created.analysisPeriods[1].id, days: 10 }]);
+    const read = await server.gql(`query($id: ID!) { analysis(id: $id) { analysisPeriodGaps { days analysisPeriod { id startDate } previousAnalysisPeriod { id endDate } } } }`, { id: created.id });
+    expect(read.body.errors, JSON.stringify(read.body.errors)).toBeUndefined();
+    expect(read.body.data.analysis.analysisPeriodGaps).toEqual([
+      { days: 10, analysisPeriod: { id: created.analysisPeriods[2].id, startDate: "2025-07-01" }, previousAnalysisPeriod: { id: created.analysisPeriods[1].id, endDate: "2025-06-20" } },
+    ]);
   });
 
   it("creates an interim analysis with an as-at date on its latest period", async () => {

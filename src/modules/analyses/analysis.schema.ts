@@ -25,6 +25,12 @@ const resultById = entityById("analysisResult");
 const engagementById = entityById("engagement");
 const reportingPeriodsById = entityById("reportingPeriodConfiguration");
 const periodById = entityById("analysisPeriod");
+
+/** An analysis period in its wire shape, batched per response; null for a dangling id. */
+async function periodObject(ctx: RequestContext, id: string | null | undefined): Promise<PeriodShape | null> {
+  const period = await periodById(ctx, id);
+  return period ? { id: period.id, startDate: wireDate(period.startDate), endDate: wireDate(period.endDate), interimAsAtDate: period.interimAsAtDate ? wireDate(period.interimAsAtDate) : null } : null;
+}
 const analysisById = entityById("analysis");
 
 /** A stored date as the wire's YYYY-MM-DD (the row reader hands `date` columns over as that text already). */
@@ -48,6 +54,8 @@ const AnalysisPeriodGap = builder.objectRef<{ analysisPeriodId: string; previous
     analysisPeriodId: t.exposeID("analysisPeriodId"),
     previousAnalysisPeriodId: t.exposeID("previousAnalysisPeriodId"),
     days: t.exposeInt("days"),
+    analysisPeriod: t.field({ type: AnalysisPeriod, nullable: true, description: "The period after the gap (analysisPeriodId)", extensions: { rest: false }, resolve: (g, _a, ctx) => periodObject(ctx, g.analysisPeriodId) }),
+    previousAnalysisPeriod: t.field({ type: AnalysisPeriod, nullable: true, description: "The period before the gap (previousAnalysisPeriodId)", extensions: { rest: false }, resolve: (g, _a, ctx) => periodObject(ctx, g.previousAnalysisPeriodId) }),
   }),
 });
 
@@ -262,10 +270,7 @@ builder.objectField(AnalysisSource, "analysisPeriod", (t) =>
     description: "The analysis period the source covers (analysisPeriodId)",
     extensions: { rest: false },
     authScopes: { permission: "api.analyses.read" },
-    resolve: async (s, _args, ctx) => {
-      const period = await periodById(ctx, s.analysisPeriodId);
-      return period ? { id: period.id, startDate: wireDate(period.startDate), endDate: wireDate(period.endDate), interimAsAtDate: period.interimAsAtDate ? wireDate(period.interimAsAtDate) : null } : null;
-    },
+    resolve: (s, _args, ctx) => periodObject(ctx, s.analysisPeriodId),
   }),
 );
 

@@ -8,7 +8,7 @@ import { configurationOf } from "./configuration.copy.js";
 import { effectiveSettings } from "../../engine/index.js";
 import { controlPointFamilyOf } from "../catalogue/control-points.data.js";
 import * as service from "./configuration.service.js";
-import { entityById } from "../common/relations.js";
+import { entitiesByIds, entityById } from "../common/relations.js";
 
 const RiskAssertionCategory = builder.enumType("RiskAssertionCategory", { values: ["GENERAL", "ASSETS", "LIABILITIES_EQUITY", "PROFIT_LOSS"] as const });
 
@@ -32,6 +32,9 @@ const RiskGroupRef = builder.objectRef<RiskGroup>("RiskGroup").implement({
     filter: t.field({ type: RiskGroupFilter, resolve: (g) => g.filter }),
     applicableRiskRanges: t.exposeIDList("applicableRiskRanges"),
     selectedRiskRange: t.exposeID("selectedRiskRange", { nullable: true }),
+    analysisType: t.prismaField({ type: "AnalysisType", nullable: true, extensions: { rest: false }, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, g, _a, ctx) => entityById("analysisType")(ctx, g.analysisTypeId) }),
+    applicableRanges: t.prismaField({ type: ["RiskRange"], description: "The risk ranges of applicableRiskRanges", extensions: { rest: false }, authScopes: { permission: "api.risk-ranges.read" }, resolve: (_q, g, _a, ctx) => entitiesByIds("riskRange")(ctx, g.applicableRiskRanges) }),
+    selectedRange: t.prismaField({ type: "RiskRange", nullable: true, description: "The risk range of selectedRiskRange", extensions: { rest: false }, authScopes: { permission: "api.risk-ranges.read" }, resolve: (_q, g, _a, ctx) => entityById("riskRange")(ctx, g.selectedRiskRange) }),
   }),
 });
 

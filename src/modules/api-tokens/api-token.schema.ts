@@ -1,3 +1,4 @@
+import { entityById } from "../common/relations.js";
 import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
 import { apiTokenColumns } from "./api-token.columns.js";
@@ -25,6 +26,8 @@ export const ApiToken = builder.prismaObject("ApiToken", {
 });
 
 /** The create response: the token plus its secret, which no later read returns. */
+const userById = entityById("user");
+
 const CreatedApiToken = builder.objectRef<Awaited<ReturnType<typeof service.createApiToken>>>("CreatedApiToken").implement({
   interfaces: [Entity],
   fields: (t) => ({
@@ -34,6 +37,7 @@ const CreatedApiToken = builder.objectRef<Awaited<ReturnType<typeof service.crea
     permissions: t.exposeStringList("permissions", { ...PERMISSIONS, description: PERMISSIONS_DESCRIPTION }),
     allowedAddresses: t.exposeStringList("allowedAddresses"),
     partialToken: t.exposeString("partialToken"),
+    user: t.prismaField({ type: "User", nullable: true, extensions: { rest: false }, authScopes: { permission: "api.users.read" }, resolve: (_q, tok, _a, ctx) => userById(ctx, tok.userId) }),
     token: t.exposeString("token", { description: "The full secret; shown only in this response" }),
   }),
 });

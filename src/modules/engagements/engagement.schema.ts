@@ -29,6 +29,7 @@ const EmailSubscription = builder.objectRef<{ userId: string; eventTypes?: strin
   fields: (t) => ({
     userId: t.exposeID("userId"),
     eventTypes: t.stringList({ resolve: (s) => s.eventTypes ?? [] }),
+    user: t.prismaField({ type: "User", nullable: true, description: "The subscribed user (userId)", extensions: { rest: false }, authScopes: { permission: "api.users.read" }, resolve: (_q, s, _a, ctx) => entityById("user")(ctx, s.userId) }),
   }),
 });
 

@@ -80,6 +80,7 @@ const SavedFilterValidation = builder
       errors: t.field({ type: [ProblemRef], resolve: (v) => v.errors }),
       warnings: t.field({ type: [ProblemRef], resolve: (v) => v.warnings }),
       query: t.field({ type: "JSON", nullable: true, description: "The query-language filter the condition compiles to on this table", resolve: (v) => v.query }),
+      dataTable: t.prismaField({ type: "DataTable", nullable: true, description: "The data table validated against (dataTableId)", extensions: { rest: false }, authScopes: { permission: "api.data-tables.read" }, resolve: (_q, v, _a, ctx) => entityById("dataTable")(ctx, v.dataTableId) }),
     }),
   });
 

@@ -393,8 +393,8 @@ describe("GraphQL", () => {
     expect(created.body.errors).toBeUndefined();
     const filter = created.body.data.createSavedFilter;
     expect(filter.condition.conditions[0].fullConditionDescription).toBe("Entries is equal to 3");
-    const validated = await server.gql(`query($f: ID!, $t: ID!) { validateSavedFilter(filterId: $f, dataTableId: $t) { valid errors { identifier } warnings { identifier } query } }`, { f: filter.id, t: txTable.id });
-    expect(validated.body.data.validateSavedFilter).toEqual({ valid: true, errors: [], warnings: [], query: { $and: [{ entries_count: { $eq: 3 } }] } });
+    const validated = await server.gql(`query($f: ID!, $t: ID!) { validateSavedFilter(filterId: $f, dataTableId: $t) { valid errors { identifier } warnings { identifier } query dataTable { id } } }`, { f: filter.id, t: txTable.id });
+    expect(validated.body.data.validateSavedFilter).toEqual({ valid: true, errors: [], warnings: [], query: { $and: [{ entries_count: { $eq: 3 } }] }, dataTable: { id: txTable.id } });
     const bad = await server.gql(`mutation($input: CreateSavedFilterInput!) { createSavedFilter(input: $input) { id } }`, { input: filterBody({ type: "DATE" }) });
     expect(bad.body.errors[0].extensions).toMatchObject({ status: 400 });
   });
