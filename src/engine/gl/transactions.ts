@@ -8,7 +8,8 @@ import { entryPointColumns } from "./entries.js";
  * Transactions: one aggregation of the base table per transaction key (totals, first entry's
  * fields, distinct accounts, the highest own score of its entries per entry-level control point,
  * signatures for duplicates and reversals, balance sheet and income statement deltas, account tag
- * effects), then the transaction-level control points, each a small table of the transactions it
+ * effects, and what the flows step spreads: each side's total and its number of (account) sides,
+ * a missing account counting as one), then the transaction-level control points, each a small table of the transactions it
  * flags (`w_<name>`: tx, score).
  */
 function aggregateSql(ctx: GlContext): string {
@@ -23,8 +24,12 @@ function aggregateSql(ctx: GlContext): string {
            array_agg(DISTINCT b.account ORDER BY b.account) FILTER (WHERE b.account IS NOT NULL) AS accounts,
            count(DISTINCT b.account) FILTER (WHERE b.amount > 0)::integer AS debit_accounts,
            count(DISTINCT b.account) FILTER (WHERE b.amount < 0)::integer AS credit_accounts,
-           sum(hashtextextended(coalesce(b.account, '') || ':' || b.amount, 0)::numeric) AS signature,
-           sum(hashtextextended(coalesce(b.account, '') || ':' || (-b.amount), 0)::numeric) AS reverse_signature,
+           (count(DISTINCT b.account) FILTER (WHERE b.amount > 0) + CASE WHEN bool_or(b.account IS NULL AND b.amount > 0) THEN 1 ELSE 0 END)::integer AS debit_sides,
+           (count(DISTINCT b.account) FILTER (WHERE b.amount < 0) + CASE WHEN bool_or(b.account IS NULL AND b.amount < 0) THEN 1 ELSE 0 END)::integer AS credit_sides,
+           coalesce(sum(b.amount) FILTER (WHERE b.amount > 0), 0)::bigint AS debit_side_total,
+           coalesce(sum(-b.amount) FILTER (WHERE b.amount < 0), 0)::bigint AS credit_side_total,
+           sum(hashtextextended(coalesce(b.account, '') || ':' || b.amount, 0)) AS signature,
+           sum(hashtextextended(coalesce(b.account, '') || ':' || (-b.amount), 0)) AS reverse_signature,
            coalesce(sum(b.amount) FILTER (WHERE a.is_bs), 0)::bigint AS bs_delta,
            coalesce(sum(b.amount) FILTER (WHERE a.is_is), 0)::bigint AS is_delta,
            coalesce(bit_or(CASE WHEN sign(b.amount) * a.normal > 0 THEN a.tag_mask END), 0) AS increasing_mask,
