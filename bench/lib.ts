@@ -51,13 +51,13 @@ export interface Proc {
 let built = false;
 
 /** The server as `npm start` runs it (compiled JavaScript under dist/, built once per benchmark). */
-export async function startServer(env: Record<string, string>): Promise<Proc> {
+export async function startServer(env: Record<string, string>, nodeArgs: string[] = []): Promise<Proc> {
   if (!built) {
     const build = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, stdio: "inherit" });
     if (build.status !== 0) throw new Error("npm run build failed");
     built = true;
   }
-  return startProcess(["dist/src/main.js"], env, "Ready:", false);
+  return startProcess([...nodeArgs, "dist/src/main.js"], env, "Ready:", false);
 }
 
 export async function startProcess(args: string[], env: Record<string, string>, readyText: string, typescript = true): Promise<Proc> {
@@ -151,11 +151,11 @@ export function rssSampler(pid: number) {
 }
 
 /** POST /file-manager/import of a file on disk into an engagement (multipart, streamed); the new file's id. */
-export async function uploadLedgerFile(baseUrl: string, token: string, engagementId: string, path: string): Promise<string> {
+export async function uploadLedgerFile(baseUrl: string, token: string, engagementId: string, path: string, fileName = "general-ledger.csv"): Promise<string> {
   const boundary = `----bench${randomBytes(8).toString("hex")}`;
   async function* body() {
     yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="fileManagerFile"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ engagementId })}\r\n`);
-    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="general-ledger.csv"\r\nContent-Type: text/csv\r\n\r\n`);
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: text/csv\r\n\r\n`);
     yield* createReadStream(path, { highWaterMark: 1 << 20 });
     yield Buffer.from(`\r\n--${boundary}--\r\n`);
   }
