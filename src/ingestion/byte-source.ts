@@ -11,6 +11,8 @@ export interface ByteSource {
   /** The content from its first byte. A source that is not `rereadable` can be read once only. */
   chunks(): AsyncIterable<Uint8Array>;
   readonly rereadable: boolean;
+  /** Total bytes when known in advance (arriving bytes: what the sender declared); a hint only. */
+  readonly size?: number | null;
 }
 
 /** A file on disk. */
@@ -51,7 +53,11 @@ export class ArrivingBytes implements ByteSource {
   /** Bytes pushed so far. */
   received = 0;
 
-  constructor(private readonly chunkSize = READ_CHUNK) {}
+  constructor(
+    private readonly chunkSize = READ_CHUNK,
+    /** What the sender declared it will send (e.g. a request's length), if anything. */
+    readonly size: number | null = null,
+  ) {}
 
   async push(bytes: Uint8Array): Promise<void> {
     if (this.abandoned || this.ended) return;

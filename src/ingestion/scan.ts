@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import type { ByteSource } from "./byte-source.js";
 import { recordFromTexts, recordTexts, type RecordView } from "./csv/tokenizer.js";
 import type { FormatDetection } from "./detect.js";
@@ -113,6 +114,7 @@ export class RowRouter {
 export async function scanFile(file: string | ByteSource, detection: FormatDetection, options: ScanOptions = {}): Promise<ScanResult> {
   const { names, synthetic } = scanColumns(detection, options.degroup);
   const profiler = new Profiler(names, synthetic, options.shadows, options.shadowsOnly);
+  profiler.expectBytes(await sizeOf(file));
   const { shadowSet, shadowValue } = profiler;
   const onRow = options.onRow;
   const router = new RowRouter(detection.headerRowIndex, detection, options.degroup, {
@@ -125,6 +127,15 @@ export async function scanFile(file: string | ByteSource, detection: FormatDetec
   const { invalidCharacters } = await rowSource(file, detection).read((record, clean) => router.record(record, clean), options.afterChunk);
   if (options.afterChunk) await options.afterChunk();
   return { columnNames: names, synthetic, profile: profiler.finish(), invalidCharacters };
+}
+
+/** The file's size in bytes when known (a hint for sizing the profiler's tables). */
+export async function sizeOf(file: string | ByteSource): Promise<number | null> {
+  if (typeof file !== "string") return file.size ?? null;
+  return stat(file).then(
+    (s) => s.size,
+    () => null,
+  );
 }
 
 export function isBlank(record: RecordView): boolean {

@@ -24,7 +24,18 @@ export class DistinctCounter {
       }
       return;
     }
-    addToRegisters(this.registers!, mix(hash & 0x7fffffff));
+    // mix and addToRegisters written out: a uint32 returned from a call is boxed (one heap number per value).
+    let h = hash & 0x7fffffff;
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    const registers = this.registers!;
+    const index = h >>> (32 - P);
+    const rest = (h << P) >>> 0;
+    const rank = rest === 0 ? 32 - P + 1 : Math.clz32(rest) + 1;
+    if (rank > registers[index]) registers[index] = rank;
   }
 
   get approximate(): boolean {
@@ -98,13 +109,29 @@ export class RowHashSet {
     return false;
   }
 
+  /**
+   * Sizes the table for about `rows` rows at once (a scan's estimate from its first chunk), so
+   * that it is not rehashed at every doubling on the way; never beyond `maxSlots`.
+   */
+  reserve(rows: number): void {
+    let slots = this.table.length;
+    while (slots < this.maxSlots && rows * 4 >= slots * 3) slots *= 2;
+    if (slots > this.table.length) this.rehash(slots);
+  }
+
   private grow(): void {
-    const old = this.table;
     // Doubling (not more): a million rows then need 16 MiB, not 32, and the server's peak
     // memory is what the files benchmark bounds.
-    this.table = new Float64Array(Math.min(this.maxSlots, old.length * 2));
+    this.rehash(Math.min(this.maxSlots, this.table.length * 2));
+  }
+
+  private rehash(slots: number): void {
+    const old = this.table;
+    this.table = new Float64Array(slots);
     const mask = this.table.length - 1;
-    for (const v of old) {
+    // An indexed loop: iterating a Float64Array with for-of boxes every element.
+    for (let j = 0; j < old.length; j++) {
+      const v = old[j];
       if (v === 0) continue;
       // The slot index is the high half's low bits, as in addIsDuplicate.
       let i = Math.floor(v / 2097152) & mask;

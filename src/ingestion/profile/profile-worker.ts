@@ -10,13 +10,16 @@ import { Profiler } from "./profiler.js";
 export interface ProfileWorkerData {
   detection: FormatDetection;
   degroup: GroupedFormat | null;
+  /** The file's size when known (sizes the duplicate-row table, Profiler.expectBytes). */
+  expectedBytes?: number | null;
 }
 
 export type ProfileWorkerMessage = { chunk: Uint8Array } | { end: true };
 
-const { detection, degroup } = workerData as ProfileWorkerData;
+const { detection, degroup, expectedBytes } = workerData as ProfileWorkerData;
 const { names, synthetic } = scanColumns(detection, degroup);
 const profiler = new Profiler(names, synthetic);
+profiler.expectBytes(expectedBytes);
 const router = new RowRouter(detection.headerRowIndex, detection, degroup, {
   blank: (index) => profiler.addBlank(index),
   nonBlank: (index) => profiler.noteNonBlank(index),

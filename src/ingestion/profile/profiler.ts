@@ -1,6 +1,6 @@
 import type { RecordView } from "../csv/tokenizer.js";
 import { fieldText } from "../csv/tokenizer.js";
-import { DateShape, dateFormatOf, ORDER_MDY, ORDER_DMY, ORDER_YMD } from "./date-shape.js";
+import { DateShape, dateFormatOf, daysSince2000, ORDER_MDY, ORDER_DMY, ORDER_YMD } from "./date-shape.js";
 import { DistinctCounter, RowHashSet } from "./distinct.js";
 import { NumberShape, NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./number-shape.js";
 
@@ -87,10 +87,7 @@ const NULL_LIKE_FIRST = new Set([...NULL_LIKE].map((v) => v.charCodeAt(0) | 0x20
  */
 export type ShadowSpec = { kind: "MONEY_100"; format: string } | { kind: "DATE"; format: string; order: number } | null;
 
-const EPOCH_2000 = Date.UTC(2000, 0, 1);
-export function daysSince2000(y: number, m: number, d: number): number {
-  return Math.round((Date.UTC(y, m - 1, d) - EPOCH_2000) / 86_400_000);
-}
+export { daysSince2000 };
 
 const ROW_SAMPLE = 10;
 const SAMPLES = 5;
@@ -180,6 +177,8 @@ const F_LETTERS = 64;
 /** Only digits, a leading minus and one decimal point: numeric input reads it as it is. */
 const F_PLAIN = 128;
 const SAMPLE_SCAN_LIMIT = 1000;
+/** Rows whose length estimates the file's row count (see Profiler.sizeRowTable). */
+const SIZING_ROWS = 1000;
 
 /**
  * Column and table statistics over data rows, fed record by record (bytes, no strings except for
@@ -224,6 +223,14 @@ export class Profiler {
       else this.columns[f].shadowOrder = spec.order;
       this.shadowFields.push(f);
     });
+  }
+
+  /** Bytes of the whole file when known: the duplicate-row table is sized from it once some rows were seen. */
+  private expectedBytes = 0;
+  private sampledBytes = 0;
+
+  expectBytes(bytes: number | null | undefined): void {
+    this.expectedBytes = bytes ?? 0;
   }
 
   /** Records a blank line (not a data row, but counted and previewed). */
@@ -315,6 +322,7 @@ export class Profiler {
     }
     this.rowCount++;
     this.noteNonBlank(record.index);
+    if (this.rowCount <= SIZING_ROWS && this.expectedBytes > 0) this.sizeRowTable(record);
     const fields = count > width && !hasContent(record, width) ? width : count;
     this.fieldCounts.set(fields, (this.fieldCounts.get(fields) ?? 0) + 1);
     if (fields !== width) {
@@ -330,6 +338,16 @@ export class Profiler {
       }
     }
     return true;
+  }
+
+  /**
+   * Over the first SIZING_ROWS rows, their bytes; then the duplicate-row table is sized for the rows
+   * the whole file holds at that width (with a tenth to spare) instead of doubling its way there,
+   * rehashing every row at each step.
+   */
+  private sizeRowTable(record: RecordView): void {
+    this.sampledBytes += record.end - record.start + 1;
+    if (this.rowCount === SIZING_ROWS) this.rows.reserve(Math.ceil(((this.expectedBytes / this.sampledBytes) * SIZING_ROWS) * 1.1));
   }
 
   /** The shadow value of one field, through the same classification cache as a full profile. */
@@ -403,35 +421,22 @@ export class Profiler {
         for (let k = s; k < s + 8; k++) value = value * 10 + (buf[k] - 0x30);
         column.cacheFlags[slot] = F_DOT | F_COMMA;
         column.cacheDot[slot] = column.cacheComma[slot] = value * 100;
-        {
-          const [y, m, d] = date.ymd(ORDER_YMD);
-          column.cacheDays3[slot * 3 + 2] = daysSince2000(y, m, d);
-          countDay(column, 2, column.cacheDays3[slot * 3 + 2]);
-        }
-        if (column.shadowOrder !== 0) {
-          const [y, m, d] = date.ymd(ORDER_YMD);
-          column.cacheDays[slot] = daysSince2000(y, m, d);
-        } else {
-          column.cacheDays[slot] = NO_DAYS;
-        }
+        const days = date.days(ORDER_YMD);
+        column.cacheDays3[slot * 3 + 2] = days;
+        countDay(column, 2, days);
+        column.cacheDays[slot] = column.shadowOrder !== 0 ? days : NO_DAYS;
         return KIND_COMPACT;
       }
       column.cacheShape[slot] = date.shape;
       column.cacheFlags[slot] = date.mask;
-      if (column.shadowOrder !== 0 && date.mask & column.shadowOrder) {
-        const [y, m, d] = date.ymd(column.shadowOrder);
-        column.cacheDays[slot] = daysSince2000(y, m, d);
-      } else {
-        column.cacheDays[slot] = NO_DAYS;
+      column.cacheDays[slot] = column.shadowOrder !== 0 && date.mask & column.shadowOrder ? date.days(column.shadowOrder) : NO_DAYS;
+      // (Indexed loops and no [y, m, d] triples: a value met for the first time allocates nothing.)
+      for (let i = 0; i < 3; i++) {
+        const bit = ORDER_BITS[i];
+        if (date.mask & bit) column.cacheDays3[slot * 3 + i] = date.days(bit);
       }
-      for (const [i, bit] of ORDER_BITS.entries()) {
-        if (!(date.mask & bit)) continue;
-        const [y, m, d] = date.ymd(bit);
-        column.cacheDays3[slot * 3 + i] = daysSince2000(y, m, d);
-      }
-      const years = date.twoDigitYears();
-      column.cacheYearLast[slot] = years ? years[0] : -1;
-      column.cacheYearFirst[slot] = years ? years[1] : -1;
+      column.cacheYearLast[slot] = date.twoDigitYearLast;
+      column.cacheYearFirst[slot] = date.twoDigitYearFirst;
       this.countDate(column, slot, date.shape, date.mask, buf, s, e, index);
       return KIND_DATE;
     }

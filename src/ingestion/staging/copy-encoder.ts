@@ -68,7 +68,7 @@ export class CopyRowEncoder {
     let p = this.writeDigits(record.index, this.pos);
     out[p++] = this.delimiter;
     if (clean && this.passThrough && !record.rewritten && count === this.width) {
-      p += this.sourceBuffer(buf).copy(out, p, record.start, record.end);
+      p = this.copyBytes(buf, record.start, record.end, p);
       out[p++] = this.delimiter; // extra: NULL
       this.passedThrough++;
     } else {
@@ -98,6 +98,18 @@ export class CopyRowEncoder {
       this.sourceView = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
     }
     return this.sourceView;
+  }
+
+  /**
+   * Copies buf[s, e) to the output at `p`. A row or field of up to a few hundred bytes is copied
+   * by a loop: Buffer#copy of a range makes a Uint8Array view per call, which for a million rows
+   * costs more than the bytes and feeds the garbage collector about 80 MB.
+   */
+  private copyBytes(buf: Uint8Array, s: number, e: number, p: number): number {
+    if (e - s > 256) return p + this.sourceBuffer(buf).copy(this.out, p, s, e);
+    const out = this.out;
+    for (let k = s; k < e; k++) out[p++] = buf[k];
+    return p;
   }
 
   /** Full buffers, and with `all` the partial one too. */
@@ -169,12 +181,7 @@ export class CopyRowEncoder {
         break;
       }
     }
-    if (!special) {
-      // Most fields are a few bytes: a loop costs less than a native copy's call for those.
-      if (e - s > 32) return p + this.sourceBuffer(buf).copy(out, p, s, e);
-      for (let k = s; k < e; k++) out[p++] = buf[k];
-      return p;
-    }
+    if (!special) return this.copyBytes(buf, s, e, p);
     out[p++] = quote;
     for (let k = s; k < e; k++) {
       const b = buf[k];

@@ -12,7 +12,7 @@ import { dominantType, formatCandidates } from "../profile/file-info.js";
 import type { ProfileWorkerData, ProfileWorkerMessage } from "../profile/profile-worker.js";
 import { Profiler, type ShadowSpec, type TableProfile } from "../profile/profiler.js";
 import { readRecords, rowSource, type RowSource } from "../rows.js";
-import { RowRouter, scanColumns, scanFile, type ScanResult } from "../scan.js";
+import { RowRouter, scanColumns, scanFile, sizeOf, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
 import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
@@ -325,7 +325,7 @@ async function scanInParallel(
 ): Promise<ScanResult> {
   const typescript = import.meta.url.endsWith(".ts");
   const worker = new Worker(new URL(typescript ? "../profile/profile-worker-entry.mjs" : "../profile/profile-worker.js", import.meta.url), {
-    workerData: { detection, degroup } satisfies ProfileWorkerData,
+    workerData: { detection, degroup, expectedBytes: await sizeOf(file) } satisfies ProfileWorkerData,
   });
   let inFlight = 0;
   let wake: (() => void) | null = null;

@@ -55,7 +55,7 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
   if (!engineInspection()) return null;
   const extension = file.extension?.toLowerCase();
   if (file.size === 0 || (extension && (NOT_TABULAR.has(extension) || WORKBOOKS.has(extension)))) return null;
-  const bytes = new ArrivingBytes();
+  const bytes = new ArrivingBytes(undefined, file.size ?? null);
   const stage = file.size == null || file.size <= ARRIVAL_STAGING_MAX_BYTES;
   const table = stage ? arrivalTable() : null;
   let sourceFailed = false;

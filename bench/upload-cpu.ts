@@ -1,0 +1,182 @@
+// CPU cost of one upload (POST /file-manager/import of a generated general ledger), for comparing
+// changes to the upload path on a shared machine, where wall times swing with other load: per
+// round, the wall time of the request, the CPU time of the server process and of PostgreSQL (the
+// postmaster and all its backends) over the request, and the same for a bare COPY of the file.
+// Not part of `npm run bench` (no section of docs/benchmarks.md): `node --import tsx bench/upload-cpu.ts`.
+// Environment: BENCH_GL_LINES (1,000,000), BENCH_ROUNDS (3), BENCH_FILE (a path to reuse the
+// generated file), BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
+// BENCH_FILE_NAME (the name it is uploaded as: a .pdf is stored without being read),
+// BENCH_FILE_INFO_OUT (writes the last upload's file info as JSON, to compare two versions).
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
+import { Readable } from "node:stream";
+import { benchDatabase, cpuMicros, startServer, uploadLedgerFile } from "./lib.js";
+
+const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const db = await benchDatabase();
+const dir = mkdtempSync(join(tmpdir(), "upload-cpu-"));
+const token = `fap_bench_${randomBytes(8).toString("hex")}`;
+const serverEnv: Record<string, string> = { DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: join(dir, "data") };
+const server = await startServer(serverEnv, process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+const admin = new pg.Client({ connectionString: db.url });
+await admin.connect();
+const dataDir = (await admin.query("SHOW data_directory")).rows[0].data_directory as string;
+const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+
+/** CPU of PostgreSQL so far (µs): the postmaster with its reaped children, and every live backend. */
+function pgCpu(): number {
+  const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const own = stat(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = stat(Number(entry));
+      if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks * 10_000;
+}
+
+/** CPU (µs) per thread of a process: its main thread and the others by name (V8 helpers, libuv pool, workers). */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
+      const name = Number(tid) === pid ? "main" : `${readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim()}#${tid}`;
+      out.set(name, (Number(fields[11]) + Number(fields[12])) * 10_000);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+async function quiesce(): Promise<void> {
+  for (;;) {
+    const { rows } = await admin.query(
+      "SELECT (SELECT count(*) FROM async_result WHERE status = 'IN_PROGRESS') + (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker') AS n",
+    );
+    if (Number(rows[0].n) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await admin.query("CHECKPOINT");
+  spawnSync("sync");
+}
+
+async function api(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.url}/api/v1${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function measure(work: () => Promise<unknown>) {
+  const serverBefore = cpuMicros(server.child.pid!);
+  const threadsBefore = threadCpu(server.child.pid!);
+  const pgBefore = pgCpu();
+  const load = loadavg()[0];
+  const client = process.cpuUsage();
+  const started = performance.now();
+  const result = await work();
+  const ms = performance.now() - started;
+  const clientUsage = process.cpuUsage(client);
+  // A backend that just exited is counted once its parent has reaped it.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const threads = new Map<string, number>();
+  for (const [name, us] of threadCpu(server.child.pid!)) {
+    const delta = us - (threadsBefore.get(name) ?? 0);
+    const group = name === "main" ? "main" : name.split("#")[0];
+    if (delta > 0) threads.set(group, (threads.get(group) ?? 0) + delta / 1000);
+  }
+  return { result, ms, serverMs: (cpuMicros(server.child.pid!) - serverBefore) / 1000, pgMs: (pgCpu() - pgBefore) / 1000, load, threads, clientMs: (clientUsage.user + clientUsage.system) / 1000 };
+}
+
+/** POST /file-manager/import of the file; notes when the last byte of the body was handed to the socket. */
+async function upload(engagementId: string, path: string, fileName = "general-ledger.csv"): Promise<{ id: string; bodySentMs: number }> {
+  const boundary = `----bench${randomBytes(8).toString("hex")}`;
+  const started = performance.now();
+  let bodySentMs = 0;
+  async function* body() {
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="fileManagerFile"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify({ engagementId })}\r\n`);
+    yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: text/csv\r\n\r\n`);
+    yield* createReadStream(path, { highWaterMark: 1 << 20 });
+    yield Buffer.from(`\r\n--${boundary}--\r\n`);
+    bodySentMs = performance.now() - started;
+  }
+  const response = await fetch(`${server.url}/api/v1/file-manager/import`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+    body: Readable.from(body()) as never,
+    duplex: "half",
+  } as RequestInit);
+  const result = await response.json();
+  if (!response.ok) throw new Error(`upload: ${response.status} ${JSON.stringify(result)}`);
+  return { id: result.id, bodySentMs };
+}
+
+async function bareCopy(file: string): Promise<void> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    await client.query("DROP TABLE IF EXISTS bench_bare");
+    await client.query("BEGIN");
+    await client.query(`CREATE TABLE bench_bare (${Array.from({ length: 13 }, (_, i) => `b${i} text`).join(", ")})`);
+    await pipeline(createReadStream(file, { highWaterMark: 1 << 20 }), client.query(copyFrom("COPY bench_bare FROM STDIN WITH (FORMAT csv, HEADER)")));
+    await client.query("COMMIT");
+    await client.query("DROP TABLE bench_bare");
+  } finally {
+    await client.end();
+  }
+}
+
+const fmt = (m: { ms: number; serverMs: number; pgMs: number; load: number; threads: Map<string, number>; clientMs: number }) =>
+  `wall ${Math.round(m.ms)} ms, server CPU ${Math.round(m.serverMs)} ms (${[...m.threads].map(([name, ms]) => `${name} ${Math.round(ms)}`).join(", ")}), PostgreSQL CPU ${Math.round(m.pgMs)} ms, client CPU ${Math.round(m.clientMs)} ms (load ${m.load.toFixed(1)})`;
+
+try {
+  const file = process.env.BENCH_FILE ?? join(dir, "general-ledger.csv");
+  if (!existsSync(file)) await writeGeneralLedgerCsv(file, LINES);
+  log(`file: ${(statSync(file).size / 2 ** 20).toFixed(0)} MiB`);
+  const organization = await api("POST", "/organizations", { name: "Bench" });
+  const engagement = await api("POST", "/engagements", { organizationId: organization.id, name: "Bench", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
+  let fileId = "";
+  for (let round = 0; round < ROUNDS; round++) {
+    await quiesce();
+    const bare = await measure(() => bareCopy(file));
+    log(`round ${round + 1} bare COPY: ${fmt(bare)}`);
+    await quiesce();
+    // BENCH_CLIENT=fetch: the fetch client the benchmarks used before (bench/lib.ts now sends as curl does).
+    const uploaded = await measure(async () =>
+      process.env.BENCH_CLIENT === "fetch" ? upload(engagement.id, file, process.env.BENCH_FILE_NAME) : { id: await uploadLedgerFile(server.url, token, engagement.id, file, process.env.BENCH_FILE_NAME), bodySentMs: 0 },
+    );
+    const { id, bodySentMs } = uploaded.result as { id: string; bodySentMs: number };
+    fileId = id;
+    log(`round ${round + 1} upload:    ${fmt(uploaded)}; body sent after ${Math.round(bodySentMs)} ms`);
+  }
+  if (process.env.BENCH_FILE_INFO_OUT) {
+    const entity = await api("GET", `/file-manager/${fileId}`);
+    const info = await api("GET", `/file-info/${entity.fileInfoId}`);
+    for (const key of ["id", "fileManagerFileId", "creationDate", "createdUserInfo", "lastModifiedDate", "lastModifiedUserInfo", "version"]) delete info[key];
+    writeFileSync(process.env.BENCH_FILE_INFO_OUT, JSON.stringify(info, null, 1));
+    log(`file info written to ${process.env.BENCH_FILE_INFO_OUT}`);
+  }
+} finally {
+  await admin.end();
+  await server.stop().catch(() => undefined);
+  await db.stop().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+}
