@@ -16,7 +16,7 @@ export const TabularSchemaColumn = builder.objectRef<TabularColumn>("TabularSche
     name: t.exposeString("name"),
     displayName: t.string({ nullable: true, resolve: (c) => c.displayName ?? null }),
     description: t.string({ nullable: true, resolve: (c) => c.description ?? null }),
-    columnType: t.field({ type: ColumnType, resolve: (c) => c.columnType as never }),
+    columnType: t.field({ type: ColumnType, resolve: (c) => c.columnType }),
     nullable: t.boolean({ resolve: (c) => c.nullable }),
     precision: t.int({ nullable: true, resolve: (c) => c.precision ?? null }),
     scale: t.int({ nullable: true, resolve: (c) => c.scale ?? null }),

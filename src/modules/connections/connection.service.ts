@@ -6,7 +6,6 @@ import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, t
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { App } from "../../app-types.js";
-import type { Prisma } from "../../generated/prisma/client.js";
 import type { CreateConnectionInput, CreateWarehouseAuthorizationInput, UpdateWarehouseAuthorizationInput } from "./connection.inputs.js";
 import {
   connectionColumns,
