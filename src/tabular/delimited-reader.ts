@@ -24,6 +24,8 @@ export class DelimitedParser {
   private quotedField = false;
   private pendingQuote = false;
   private pendingCr = false;
+  /** Characters of input before `buffer`: all of them parsed. */
+  private offset = 0;
 
   constructor(options: DelimitedOptions) {
     this.delimiter = options.delimiter;
@@ -33,8 +35,11 @@ export class DelimitedParser {
     this.keep = Math.max(this.delimiter.length, this.recordDelimiter?.length ?? 1) - 1;
   }
 
-  /** Parses `text` and returns the records completed; with `final` also the last, unterminated one. */
-  push(text: string, final = false): string[][] {
+  /**
+   * Parses `text` and returns the records completed; with `final` also the last, unterminated one.
+   * With `maxRecords`, parsing stops after that many records and the rest waits for the next push.
+   */
+  push(text: string, final = false, maxRecords = Infinity): string[][] {
     const records: string[][] = [];
     const buffer = this.buffer + text;
     const limit = final ? buffer.length : buffer.length - this.keep;
@@ -78,18 +83,25 @@ export class DelimitedParser {
         this.fields = [];
         if (!recordDelimiter && c === "\r") this.pendingCr = true;
         i += recordDelimiter ? recordDelimiter.length : 1;
+        if (records.length >= maxRecords) break;
       } else {
         this.field += c;
         i++;
       }
     }
     this.buffer = buffer.slice(i);
-    if (final && (this.field !== "" || this.fields.length > 0 || this.quotedField)) {
+    this.offset += i;
+    if (final && records.length < maxRecords && (this.field !== "" || this.fields.length > 0 || this.quotedField)) {
       this.endField();
       records.push(this.fields);
       this.fields = [];
     }
     return records;
+  }
+
+  /** Characters of input parsed so far: after a push that stopped at `maxRecords`, where the next record starts. */
+  get consumed(): number {
+    return this.offset;
   }
 
   private endField(): void {

@@ -26,6 +26,15 @@ describe("delimited reader", () => {
     }
   });
 
+  it("stops after maxRecords records and says where the next one starts", () => {
+    const parser = new DelimitedParser({ delimiter: ",", recordDelimiter: "\n" });
+    expect(parser.push('"a\nb",c', false, 1)).toEqual([]);
+    expect(parser.push("\n1,2\n3,4\n", false, 1)).toEqual([["a\nb", "c"]]);
+    expect(parser.consumed).toBe(8);
+    expect(parser.push("", true)).toEqual([["1", "2"], ["3", "4"]]);
+    expect(parser.consumed).toBe(16);
+  });
+
   it("supports multi-character delimiters, custom record delimiters and no quoting", async () => {
     const parser = new DelimitedParser({ delimiter: "||", recordDelimiter: "#\n", quote: null });
     const records = [...parser.push('a||"b||c#'), ...parser.push("\nd||e#\n"), ...parser.push("", true)];

@@ -5,6 +5,7 @@ import { Entity } from "../common/entity.js";
 import { Engagement } from "../engagements/engagement.schema.js";
 import { engagementOf } from "../engagements/engagement.service.js";
 import * as service from "./account-mapping.service.js";
+import { UpdateAccountMappingInput } from "./account-mapping.inputs.js";
 import { entitiesByIds } from "../common/relations.js";
 import "./account-mapping.status-feed.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
@@ -46,14 +47,6 @@ const UnusedDeletion = builder.objectRef<{ engagementId: string; deletedCount: n
   fields: (t) => ({
     engagementId: t.exposeID("engagementId"),
     deletedCount: t.exposeInt("deletedCount"),
-  }),
-});
-
-const UpdateAccountMappingInput = builder.inputType("UpdateAccountMappingInput", {
-  fields: (t) => ({
-    code: t.string({ description: "A lowest-level group code of the engagement's account grouping" }),
-    accountTags: t.stringList(),
-    version: t.int({ required: true }),
   }),
 });
 

@@ -4,16 +4,11 @@ import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { newId } from "../../core/ids.js";
 import { accountMappingColumns } from "./account-mapping.columns.js";
+import type { UpdateAccountMappingInput } from "./account-mapping.inputs.js";
 import { engagementGroups, inferMappings, loadInferenceContext, type DiscoveredAccount, type Inference } from "./inference/index.js";
 
 const ENTITY = "AccountMapping";
 export { ACCOUNT_MAPPING_STATUSES } from "./account-mapping.columns.js";
-
-export interface UpdateAccountMappingInput {
-  code?: string | null;
-  accountTags?: string[] | null;
-  version: number;
-}
 
 export function getAccountMapping(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "accountMapping", ENTITY, id);

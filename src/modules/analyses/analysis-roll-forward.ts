@@ -8,13 +8,8 @@ import { configurationOf } from "../analysis-type-configurations/configuration.c
 import { matchesDefaults } from "../analysis-type-configurations/configuration.rules.js";
 import { addYears, analysisPeriodProblems, type PeriodInput } from "./analysis-period.rules.js";
 import { emitAnalysisEvent, getAnalysis, insertAnalysis, periodsOf } from "./analysis.service.js";
+import type { RollForwardAnalysisInput } from "./analysis.inputs.js";
 
-export interface RollForwardInput {
-  analysisId: string;
-  targetEngagementId: string;
-  /** Whether the new analysis is interim (default: as the source). */
-  interim?: boolean | null;
-}
 
 interface RollForwardPayload {
   sourceAnalysisId: string;
@@ -95,7 +90,7 @@ export function rolledPeriods(periods: ReadonlyArray<PeriodInput>, interim: bool
  * analysis, its periods a year later. The analysis exists when this answers (callers GET it at
  * once); the ANALYSIS_ROLL_FORWARD job then carries over its settings and registered data.
  */
-export async function rollForwardAnalysis(ctx: RequestContext, input: RollForwardInput) {
+export async function rollForwardAnalysis(ctx: RequestContext, input: RollForwardAnalysisInput) {
   assertContent(input);
   const source = await getAnalysis(ctx, input.analysisId).catch(() => {
     throw new ValidationError(`analysisId ${input.analysisId} refers to no analysis`, { identifier: "analysisId", values: [input.analysisId] });

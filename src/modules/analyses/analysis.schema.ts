@@ -15,6 +15,7 @@ import * as service from "./analysis.service.js";
 import { getAnalysisStatus } from "./analysis-status.service.js";
 import { runAnalysis } from "./analysis-run.js";
 import { rollForwardAnalysis } from "./analysis-roll-forward.js";
+import { CreateAnalysisInput, RollForwardAnalysisInput, UpdateAnalysisInput } from "./analysis.inputs.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { AnalysisSource } from "../analysis-sources/analysis-source.schema.js";
 import { childrenOf, entityById } from "../common/relations.js";
@@ -167,56 +168,6 @@ export const AnalysisStatusRef = builder.objectRef<AnalysisStatus>("AnalysisStat
     mappedAccountMappingCount: t.exposeInt("mappedAccountMappingCount"),
     inferredAccountMappingCount: t.exposeInt("inferredAccountMappingCount"),
     unmappedAccountMappingCount: t.exposeInt("unmappedAccountMappingCount"),
-  }),
-});
-
-const NewPeriodInput = builder.inputType("CreateAnalysisPeriodInput", {
-  fields: (t) => ({
-    startDate: t.field({ type: "Date", required: true }),
-    endDate: t.field({ type: "Date", required: true }),
-    interimAsAtDate: t.field({ type: "Date", description: "Interim analyses only: the latest period's as-at date" }),
-  }),
-});
-
-const PeriodInput = builder.inputType("AnalysisPeriodInput", {
-  description: "With id: that period, changed; without: a new period. Stored periods left out are removed",
-  fields: (t) => ({
-    id: t.id(),
-    startDate: t.field({ type: "Date", required: true }),
-    endDate: t.field({ type: "Date", required: true }),
-    interimAsAtDate: t.field({ type: "Date" }),
-  }),
-});
-
-const CreateAnalysisInput = builder.inputType("CreateAnalysisInput", {
-  fields: (t) => ({
-    engagementId: t.id({ required: true }),
-    analysisTypeId: t.id({ required: true }),
-    name: t.string({ required: true }),
-    analysisPeriods: t.field({ type: [NewPeriodInput], required: true }),
-    currencyCode: t.string({ description: "ISO 4217, default USD" }),
-    interim: t.boolean(),
-    periodic: t.boolean(),
-    referenceId: t.string(),
-    reportingPeriodConfigurationId: t.id({ description: "Absent: the engagement's applies" }),
-  }),
-});
-
-const RollForwardAnalysisInput = builder.inputType("RollForwardAnalysisInput", {
-  fields: (t) => ({
-    analysisId: t.id({ required: true, description: "The analysis to roll forward" }),
-    targetEngagementId: t.id({ required: true, description: "Another engagement, whose library offers the analysis type" }),
-    interim: t.boolean({ description: "Whether the new analysis is interim; default: as the source" }),
-  }),
-});
-
-const UpdateAnalysisInput = builder.inputType("UpdateAnalysisInput", {
-  fields: (t) => ({
-    name: t.string(),
-    archived: t.boolean(),
-    currencyCode: t.string(),
-    analysisPeriods: t.field({ type: [PeriodInput] }),
-    version: t.int({ required: true }),
   }),
 });
 

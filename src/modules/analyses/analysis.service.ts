@@ -9,30 +9,11 @@ import { copyEngagementConfigurationToAnalysis } from "../analysis-type-configur
 import { assertReportingPeriodConfigurationExists } from "../reporting-periods/reporting-period.service.js";
 import { analysisColumns } from "./analysis.columns.js";
 import { analysisPeriodProblems, type PeriodInput } from "./analysis-period.rules.js";
+import type { CreateAnalysisInput, UpdateAnalysisInput } from "./analysis.inputs.js";
 
 const ENTITY = "Analysis";
 const CURRENCY = /^[A-Z]{3}$/;
 export const DEFAULT_CURRENCY = "USD";
-
-export interface CreateAnalysisInput {
-  engagementId: string;
-  analysisTypeId: string;
-  name: string;
-  analysisPeriods: PeriodInput[];
-  currencyCode?: string | null;
-  interim?: boolean | null;
-  periodic?: boolean | null;
-  referenceId?: string | null;
-  reportingPeriodConfigurationId?: string | null;
-}
-
-export interface UpdateAnalysisInput {
-  name?: string | null;
-  archived?: boolean | null;
-  currencyCode?: string | null;
-  analysisPeriods?: PeriodInput[] | null;
-  version: number;
-}
 
 export const withPeriods = { analysisPeriods: { orderBy: { startDate: "asc" as const } } };
 

@@ -2,14 +2,7 @@ import type { Problem } from "../../core/errors.js";
 import { customControlPointProblems, effectiveSettings, normalizeCustom, settingsProblems, type ControlPointFamily, type ControlPointSettings } from "../../engine/index.js";
 import { MAX_CONTROL_POINT_WEIGHT, type Configuration, type RiskGroup } from "../catalogue/control-points.data.js";
 
-export interface RiskGroupUpdate {
-  id: string;
-  disabled?: boolean | null;
-  controlPointWeights?: unknown;
-  filter?: { values?: string[] | null } | null;
-  applicableRiskRanges?: string[] | null;
-  selectedRiskRange?: string | null;
-}
+import type { RiskGroupUpdate } from "./configuration.inputs.js";
 
 /** Which library permission guards each editable part of a risk group below library level. */
 export type GuardedChange = "controlPointWeights" | "disabled" | "riskRanges" | "filter" | "controlPointSettings" | "customControlPoints";

@@ -2,6 +2,7 @@ import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
 import { configurationColumns } from "./configuration.columns.js";
 import { INTEGER, LOCALIZED_TEXT, mapOf, shaped } from "../common/json-shape.js";
+import { UpdateAnalysisTypeConfigurationInput } from "./configuration.inputs.js";
 import { Entity } from "../common/entity.js";
 import type { Configuration, RiskGroup } from "../catalogue/control-points.data.js";
 import { configurationOf } from "./configuration.copy.js";
@@ -68,35 +69,6 @@ export const AnalysisTypeConfiguration = builder.prismaObject("AnalysisTypeConfi
     library: t.prismaField({ type: "Library", nullable: true, authScopes: { permission: "api.libraries.read" }, resolve: (_q, p, _a, ctx) => entityById("library")(ctx, p.libraryId) }),
     engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
     analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
-  }),
-});
-
-const RiskGroupFilterInput = builder.inputType("RiskGroupFilterInput", { fields: (t) => ({ values: t.stringList({ required: true }) }) });
-
-const RiskGroupUpdateInput = builder.inputType("RiskGroupUpdateInput", {
-  fields: (t) => ({
-    id: t.id({ required: true }),
-    disabled: t.boolean(),
-    controlPointWeights: t.field({ type: "JSON", ...shaped(mapOf(INTEGER)), description: "Control point -> integer weight (0..100); merged into the stored weights" }),
-    filter: t.field({ type: RiskGroupFilterInput }),
-    applicableRiskRanges: t.idList(),
-    selectedRiskRange: t.id(),
-  }),
-});
-
-const ConfigurationUpdateInput = builder.inputType("AnalysisTypeConfigurationSettingsInput", {
-  fields: (t) => ({
-    riskGroups: t.field({ type: [RiskGroupUpdateInput] }),
-    controlPointSettings: t.field({ type: "JSON", description: "Control point name (or general) -> {setting: value}; merged into the stored settings" }),
-    customControlPoints: t.field({ type: "JSON", description: "The full list of custom control points [{id: custom_..., name, status, rules: [{debit, credit, rating}], unexpectedFlowRating}]" }),
-  }),
-});
-
-const UpdateAnalysisTypeConfigurationInput = builder.inputType("UpdateAnalysisTypeConfigurationInput", {
-  fields: (t) => ({
-    configuration: t.field({ type: ConfigurationUpdateInput }),
-    system: t.boolean({ description: "true resets weights, filters and enablement to the system defaults before applying riskGroups" }),
-    version: t.int({ required: true }),
   }),
 });
 

@@ -5,16 +5,10 @@ import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { analysisTypeKeyOf, controlPointFamilyOf, defaultConfiguration, type Configuration } from "../catalogue/control-points.data.js";
 import { configurationColumns } from "./configuration.columns.js";
 import { configurationOf } from "./configuration.copy.js";
-import { applyControlPointUpdates, applyRiskGroupUpdates, matchesDefaults, resetToDefaults, type GuardedChange, type RiskGroupUpdate } from "./configuration.rules.js";
+import { applyControlPointUpdates, applyRiskGroupUpdates, matchesDefaults, resetToDefaults, type GuardedChange } from "./configuration.rules.js";
+import type { UpdateAnalysisTypeConfigurationInput } from "./configuration.inputs.js";
 
 const ENTITY = "AnalysisTypeConfiguration";
-
-export interface UpdateConfigurationInput {
-  configuration?: { riskGroups?: RiskGroupUpdate[] | null; controlPointSettings?: unknown; customControlPoints?: unknown } | null;
-  /** true resets the risk groups' weights, filters and enablement to the system defaults. */
-  system?: boolean | null;
-  version: number;
-}
 
 /** The library permission each change needs below library level (engagement, analysis). */
 const PERMISSION_FOR: Record<GuardedChange, "controlPointWeightPermission" | "riskScoreAndGroupsSelectionPermission" | "controlPointSettingsPermission" | "controlPointSelectionPermission"> = {
@@ -46,7 +40,7 @@ async function scopeOf(ctx: RequestContext, row: { libraryId: string | null; eng
   return { library, libraryLevel: false, riskRangeScope: { engagementId } };
 }
 
-export async function updateConfiguration(ctx: RequestContext, id: string, input: UpdateConfigurationInput) {
+export async function updateConfiguration(ctx: RequestContext, id: string, input: UpdateAnalysisTypeConfigurationInput) {
   const current = await getConfiguration(ctx, id);
   const scope = await scopeOf(ctx, current);
   if (scope.libraryLevel && scope.library.system) {

@@ -5,12 +5,8 @@ import { apiTokenColumns } from "./api-token.columns.js";
 import { Entity } from "../common/entity.js";
 import { User } from "../users/user.schema.js";
 import * as service from "./api-token.service.js";
-import { ALL_PERMISSIONS } from "../../auth/permissions.js";
-import { listOf, namedShape, shaped } from "../common/json-shape.js";
+import { CreateApiTokenInput, PERMISSIONS, PERMISSIONS_DESCRIPTION, UpdateApiTokenInput } from "./api-token.inputs.js";
 
-// GraphQL enum values cannot contain dots: permissions are strings there, an enum in OpenAPI.
-const PERMISSIONS = shaped(listOf(namedShape("Permission", { type: "string", enum: [...ALL_PERMISSIONS], description: "Token permission (wire reference 7)" })));
-const PERMISSIONS_DESCRIPTION = "Permissions (wire reference 7: api.<area>.read|write|delete and a few more; the OpenAPI document lists them)";
 
 export const ApiToken = builder.prismaObject("ApiToken", {
   interfaces: [Entity],
@@ -21,7 +17,7 @@ export const ApiToken = builder.prismaObject("ApiToken", {
     permissions: t.exposeStringList("permissions", { ...PERMISSIONS, description: PERMISSIONS_DESCRIPTION }),
     allowedAddresses: t.exposeStringList("allowedAddresses"),
     partialToken: t.exposeString("partialToken"),
-    user: t.relation("user", { type: User, authScopes: { permission: "api.users.read" } } as never),
+    user: t.relation("user", { type: User, authScopes: { permission: "api.users.read" } }),
   }),
 });
 
@@ -39,22 +35,6 @@ const CreatedApiToken = builder.objectRef<Awaited<ReturnType<typeof service.crea
     partialToken: t.exposeString("partialToken"),
     user: t.prismaField({ type: "User", nullable: true, extensions: { rest: false }, authScopes: { permission: "api.users.read" }, resolve: (_q, tok, _a, ctx) => userById(ctx, tok.userId) }),
     token: t.exposeString("token", { description: "The full secret; shown only in this response" }),
-  }),
-});
-
-const CreateApiTokenInput = builder.inputType("CreateApiTokenInput", {
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    expiry: t.field({ type: "DateTime", description: "At most 2 years ahead; defaults to 2 years" }),
-    permissions: t.stringList({ required: true, ...PERMISSIONS, description: `${PERMISSIONS_DESCRIPTION}; an unknown name is refused (400 naming it)` }),
-    allowedAddresses: t.stringList({ description: "IPv4/IPv6 addresses or CIDR ranges; empty allows any" }),
-  }),
-});
-
-const UpdateApiTokenInput = builder.inputType("UpdateApiTokenInput", {
-  fields: (t) => ({
-    name: t.string(),
-    version: t.int({ required: true }),
   }),
 });
 

@@ -6,6 +6,7 @@ import { addressEntryProblem, entryWithin } from "../../auth/ip-allow.js";
 import { ALL_PERMISSIONS, isPermission, type Permission } from "../../auth/permissions.js";
 import { generateTokenSecret, hashToken, partialToken } from "../../auth/token-secret.js";
 import { apiTokenColumns } from "./api-token.columns.js";
+import type { CreateApiTokenInput, UpdateApiTokenInput } from "./api-token.inputs.js";
 
 const ENTITY = "ApiToken";
 /**
@@ -17,13 +18,6 @@ export function twoYearsAfter(time: number): Date {
   const date = new Date(time);
   date.setUTCFullYear(date.getUTCFullYear() + 2);
   return date;
-}
-
-export interface CreateApiTokenInput {
-  name: string;
-  expiry?: Date | null;
-  permissions: string[];
-  allowedAddresses?: string[] | null;
 }
 
 /**
@@ -151,7 +145,7 @@ export async function createApiToken(ctx: RequestContext, requested: CreateApiTo
   });
 }
 
-export async function updateApiToken(ctx: RequestContext, id: string, input: { name?: string | null; version: number }) {
+export async function updateApiToken(ctx: RequestContext, id: string, input: UpdateApiTokenInput) {
   assertContent(input);
   const actor = actorOf(ctx);
   await getApiToken(ctx, id);

@@ -11,6 +11,9 @@ import { whereArg } from "./where.js";
 /** The TypeScript value a Pothos input ref hands its resolvers: services take this, not a copy of it. */
 export type InputOf<Ref> = Ref extends InputObjectRef<AppSchemaTypes, infer T> ? T : never;
 
+/** The `t` of an input type's `fields`, for helpers that build fields several input types share. */
+export type InputFields = PothosSchemaTypes.InputFieldBuilder<AppSchemaTypes, "InputObject">;
+
 type Awaitable<T> = T | Promise<T>;
 
 /** A permission (or any one of several), or "authenticated": any valid token, the service narrowing what it sees. */

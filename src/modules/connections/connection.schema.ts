@@ -2,14 +2,13 @@ import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { ColumnType } from "../data-tables/data-table.schema.js";
-import { AUTH_TYPES, CONNECTION_TYPES, connectionColumns, connectionTableColumns, connectionTablesResultColumns, connectionTestResultColumns, warehouseAuthorizationColumns } from "./connection.columns.js";
+import { connectionColumns, connectionTableColumns, connectionTablesResultColumns, connectionTestResultColumns, warehouseAuthorizationColumns } from "./connection.columns.js";
 import { defineCrudFields } from "../common/crud-fields.js";
 import * as service from "./connection.service.js";
+import { ConnectionType, CreateConnectionInput, CreateWarehouseAuthorizationInput, UpdateWarehouseAuthorizationInput, WarehouseAuthType } from "./connection.inputs.js";
 import type { TabularColumn, TabularSchema as TabularSchemaShape } from "./warehouse-types.js";
 import { entityById } from "../common/relations.js";
 
-export const ConnectionType = builder.enumType("ConnectionType", { values: CONNECTION_TYPES });
-export const WarehouseAuthType = builder.enumType("WarehouseAuthType", { values: AUTH_TYPES });
 
 export const TabularSchemaColumn = builder.objectRef<TabularColumn>("TabularSchemaColumn").implement({
   description: "Spec 2.4: precision is returned on read; scale can be set on create",
@@ -17,7 +16,7 @@ export const TabularSchemaColumn = builder.objectRef<TabularColumn>("TabularSche
     name: t.exposeString("name"),
     displayName: t.string({ nullable: true, resolve: (c) => c.displayName ?? null }),
     description: t.string({ nullable: true, resolve: (c) => c.description ?? null }),
-    columnType: t.field({ type: ColumnType, resolve: (c) => c.columnType as never }),
+    columnType: t.field({ type: ColumnType, resolve: (c) => c.columnType }),
     nullable: t.boolean({ resolve: (c) => c.nullable }),
     precision: t.int({ nullable: true, resolve: (c) => c.precision ?? null }),
     scale: t.int({ nullable: true, resolve: (c) => c.scale ?? null }),
@@ -36,7 +35,7 @@ export const Connection = builder.prismaObject("Connection", {
   interfaces: [Entity],
   fields: (t) => ({
     name: t.exposeString("name"),
-    type: t.field({ type: ConnectionType, resolve: (c) => c.type as never }),
+    type: t.field({ type: ConnectionType, resolve: (c) => c.type }),
     description: t.exposeString("description", { nullable: true }),
     authorization: t.relation("authorization", { nullable: true, authScopes: { permission: "api.connections.read" } }),
     tables: t.relation("tables", { authScopes: { permission: "api.connections.read" }, query: { orderBy: { tableId: "asc" } } }),
@@ -48,7 +47,7 @@ export const WarehouseAuthorization = builder.prismaObject("WarehouseAuthorizati
   description: "Credentials of one connection; accessToken and clientSecret are write-only (encrypted at rest, never returned)",
   fields: (t) => ({
     connectionId: t.exposeID("connectionId"),
-    authType: t.field({ type: WarehouseAuthType, resolve: (a) => a.authType as never }),
+    authType: t.field({ type: WarehouseAuthType, resolve: (a) => a.authType }),
     host: t.exposeString("host"),
     httpPath: t.exposeString("httpPath"),
     port: t.exposeInt("port", { nullable: true }),
@@ -87,37 +86,6 @@ export const ConnectionTable = builder.prismaObject("ConnectionTable", {
     name: t.exposeString("name"),
     schema: t.field({ type: TabularSchema, resolve: (c) => c.schema }),
     connection: t.relation("connection", { authScopes: { permission: "api.connections.read" } }),
-  }),
-});
-
-const CreateConnectionInput = builder.inputType("CreateConnectionInput", {
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    type: t.field({ type: ConnectionType, description: "Default WAREHOUSE (the only type)" }),
-    description: t.string(),
-  }),
-});
-
-const authFields = (t: any, required: boolean) => ({
-  authType: t.field({ type: WarehouseAuthType, required }),
-  host: t.string({ required, description: "Workspace host name, e.g. adb-123.4.azuredatabricks.net" }),
-  httpPath: t.string({ required, description: "The SQL warehouse's HTTP path, e.g. /sql/1.0/warehouses/abc123" }),
-  port: t.int({ description: "Default 443" }),
-  accessToken: t.string({ description: "PAT only; write-only" }),
-  clientId: t.string({ description: "OAUTH_M2M only" }),
-  clientSecret: t.string({ description: "OAUTH_M2M only; write-only" }),
-});
-
-const CreateWarehouseAuthorizationInput = builder.inputType("CreateWarehouseAuthorizationInput", {
-  fields: (t) => ({ connectionId: t.id({ required: true }), ...authFields(t, true) }),
-});
-
-const UpdateWarehouseAuthorizationInput = builder.inputType("UpdateWarehouseAuthorizationInput", {
-  fields: (t) => ({
-    id: t.id({ required: true }),
-    version: t.int({ required: true }),
-    connectionId: t.id({ description: "Cannot change" }),
-    ...authFields(t, false),
   }),
 });
 
@@ -162,14 +130,14 @@ builder.mutationFields((t) => ({
     description: "At most one per connection (a second is 409)",
     authScopes: WRITE,
     args: { input: t.arg({ type: CreateWarehouseAuthorizationInput, required: true }) },
-    resolve: (_r, { input }, ctx) => service.createWarehouseAuthorization(ctx, input as never),
+    resolve: (_r, { input }, ctx) => service.createWarehouseAuthorization(ctx, input),
   }),
   updateWarehouseAuthorization: t.field({
     type: WarehouseAuthorization,
     description: "Secrets left out keep their stored value (unless authType changes)",
     authScopes: WRITE,
     args: { input: t.arg({ type: UpdateWarehouseAuthorizationInput, required: true }) },
-    resolve: (_r, { input }, ctx) => service.updateWarehouseAuthorization(ctx, input as never),
+    resolve: (_r, { input }, ctx) => service.updateWarehouseAuthorization(ctx, input),
   }),
   deleteWarehouseAuthorization: t.field({ type: DeleteResult, authScopes: DELETE, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.deleteWarehouseAuthorization(ctx, id) }),
 }));

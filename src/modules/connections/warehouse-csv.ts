@@ -1,3 +1,5 @@
+import { DelimitedParser } from "../../tabular/delimited-reader.js";
+
 /**
  * Joins the CSV chunks of an EXTERNAL_LINKS result into one header-less CSV byte stream, without
  * parsing the data: Databricks writes RFC 4180 CSV, puts the header row (the column names) in the
@@ -30,17 +32,21 @@ export async function* joinCsvChunks(columnNames: string[], chunks: AsyncIterabl
   }
 }
 
-const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
 /** How far the first record is looked for: a first line longer than this is data, not a header. */
 const MAX_HEADER_BYTES = 1 << 20;
 
-/** Holds back the first chunk's bytes until its first record is complete, then drops it if it is the header. */
+/**
+ * Holds back the first chunk's bytes until its first record is complete, then drops it if it is the
+ * header. The parser reads the bytes as latin1, one character per byte, so where it stops is a byte
+ * offset; quotes, commas and line feeds are ASCII, which UTF-8 never uses inside a multi-byte
+ * character, so the record ends where it does in UTF-8, and its fields are decoded as UTF-8 after.
+ */
 class FirstRecord {
   private parts: Buffer[] = [];
   private size = 0;
-  private quoted = false;
+  private readonly parser = new DelimitedParser({ delimiter: ",", recordDelimiter: "\n" });
   settled = false;
   crlf = false;
 
@@ -48,24 +54,17 @@ class FirstRecord {
 
   /** Bytes to pass on (null while the first record is incomplete). */
   push(piece: Buffer): Buffer | null {
-    let end = -1;
-    for (let i = 0; i < piece.length; i++) {
-      if (piece[i] === QUOTE) this.quoted = !this.quoted;
-      else if (piece[i] === LF && !this.quoted) {
-        end = i;
-        break;
-      }
-    }
+    const [record] = this.parser.push(piece.toString("latin1"), false, 1);
     this.parts.push(piece);
     this.size += piece.length;
-    if (end === -1 && this.size <= MAX_HEADER_BYTES) return null;
+    if (!record && this.size <= MAX_HEADER_BYTES) return null;
     const held = Buffer.concat(this.parts);
     this.parts = [];
     this.settled = true;
-    if (end === -1) return held;
-    const recordEnd = this.size - piece.length + end;
-    this.crlf = recordEnd > 0 && held[recordEnd - 1] === CR;
-    return this.isHeader(held.subarray(0, this.crlf ? recordEnd - 1 : recordEnd)) ? held.subarray(recordEnd + 1) : held;
+    if (!record) return held;
+    const recordEnd = this.parser.consumed;
+    this.crlf = recordEnd > 1 && held[recordEnd - 2] === CR;
+    return this.isHeader(record, this.crlf) ? held.subarray(recordEnd) : held;
   }
 
   /** At the end of the chunk: a first record without a line break after it. */
@@ -74,35 +73,13 @@ class FirstRecord {
     this.settled = true;
     const held = Buffer.concat(this.parts);
     this.parts = [];
-    const record = held.length > 0 && held[held.length - 1] === CR ? held.subarray(0, -1) : held;
-    return this.isHeader(record) ? null : held;
+    const [record = [""]] = this.parser.push("", true, 1);
+    return this.isHeader(record, held.length > 0 && held[held.length - 1] === CR) ? null : held;
   }
 
-  private isHeader(record: Buffer): boolean {
-    const names = parseRecord(record.toString("utf8"));
+  /** `record` as parsed (latin1); `cr`: its last field ends in the CR of a CRLF, which is not part of it. */
+  private isHeader(record: string[], cr: boolean): boolean {
+    const names = record.map((field, i) => Buffer.from(cr && i === record.length - 1 ? field.slice(0, -1) : field, "latin1").toString("utf8"));
     return names.length === this.columnNames.length && names.every((name, i) => name === this.columnNames[i]);
   }
-}
-
-/** The fields of one RFC 4180 record (doubled quotes inside quoted fields). */
-export function parseRecord(record: string): string[] {
-  const fields: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < record.length; i++) {
-    const ch = record[i];
-    if (quoted) {
-      if (ch === '"' && record[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") {
-      fields.push(field);
-      field = "";
-    } else field += ch;
-  }
-  fields.push(field);
-  return fields;
 }

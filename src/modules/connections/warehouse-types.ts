@@ -1,9 +1,11 @@
+import type { ColumnType } from "../../query-language/columns.js";
+
 /** A column of a Tabular Schema (spec 2.4) as stored and shown. */
 export interface TabularColumn {
   name: string;
   displayName?: string | null;
   description?: string | null;
-  columnType: string;
+  columnType: ColumnType;
   nullable: boolean;
   precision?: number | null;
   scale?: number | null;
@@ -20,7 +22,7 @@ export interface TabularSchema {
  * manifest's `type_name`) as the spec 2.4 column type. Types without an equivalent (STRUCT,
  * VARIANT, INTERVAL, BINARY) are carried as JSONB text.
  */
-export function columnTypeOf(dataType: string, fullType?: string | null): string {
+export function columnTypeOf(dataType: string, fullType?: string | null): ColumnType {
   const type = dataType.trim().toUpperCase();
   const full = (fullType ?? dataType).trim().toUpperCase();
   if (type.startsWith("ARRAY")) {

@@ -26,7 +26,7 @@ const backtick = (name: string) => "`" + name.replace(/`/g, "``") + "`";
 
 /** An imported column in the data table: searchable and indexed by the entries tables' rule. */
 const dataTableColumn = (column: PlanColumn, index: number): DataTableColumn =>
-  plainTableColumn({ field: column.name, type: column.columnType as DataTableColumn["type"], sql: `c${index}`, originalName: column.from, nullable: column.nullable });
+  plainTableColumn({ field: column.name, type: column.columnType, sql: `c${index}`, originalName: column.from, nullable: column.nullable });
 
 const ROWID: DataTableColumn = {
   field: "rowid",

@@ -1,6 +1,9 @@
 import { ValidationError, type Problem } from "../../core/errors.js";
 import type { App } from "../../app-types.js";
-import type { TabularColumn, TabularSchema } from "../connections/warehouse-types.js";
+import type { TabularColumn } from "../connections/warehouse-types.js";
+import type { CATALOG_SOURCES, OPERATION_TYPES } from "./catalog.columns.js";
+
+type DataCatalogSource = (typeof CATALOG_SOURCES)[number];
 
 /**
  * How an entry or flow reads its rows, resolved down to where they live: a warehouse table or a
@@ -18,18 +21,20 @@ export interface Resolved {
 }
 
 export interface SourceRef {
-  source: string;
+  source: DataCatalogSource;
   dataTableId?: string | null;
   connectionId?: string | null;
   tableId?: string | null;
   dataFlowId?: string | null;
 }
+/** An entry's column as given or stored: `nullable` left out takes the source column's. */
+export type EntryColumn = Pick<TabularColumn, "name" | "displayName" | "description" | "columnType" | "scale"> & { nullable?: boolean | null };
 export interface EntryLike extends SourceRef {
   id?: string;
-  schema: TabularSchema;
+  schema: { columns: EntryColumn[] };
 }
 export interface RemapOperation {
-  type: string;
+  type: (typeof OPERATION_TYPES)[number];
   remapOperations: Array<{ source: string; destination: string }>;
 }
 export interface FlowLike {
@@ -77,7 +82,7 @@ export async function resolveSource(app: App, ref: SourceRef, trail: string[]): 
  * and columnType (no implicit conversion), and a column non-nullable in the source is non-nullable
  * in the entry. `nullable` left out takes the source's. Returns every problem at once.
  */
-export function columnProblems(entryColumns: TabularColumn[], source: PlanColumn[]): { problems: Problem[]; columns: PlanColumn[] } {
+export function columnProblems(entryColumns: EntryColumn[], source: PlanColumn[]): { problems: Problem[]; columns: PlanColumn[] } {
   const problems: Problem[] = [];
   const columns: PlanColumn[] = [];
   const byName = new Map(source.map((c) => [c.name, c]));

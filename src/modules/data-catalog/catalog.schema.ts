@@ -2,18 +2,16 @@ import { builder } from "../../graphql/builder.js";
 import type { Problem } from "../../core/errors.js";
 import { Entity } from "../common/entity.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
-import { ColumnType } from "../data-tables/data-table.schema.js";
 import { getDataTable } from "../data-tables/data-table.service.js";
 import { TabularSchema, TabularSchemaColumn } from "../connections/connection.schema.js";
 import { ASYNC_STATUSES } from "../../jobs/index.js";
-import { CATALOG_SOURCES, dataCatalogEntryColumns, dataFlowColumns, importTaskColumns, OPERATION_TYPES } from "./catalog.columns.js";
+import { dataCatalogEntryColumns, dataFlowColumns, importTaskColumns } from "./catalog.columns.js";
+import { ConnectionGetDataInput, CreateDataCatalogEntryInput, CreateDataFlowInput, DataCatalogSource, DataFlowOperationType, GetDataInput, UpdateDataCatalogEntryInput, UpdateDataFlowInput } from "./catalog.inputs.js";
 import { defineCrudFields } from "../common/crud-fields.js";
 import type { RemapOperation } from "./catalog.plan.js";
 import * as service from "./catalog.service.js";
 import { entityById } from "../common/relations.js";
 
-export const DataCatalogSource = builder.enumType("DataCatalogSource", { values: CATALOG_SOURCES });
-export const DataFlowOperationType = builder.enumType("DataFlowOperationType", { values: OPERATION_TYPES });
 const ImportStatus = builder.enumType("DataSourceImportStatus", { values: ASYNC_STATUSES });
 
 const RemapPair = builder.objectRef<{ source: string; destination: string }>("RemapOperation").implement({
@@ -23,7 +21,7 @@ const RemapPair = builder.objectRef<{ source: string; destination: string }>("Re
 const DataFlowOperation = builder.objectRef<RemapOperation>("DataFlowOperation").implement({
   description: "REMAP: each pair yields `destination` with the values of `source`; a source column is replaced by its pairs (one pair renames, two duplicate, {a -> a} keeps a)",
   fields: (t) => ({
-    type: t.field({ type: DataFlowOperationType, resolve: (o) => o.type as never }),
+    type: t.field({ type: DataFlowOperationType, resolve: (o) => o.type }),
     remapOperations: t.field({ type: [RemapPair], resolve: (o) => o.remapOperations }),
   }),
 });
@@ -60,7 +58,7 @@ export const DataCatalogEntry = builder.prismaObject("DataCatalogEntry", {
   fields: (t) => ({
     name: t.exposeString("name"),
     description: t.exposeString("description", { nullable: true }),
-    source: t.field({ type: DataCatalogSource, resolve: (e) => e.source as never }),
+    source: t.field({ type: DataCatalogSource, resolve: (e) => e.source }),
     dataTableId: t.exposeID("dataTableId", { nullable: true }),
     connectionId: t.exposeID("connectionId", { nullable: true }),
     tableId: t.exposeString("tableId", { nullable: true }),
@@ -115,66 +113,6 @@ const ValidationReport = builder.objectRef<service.ValidationReport>("CatalogVal
   }),
 });
 
-const ColumnInput = builder.inputType("TabularSchemaColumnInput", {
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    displayName: t.string(),
-    description: t.string(),
-    columnType: t.field({ type: ColumnType, required: true }),
-    nullable: t.boolean({ description: "Default: the source column's" }),
-    scale: t.int(),
-  }),
-});
-
-const SchemaInput = builder.inputType("TabularSchemaInput", {
-  fields: (t) => ({ displayName: t.string(), description: t.string(), columns: t.field({ type: [ColumnInput], required: true }) }),
-});
-
-const RemapPairInput = builder.inputType("RemapOperationInput", { fields: (t) => ({ source: t.string({ required: true }), destination: t.string({ required: true }) }) });
-const OperationInput = builder.inputType("DataFlowOperationInput", {
-  fields: (t) => ({ type: t.field({ type: DataFlowOperationType, required: true }), remapOperations: t.field({ type: [RemapPairInput], required: true }) }),
-});
-
-const entryFields = (t: any, create: boolean) => ({
-  name: t.string({ required: create }),
-  description: t.string(),
-  source: t.field({ type: DataCatalogSource, required: create }),
-  dataTableId: t.id({ description: "source DATA_TABLE" }),
-  connectionId: t.id({ description: "source CONNECTION" }),
-  tableId: t.string({ description: "source CONNECTION: the connection table's tableId" }),
-  dataFlowId: t.id({ description: "source DATA_FLOW" }),
-  schema: t.field({ type: SchemaInput, required: create, description: "A subset of the source's columns with their exact name and columnType" }),
-});
-const CreateEntryInput = builder.inputType("CreateDataCatalogEntryInput", { fields: (t) => entryFields(t, true) });
-const UpdateEntryInput = builder.inputType("UpdateDataCatalogEntryInput", { fields: (t) => ({ ...entryFields(t, false), version: t.int({ required: true }) }) });
-
-const flowFields = (t: any, create: boolean) => ({
-  name: t.string({ required: create }),
-  description: t.string(),
-  inputDataCatalogEntryId: t.id({ required: create }),
-  operations: t.field({ type: [OperationInput], required: create }),
-});
-const CreateFlowInput = builder.inputType("CreateDataFlowInput", { fields: (t) => flowFields(t, true) });
-const UpdateFlowInput = builder.inputType("UpdateDataFlowInput", { fields: (t) => ({ ...flowFields(t, true), version: t.int({ required: true }) }) });
-
-const SortPropertyInput = builder.inputType("SortPropertyInput", { fields: (t) => ({ field: t.string({ required: true }), direction: t.string({ description: "ASC (default) or DESC" }) }) });
-const GetDataInput = builder.inputType("GetDataInput", {
-  fields: (t) => ({
-    analysisId: t.id({ required: true, description: "The analysis the imported data table belongs to" }),
-    name: t.string({ description: "Names the data table's logicalName (default: from the entry or flow)" }),
-    sortProperties: t.field({ type: [SortPropertyInput], description: "Order of the imported rows" }),
-  }),
-});
-const ConnectionGetDataInput = builder.inputType("ConnectionGetDataInput", {
-  fields: (t) => ({
-    tableId: t.string({ required: true, description: "A discovered connection table's tableId" }),
-    analysisId: t.id({ required: true }),
-    name: t.string(),
-    columns: t.stringList({ description: "Columns to read (default all)" }),
-    sortProperties: t.field({ type: [SortPropertyInput] }),
-  }),
-});
-
 const READ = { permission: "api.connections.read" } as const;
 const WRITE = { permission: "api.data-catalog-entries.write" } as const;
 const DELETE = { permission: "api.data-catalog-entries.write" } as const;
@@ -185,14 +123,14 @@ defineCrudFields({
   plural: "dataCatalogEntries",
   type: DataCatalogEntry,
   columns: dataCatalogEntryColumns,
-  createInput: CreateEntryInput,
-  updateInput: UpdateEntryInput,
+  createInput: CreateDataCatalogEntryInput,
+  updateInput: UpdateDataCatalogEntryInput,
   permissions: { read: READ.permission, write: WRITE.permission, delete: DELETE.permission },
   service: {
     get: service.getDataCatalogEntry,
     query: service.queryDataCatalogEntries,
-    create: (ctx, input) => service.createDataCatalogEntry(ctx, input as never),
-    update: (ctx, id, input) => service.updateDataCatalogEntry(ctx, id, input as never),
+    create: service.createDataCatalogEntry,
+    update: service.updateDataCatalogEntry,
     delete: service.deleteDataCatalogEntry,
   },
 });
@@ -201,14 +139,14 @@ defineCrudFields({
   name: "DataFlow",
   type: DataFlow,
   columns: dataFlowColumns,
-  createInput: CreateFlowInput,
-  updateInput: UpdateFlowInput,
+  createInput: CreateDataFlowInput,
+  updateInput: UpdateDataFlowInput,
   permissions: { read: READ.permission, write: WRITE.permission, delete: DELETE.permission },
   service: {
     get: service.getDataFlow,
     query: service.queryDataFlows,
-    create: (ctx, input) => service.createDataFlow(ctx, input as never),
-    update: (ctx, id, input) => service.updateDataFlow(ctx, id, input as never),
+    create: service.createDataFlow,
+    update: service.updateDataFlow,
     delete: service.deleteDataFlow,
   },
 });
@@ -217,14 +155,14 @@ defineCrudFields({ name: "DataSourceImportTask", type: DataSourceImportTask, col
 
 builder.mutationFields((t) => ({
   validateDataCatalogEntry: t.field({ type: ValidationReport, description: "Checks the entry against its source as it is now", authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.validateDataCatalogEntry(ctx, id) }),
-  getDataCatalogEntryData: t.field({ type: AsyncResult, description: GET_DATA_NOTE, authScopes: WRITE, args: { id: t.arg.id({ required: true }), input: t.arg({ type: GetDataInput, required: true }) }, resolve: (_r, { id, input }, ctx) => service.getDataCatalogEntryData(ctx, id, input as never) }),
+  getDataCatalogEntryData: t.field({ type: AsyncResult, description: GET_DATA_NOTE, authScopes: WRITE, args: { id: t.arg.id({ required: true }), input: t.arg({ type: GetDataInput, required: true }) }, resolve: (_r, { id, input }, ctx) => service.getDataCatalogEntryData(ctx, id, input) }),
   validateDataFlow: t.field({ type: ValidationReport, authScopes: READ, args: { id: t.arg.id({ required: true }) }, resolve: (_r, { id }, ctx) => service.validateDataFlow(ctx, id) }),
-  getDataFlowData: t.field({ type: AsyncResult, description: GET_DATA_NOTE, authScopes: WRITE, args: { id: t.arg.id({ required: true }), input: t.arg({ type: GetDataInput, required: true }) }, resolve: (_r, { id, input }, ctx) => service.getDataFlowData(ctx, id, input as never) }),
+  getDataFlowData: t.field({ type: AsyncResult, description: GET_DATA_NOTE, authScopes: WRITE, args: { id: t.arg.id({ required: true }), input: t.arg({ type: GetDataInput, required: true }) }, resolve: (_r, { id, input }, ctx) => service.getDataFlowData(ctx, id, input) }),
   getConnectionData: t.field({
     type: AsyncResult,
     description: "Imports one discovered table of the connection into a data table (DATA_SOURCE_IMPORT_TASK); needs api.data-tables.write and api.connections.read",
     authScopes: { permission: "api.data-tables.write" },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: ConnectionGetDataInput, required: true }) },
-    resolve: (_r, { id, input }, ctx) => service.getConnectionData(ctx, id, input as never),
+    resolve: (_r, { id, input }, ctx) => service.getConnectionData(ctx, id, input),
   }),
 }));

@@ -4,26 +4,15 @@ import { assertContent, createAudit, findEntity, queryEntities, saveVersioned, t
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { jobStarter, startJob } from "../../jobs/index.js";
-import { CATALOG_SOURCES, dataCatalogEntryColumns, dataFlowColumns, importTaskColumns } from "./catalog.columns.js";
-import { columnProblems, resolveEntry, resolveFlow, resolveSource, type RemapOperation, type Resolved } from "./catalog.plan.js";
+import type { ConnectionGetDataInput, CreateDataCatalogEntryInput, CreateDataFlowInput, GetDataInput, UpdateDataCatalogEntryInput, UpdateDataFlowInput } from "./catalog.inputs.js";
+import { dataCatalogEntryColumns, dataFlowColumns, importTaskColumns } from "./catalog.columns.js";
+import { columnProblems, resolveEntry, resolveFlow, resolveSource, type Resolved } from "./catalog.plan.js";
 import { importJob, type ImportPlan } from "./catalog.import.js";
 import type { TabularColumn, TabularSchema } from "../connections/warehouse-types.js";
 import { warehouseClientFor } from "../connections/connection.service.js";
 
 const ENTRY = "DataCatalogEntry";
 const FLOW = "DataFlow";
-
-export interface EntryInput {
-  name?: string | null;
-  description?: string | null;
-  source?: string | null;
-  dataTableId?: string | null;
-  connectionId?: string | null;
-  tableId?: string | null;
-  dataFlowId?: string | null;
-  schema?: TabularSchema | null;
-  version?: number;
-}
 
 export const getDataCatalogEntry = (ctx: RequestContext, id: string) => findEntity(ctx.app, "dataCatalogEntry", ENTRY, id);
 export const queryDataCatalogEntries = (ctx: RequestContext, args: PageArgs) => queryEntities(ctx.app, { model: "dataCatalogEntry", columns: dataCatalogEntryColumns }, args);
@@ -33,7 +22,7 @@ export const getImportTask = (ctx: RequestContext, id: string) => findEntity(ctx
 export const queryImportTasks = (ctx: RequestContext, args: PageArgs) => queryEntities(ctx.app, { model: "dataSourceImportTask", columns: importTaskColumns }, args);
 
 /** Only the fields of the chosen source are kept (a read body of another source may carry nulls). */
-function sourceFields(input: Required<Pick<EntryInput, "source">> & EntryInput) {
+function sourceFields(input: Pick<CreateDataCatalogEntryInput, "source" | "dataTableId" | "connectionId" | "tableId" | "dataFlowId">) {
   return {
     dataTableId: input.source === "DATA_TABLE" ? (input.dataTableId ?? null) : null,
     connectionId: input.source === "CONNECTION" ? (input.connectionId ?? null) : null,
@@ -43,7 +32,7 @@ function sourceFields(input: Required<Pick<EntryInput, "source">> & EntryInput) 
 }
 
 /** The stored schema: the entry's columns as resolved (precision from the source, nullable defaulted). */
-function storedSchema(schema: TabularSchema, resolved: Resolved): TabularSchema {
+function storedSchema(schema: Pick<TabularSchema, "displayName" | "description">, resolved: Resolved): TabularSchema {
   return {
     displayName: schema.displayName ?? null,
     description: schema.description ?? null,
@@ -51,16 +40,11 @@ function storedSchema(schema: TabularSchema, resolved: Resolved): TabularSchema 
   };
 }
 
-function checkSource(source: string) {
-  if (!(CATALOG_SOURCES as readonly string[]).includes(source)) throw new ValidationError(`source must be one of ${CATALOG_SOURCES.join(", ")}`, { identifier: "source", values: [source] });
-}
-
 const ENTRY_ARRAYS = ["schema.columns"];
 const FLOW_ARRAYS = ["operations", "operations[].remapOperations"];
 
-export async function createDataCatalogEntry(ctx: RequestContext, input: EntryInput & { name: string; source: string; schema: TabularSchema }) {
+export async function createDataCatalogEntry(ctx: RequestContext, input: CreateDataCatalogEntryInput) {
   assertContent(input, ENTRY_ARRAYS);
-  checkSource(input.source);
   const fields = sourceFields(input);
   const resolved = await resolveEntry(ctx.app, { ...input, ...fields }, []);
   const actor = actorOf(ctx);
@@ -69,11 +53,10 @@ export async function createDataCatalogEntry(ctx: RequestContext, input: EntryIn
   });
 }
 
-export async function updateDataCatalogEntry(ctx: RequestContext, id: string, input: EntryInput & { version: number }) {
+export async function updateDataCatalogEntry(ctx: RequestContext, id: string, input: UpdateDataCatalogEntryInput) {
   assertContent(input, ENTRY_ARRAYS);
   const current = await getDataCatalogEntry(ctx, id);
   const source = input.source ?? current.source;
-  checkSource(source);
   const sourceChanged = source !== current.source;
   const merged = {
     source,
@@ -116,15 +99,7 @@ export async function deleteDataCatalogEntry(ctx: RequestContext, id: string) {
   return { id };
 }
 
-export interface FlowInput {
-  name?: string | null;
-  description?: string | null;
-  inputDataCatalogEntryId?: string | null;
-  operations?: RemapOperation[] | null;
-  version?: number;
-}
-
-export async function createDataFlow(ctx: RequestContext, input: FlowInput & { name: string; inputDataCatalogEntryId: string; operations: RemapOperation[] }) {
+export async function createDataFlow(ctx: RequestContext, input: CreateDataFlowInput) {
   assertContent(input, FLOW_ARRAYS);
   await resolveFlow(ctx.app, { inputDataCatalogEntryId: input.inputDataCatalogEntryId, operations: input.operations }, []);
   const actor = actorOf(ctx);
@@ -133,7 +108,7 @@ export async function createDataFlow(ctx: RequestContext, input: FlowInput & { n
   });
 }
 
-export async function updateDataFlow(ctx: RequestContext, id: string, input: FlowInput & { version: number }) {
+export async function updateDataFlow(ctx: RequestContext, id: string, input: UpdateDataFlowInput) {
   assertContent(input, FLOW_ARRAYS);
   const current = await getDataFlow(ctx, id);
   const next = { id, inputDataCatalogEntryId: input.inputDataCatalogEntryId ?? current.inputDataCatalogEntryId, operations: input.operations ?? current.operations };
@@ -199,12 +174,6 @@ export async function validateDataFlow(ctx: RequestContext, id: string) {
 
 // --- get-data: imports into a data table through a DATA_SOURCE_IMPORT_TASK ---
 
-export interface GetDataInput {
-  analysisId: string;
-  sortProperties?: Array<{ field: string; direction?: string | null }> | null;
-  name?: string | null;
-}
-
 function requireDataTablesWrite(ctx: RequestContext) {
   if (!hasAnyPermission(ctx.auth?.permissions, "api.data-tables.write")) throw new ForbiddenError("The token lacks the permission api.data-tables.write", { values: ["api.data-tables.write"] });
 }
@@ -268,7 +237,7 @@ export async function getDataFlowData(ctx: RequestContext, id: string, input: Ge
 }
 
 /** POST /connections/{id}/get-data: one discovered table (all columns, or those named) into a data table. */
-export async function getConnectionData(ctx: RequestContext, connectionId: string, input: GetDataInput & { tableId: string; columns?: string[] | null }) {
+export async function getConnectionData(ctx: RequestContext, connectionId: string, input: ConnectionGetDataInput) {
   requireDataTablesWrite(ctx);
   if (!hasAnyPermission(ctx.auth?.permissions, "api.connections.read")) throw new ForbiddenError("The token lacks the permission api.connections.read", { values: ["api.connections.read"] });
   assertContent(input, ["sortProperties", "columns"]);
