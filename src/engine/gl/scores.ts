@@ -202,7 +202,8 @@ export const glScoresStep: EngineStep = {
         ...levels.map((l) => ({ select: l, rank: 8 })),
       ];
       const select = `SELECT ${physicalOrder(columns)} FROM (${grouped}) x`;
-      await createTableAs(client, plan.tables.tx, select, { analyze: false });
+      // Analyzed: without row counts the entries' join below hashes the million entries rather than the transactions.
+      await createTableAs(client, plan.tables.tx, select);
     });
     await engineTransaction(pool, async (client) => {
       const layout = linesLayout(ctx);
