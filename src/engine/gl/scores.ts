@@ -5,7 +5,7 @@ import type { PlannedPoint, RunPlan } from "../run-plan.js";
 import { byGroup, categoryLiteral, enabledGroups, failedExpression, riskLevel, weightedScore } from "../scoring.js";
 import { additionalColumns } from "../source.js";
 import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
-import { ident, int, num, table, text, textArray } from "../sql.js";
+import { ident, int, num, table, textArray } from "../sql.js";
 import { glContext, type GlContext } from "./context.js";
 import { entryPointColumns } from "./entries.js";
 import { flowPoints } from "./flows.js";
@@ -163,18 +163,13 @@ async function hierarchyCodesJoin(ctx: GlContext, client: pg.PoolClient): Promis
     await client.query(`DROP TABLE IF EXISTS ${masks}, ${decoded}`);
     return null;
   }
-  const position = new Map(codes.map((c, i) => [c, i]));
-  const { rows } = await client.query<{ account: string; codes: string[] }>(`SELECT account, array_agg(DISTINCT c) AS codes FROM ${ctx.accounts}, unnest(codes) c WHERE c IS NOT NULL GROUP BY account`);
-  const accountMasks = rows.map((r) => {
-    const bits = Array.from(codes, () => "0");
-    for (const c of r.codes) bits[position.get(c)!] = "1";
-    return `(${text(r.account)}, B'${bits.join("")}')`;
-  });
   await createTableAs(
     client,
     ctx.plan.tables.work("hmask"),
     `SELECT u.tx, bit_or(m.mask)::text AS mask FROM (SELECT tx, unnest(accounts) AS account FROM ${table(ctx.plan.tables.work("txagg"))}) u
-       JOIN (VALUES ${accountMasks.join(", ")}) m(account, mask) ON m.account = u.account GROUP BY u.tx`,
+       JOIN (SELECT a.account, bit_or(set_bit(B'${"0".repeat(codes.length)}', k.i::integer - 1, 1)) AS mask
+               FROM ${ctx.accounts} a, unnest(a.codes) c JOIN unnest(${textArray(codes)}) WITH ORDINALITY k(code, i) ON k.code = c GROUP BY a.account) m
+         ON m.account = u.account GROUP BY u.tx`,
   );
   await createTableAs(
     client,
