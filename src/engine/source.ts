@@ -101,8 +101,11 @@ export function sourcesSql(
       let from = `${table(s.entries)} e`;
       if (options.withTx) {
         if (s.transactions) {
-          select.push(`(coalesce(t.row_no, n.row_no) + ${offsets[k]})::bigint AS tx`);
-          from += ` LEFT JOIN ${table(s.transactions)} t ON t.txid = e.txid CROSS JOIN (SELECT min(row_no) AS row_no FROM ${table(s.transactions)} WHERE txid IS NULL) n`;
+          // The key of entries without a txid as a scalar subquery (an InitPlan computed once): as a
+          // joined one-row aggregate it took a parallel plan of its own on a large transactions
+          // table, which kept the whole statement out of parallel workers.
+          select.push(`(coalesce(t.row_no, (SELECT min(row_no) FROM ${table(s.transactions)} WHERE txid IS NULL)) + ${offsets[k]})::bigint AS tx`);
+          from += ` LEFT JOIN ${table(s.transactions)} t ON t.txid = e.txid`;
         } else {
           select.push(`(t.row_no + ${offsets[k]})::bigint AS tx`);
           from += ` JOIN (SELECT txid, min(row_no) AS row_no FROM ${table(s.entries)} GROUP BY txid) t ON t.txid IS NOT DISTINCT FROM e.txid`;

@@ -157,7 +157,12 @@ export const glEntriesStep: EngineStep = {
                      extract(isodow FROM s.effective_date)::integer AS dow, (s.entered_date - s.effective_date) AS lag
                 FROM (${ctx.sourcesWithTx}) s) s
         ${joinSql}`;
-    await engineTransaction(pool, (client) => createTableAs(client, plan.tables.base, select));
+    await engineTransaction(pool, async (client) => {
+      // Hash joins: on a million entries the planner sorted them all for merge joins against the
+      // small statistic tables (empty ones are estimated at one row).
+      await client.query("SET LOCAL enable_mergejoin = off");
+      await createTableAs(client, plan.tables.base, select);
+    });
     pointsDone(this.points);
   },
 };

@@ -1,10 +1,11 @@
+import type pg from "pg";
 import { EXPORT_TAGS, riskGroupOf } from "../accounts.js";
 import { col, type ResultColumn } from "../columns.js";
 import type { PlannedPoint, RunPlan } from "../run-plan.js";
 import { byGroup, categoryLiteral, enabledGroups, failedExpression, riskLevel, weightedScore } from "../scoring.js";
 import { additionalColumns } from "../source.js";
 import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
-import { ident, int, num, table } from "../sql.js";
+import { ident, int, num, table, textArray } from "../sql.js";
 import { glContext, type GlContext } from "./context.js";
 import { entryPointColumns } from "./entries.js";
 import { flowPoints } from "./flows.js";
@@ -28,7 +29,7 @@ function transactionScore(plan: RunPlan, point: PlannedPoint): string {
  * our own follow, filter-only (not in default exports): rowid, risk_level, flow_type, the tag
  * effects as lists, and the `cp_failed` flags.
  */
-export function transactionLayout(plan: RunPlan, hierarchyMap: string): LaidOut[] {
+export function transactionLayout(plan: RunPlan, _unused?: string): LaidOut[] {
   const general = riskGroupOf(plan.spec.riskGroups, new Set());
   const generalGroup = general >= 0 ? plan.spec.riskGroups[general] : null;
   const risk = generalGroup ? `x.${ident(`risk_g${general}`)}` : "NULL::integer";
@@ -54,7 +55,7 @@ export function transactionLayout(plan: RunPlan, hierarchyMap: string): LaidOut[
   EXPORT_TAGS.forEach((tag, i) => out.push({ column: col.flag(`account_tags_decreasing_${tag}`), expression: `(x.decreasing_mask & ${1 << i}) <> 0` }));
   out.push({
     column: col.list("account_hierarchy_codes", { indexed: true }),
-    expression: `coalesce((SELECT array_agg(DISTINCT c ORDER BY c) FROM unnest(x.accounts) acc, jsonb_array_elements_text(${hierarchyMap} -> acc) c), '{}')`,
+    expression: "coalesce(x.hierarchy_codes, '{}')",
   });
   // Ours, filter-only.
   out.push(
@@ -146,10 +147,37 @@ function physicalOrder(columns: Array<{ select: string; rank: number }>): string
 /** Enumerations (risk_level, riskGroup, ...) are the first texts: the summary's pass reads risk_level without walking the free texts. */
 const rankOf = (l: LaidOut) => STORAGE_RANK[l.column.type] ?? (l.column.type === "STRING" && !l.column.caseInsensitivePrefixSearch && !l.column.keywordSearch ? 8 : 9);
 
-/** Account -> its hierarchy codes, as a jsonb literal the transaction table's SELECT looks accounts up in. */
-async function hierarchyMapLiteral(ctx: GlContext, client: { query: (sql: string) => Promise<{ rows: Array<{ map: unknown }> }> }): Promise<string> {
-  const { rows } = await client.query(`SELECT coalesce(jsonb_object_agg(account, codes), '{}') AS map FROM (SELECT account, array_agg(DISTINCT c) AS codes FROM ${ctx.accounts}, unnest(codes) c GROUP BY account) m`);
-  return `'${JSON.stringify(rows[0].map).replace(/'/g, "''")}'::jsonb`;
+/**
+ * The hierarchy codes of each transaction's accounts, sorted and distinct, set-based: each
+ * account's codes as a bit mask over the result's sorted codes, OR-ed per transaction (`w_hmask`),
+ * each distinct mask decoded once (`w_hcodes`). A sorted subquery per transaction cost half of the
+ * transaction table's statement and kept it in one process (a correlated subquery is not run by
+ * parallel workers). Returns the joins giving `hc.hierarchy_codes` (NULL: no account has a code).
+ */
+async function hierarchyCodesJoin(ctx: GlContext, client: pg.PoolClient): Promise<string | null> {
+  const masks = table(ctx.plan.tables.work("hmask"));
+  const decoded = table(ctx.plan.tables.work("hcodes"));
+  // The codes in PostgreSQL's order: the published arrays are sorted by its collation.
+  const codes = (await client.query<{ c: string }>(`SELECT DISTINCT c FROM ${ctx.accounts}, unnest(codes) c WHERE c IS NOT NULL ORDER BY c`)).rows.map((r) => r.c);
+  if (codes.length === 0) {
+    await client.query(`DROP TABLE IF EXISTS ${masks}, ${decoded}`);
+    return null;
+  }
+  await createTableAs(
+    client,
+    ctx.plan.tables.work("hmask"),
+    `SELECT u.tx, bit_or(m.mask)::text AS mask FROM (SELECT tx, unnest(accounts) AS account FROM ${table(ctx.plan.tables.work("txagg"))}) u
+       JOIN (SELECT a.account, bit_or(set_bit(B'${"0".repeat(codes.length)}', k.i::integer - 1, 1)) AS mask
+               FROM ${ctx.accounts} a, unnest(a.codes) c JOIN unnest(${textArray(codes)}) WITH ORDINALITY k(code, i) ON k.code = c GROUP BY a.account) m
+         ON m.account = u.account GROUP BY u.tx`,
+  );
+  await createTableAs(
+    client,
+    ctx.plan.tables.work("hcodes"),
+    `SELECT x.mask, ARRAY(SELECT k.c FROM unnest(${textArray(codes)}) WITH ORDINALITY k(c, i) WHERE substr(x.mask, k.i::integer, 1) = '1' ORDER BY k.i) AS hierarchy_codes
+       FROM (SELECT DISTINCT mask FROM ${masks}) x`,
+  );
+  return `LEFT JOIN ${masks} hm ON hm.tx = t.tx LEFT JOIN ${decoded} hc ON hc.mask = hm.mask`;
 }
 
 export const glScoresStep: EngineStep = {
@@ -177,20 +205,25 @@ export const glScoresStep: EngineStep = {
     const groups = enabledGroups(plan);
     // The transaction-level findings as one row per flagged transaction (one join, not one per point).
     const findingColumns = plan.points.filter((p) => p.available && transactionNames.has(p.definition.name)).map((p) => `max(score) FILTER (WHERE k = ${int(p.index)}) AS ${ident(`w${p.index}`)}`);
-    const findingsJoin = findings.length === 0 ? "" : `LEFT JOIN (SELECT tx, ${findingColumns.join(", ")} FROM (${findings.join(" UNION ALL ")}) u GROUP BY tx) w ON w.tx = t.tx`;
-    const inner = `SELECT t.*, coalesce(fm.unknown_flow, FALSE) AS has_unknown_flow, coalesce(fm.complex, FALSE) AS complex_flow${scores.map((s) => `, ${s}`).join("")}
-        FROM ${table(plan.tables.work("txagg"))} t LEFT JOIN ${table(plan.tables.work("flowmax"))} fm ON fm.tx = t.tx ${findingsJoin}`;
+    // Written as a table: joined as a subquery, each parallel worker built its own copy of the aggregate.
+    const pivot = findings.length === 0 ? null : `SELECT tx, ${findingColumns.join(", ")} FROM (${findings.join(" UNION ALL ")}) u GROUP BY tx`;
+    const findingsJoin = pivot ? `LEFT JOIN ${table(plan.tables.work("findings"))} w ON w.tx = t.tx` : "";
+    const inner = (hierarchy: string | null) => `SELECT t.*, coalesce(fm.unknown_flow, FALSE) AS has_unknown_flow, coalesce(fm.complex, FALSE) AS complex_flow${scores.map((s) => `, ${s}`).join("")},
+               ${hierarchy ? "hc.hierarchy_codes" : "NULL::text[] AS hierarchy_codes"}
+        FROM ${table(plan.tables.work("txagg"))} t LEFT JOIN ${table(plan.tables.work("flowmax"))} fm ON fm.tx = t.tx ${findingsJoin} ${hierarchy ?? ""}`;
     // Scores per enabled risk group first (the entries pick theirs), then the published columns.
     // OFFSET 0 keeps the subquery from being flattened: each risk_g<n> is read by several columns
     // (risk, risk_level, level_g<n>), which would otherwise each recompute the weighted sum.
-    const grouped = `SELECT x.*${groups
+    const grouped = (hierarchy: string | null) => `SELECT x.*${groups
       .map(({ group, index }) => {
         const score = weightedScore(plan, group, (p) => transactionScore(plan, p));
         return `, ${score} AS ${ident(`risk_g${index}`)}`;
       })
-      .join("")} FROM (${inner}) x OFFSET 0`;
+      .join("")} FROM (${inner(hierarchy)}) x OFFSET 0`;
     await engineTransaction(pool, async (client) => {
-      const layout = transactionLayout(plan, await hierarchyMapLiteral(ctx, client));
+      const layout = transactionLayout(plan);
+      const hierarchy = await hierarchyCodesJoin(ctx, client);
+      if (pivot) await createTableAs(client, plan.tables.work("findings"), pivot);
       const levels = groups.map(({ group, index }) => `${riskLevel(group, `x.${ident(`risk_g${index}`)}`)} AS ${ident(`level_g${index}`)}`);
       const columns = [
         { select: "x.tx AS row_no", rank: 0 },
@@ -201,8 +234,9 @@ export const glScoresStep: EngineStep = {
         ...groups.map(({ index }) => ({ select: `x.${ident(`risk_g${index}`)}`, rank: 1 })),
         ...levels.map((l) => ({ select: l, rank: 8 })),
       ];
-      const select = `SELECT ${physicalOrder(columns)} FROM (${grouped}) x`;
-      await createTableAs(client, plan.tables.tx, select, { analyze: false });
+      const select = `SELECT ${physicalOrder(columns)} FROM (${grouped(hierarchy)}) x`;
+      // Analyzed: without row counts the entries' join below hashes the million entries rather than the transactions.
+      await createTableAs(client, plan.tables.tx, select);
     });
     await engineTransaction(pool, async (client) => {
       const layout = linesLayout(ctx);
