@@ -23,6 +23,7 @@ const glTypeaheadStep: EngineStep = {
   name: "typeahead",
   points: [],
   cost: 1,
+  durable: true,
   async run({ pool, plan }) {
     const ctx = await glContext(pool, plan);
     await engineTransaction(pool, async (client) => {

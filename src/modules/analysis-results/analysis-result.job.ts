@@ -1,6 +1,6 @@
 import type { App } from "../../app-types.js";
 import { touchAudit } from "../../entity/index.js";
-import { dropResultTables, dropWorkTablesStatement, engineSteps, planRun, publication } from "../../engine/index.js";
+import { dropResultTables, dropWorkTablesStatement, engineSteps, planRun, publication, survivingSteps } from "../../engine/index.js";
 import { inTransaction, type Emit } from "../../events/outbox.js";
 import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
 import { buildIndexes } from "../data-tables/data-table.indexes.js";
@@ -44,17 +44,23 @@ export const analysisRunJob = defineJob<RunPayload>({
     const plan = planRun(spec);
     if (plan.spec.sources.length === 0) throw new JobError("The analysis has no completed source of the entries its analysis type scores");
     const steps = engineSteps(plan);
+    // After a crash of PostgreSQL the unlogged work tables are empty: recompute from the first step that wrote one.
+    const stepsDone = await survivingSteps(app.pool, plan, steps, result.stepsDone);
+    if (stepsDone.length !== result.stepsDone.length) {
+      app.logger.warn("analysis run: PostgreSQL restarted after a crash and emptied the run's work tables; recomputing", { analysisResultId, from: steps.find((s) => !stepsDone.includes(s.name))?.name });
+      await app.pool.query("UPDATE analysis_result SET steps_done = $2 WHERE id = $1", [analysisResultId, stepsDone]);
+    }
     // The steps up to the base entries read the sources' tables: a source deleted meanwhile fails the run at once.
-    if (!result.stepsDone.includes("entries")) {
+    if (!stepsDone.includes("entries")) {
       for (const source of [...spec.sources, ...spec.partyLists, ...spec.openingBalances, ...(spec.openItems ?? []), ...(spec.closingItems ?? [])]) {
         const { rows } = await app.pool.query<{ ok: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ok", [source.entries]);
         if (!rows[0].ok) throw new JobError(`The entries of analysis source ${source.id} are gone (the source was deleted or is being parsed again); run the analysis again`);
       }
     }
     const ids = { analysisResultId, analysisId: result.analysisId };
-    const progress = runProgress(app, plan, steps, ids, result.stepsDone, (percent, message) => ctx.progress(percent, message));
+    const progress = runProgress(app, plan, steps, ids, stepsDone, (percent, message) => ctx.progress(percent, message));
     for (const step of steps) {
-      if (result.stepsDone.includes(step.name)) continue;
+      if (stepsDone.includes(step.name)) continue;
       ctx.signal.throwIfAborted();
       progress.started(step);
       const started = performance.now();
