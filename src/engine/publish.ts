@@ -19,6 +19,9 @@ export interface PublishedTable {
   typeaheadFor?: Array<{ table: string; field: string }>;
 }
 
+/** A published table as the steps leave it (before the summary): `after` names the step that writes it last. */
+export type TableShape = Omit<PublishedTable, "rowCount"> & { after: string };
+
 export const RISK_LEVELS = ["HIGH", "MEDIUM", "LOW", "UNSCORED"] as const;
 
 export interface ControlPointSummary {
