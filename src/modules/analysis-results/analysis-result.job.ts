@@ -91,7 +91,7 @@ export const analysisRunJob = defineJob<RunPayload>({
       // rare flags' partial indexes, which the summary decides.
       for (const t of published.tables) indexer.add(t.table, t.columns as DataTableColumn[]);
       await indexer.done();
-      app.logger.debug("analysis run step", { analysisResultId, step: "indexes", ms: Math.round(performance.now() - publishStarted) });
+      app.logger.debug("analysis run step", { analysisResultId, step: "summary+indexes", ms: Math.round(performance.now() - publishStarted) });
     } catch (error) {
       // No index build outlives the attempt (the next one, or the failure's drop, finds no lock held).
       await indexer.cancel();
