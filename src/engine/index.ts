@@ -7,8 +7,8 @@
  */
 import type pg from "pg";
 import { isGeneralLedger } from "./control-points/index.js";
-import { GL_STEPS, glPublication } from "./gl/index.js";
-import type { PublishedTable, ResultSummary } from "./publish.js";
+import { GL_STEPS, glPublication, glTableShapes } from "./gl/index.js";
+import type { PublishedTable, ResultSummary, TableShape } from "./publish.js";
 import type { RunPlan } from "./run-plan.js";
 import type { EngineStep } from "./steps.js";
 import { SUBLEDGER_STEPS, subledgerPublication } from "./subledger/index.js";
@@ -19,8 +19,9 @@ export * from "./control-points/index.js";
 export { planRun, type PlannedPoint, type RunPlan } from "./run-plan.js";
 export type { EngineSpec, EngineSource, EngineAccount, EngineRiskGroup, EnginePeriod, RiskRangeBounds } from "./spec.js";
 export type { EngineStep, StepContext } from "./steps.js";
+export { survivingSteps } from "./steps.js";
 export type { ResultColumn } from "./columns.js";
-export type { PublishedTable, ResultSummary, ControlPointSummary } from "./publish.js";
+export type { PublishedTable, ResultSummary, ControlPointSummary, TableShape } from "./publish.js";
 export { RISK_LEVELS } from "./publish.js";
 export { RESULTS_SCHEMA, resultTables } from "./tables.js";
 export { explainEntry, explainTransaction, type Explanation } from "./explain.js";
@@ -32,6 +33,11 @@ export function engineSteps(plan: RunPlan): EngineStep[] {
 
 export function publication(pool: pg.Pool, plan: RunPlan): Promise<{ tables: PublishedTable[]; summary: ResultSummary }> {
   return isGeneralLedger(plan.spec.family) ? glPublication(pool, plan) : subledgerPublication(pool, plan);
+}
+
+/** Published tables known before the publication, with the step after which each is final (none for the subledgers: indexed at publication). */
+export function resultTableShapes(pool: pg.Pool, plan: RunPlan): Promise<TableShape[]> {
+  return isGeneralLedger(plan.spec.family) ? glTableShapes(pool, plan) : Promise.resolve([]);
 }
 
 /** Tables of a result that stay with it: published ones, the accounts, statistics and facts (explain reads them). */

@@ -19,6 +19,9 @@ export interface PublishedTable {
   typeaheadFor?: Array<{ table: string; field: string }>;
 }
 
+/** A published table as the steps leave it (before the summary): `after` names the step that writes it last. */
+export type TableShape = Omit<PublishedTable, "rowCount"> & { after: string };
+
 export const RISK_LEVELS = ["HIGH", "MEDIUM", "LOW", "UNSCORED"] as const;
 
 export interface ControlPointSummary {
@@ -62,17 +65,16 @@ export async function createTypeaheadTable(client: pg.PoolClient, name: string, 
 /** Counts per risk level and per control point, from the published tables (one pass over each). */
 export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries: string; transactions: string | null; flows: string | null; ownMask: boolean }): Promise<ResultSummary> {
   const points = plan.points;
-  // The entries' own-mask counts ride along with their level counts: one pass over the widest table.
+  const failed = (prefix: string) => points.map((p) => `count(*) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}) AS ${ident(`${prefix}${p.index}`)}`);
+  // The per-control-point counts ride along with the level counts: one pass over each table, the
+  // entries' own-mask counts on the entries, the failed counts on the transactions (or, without
+  // transactions, on the entries); the passes run side by side.
   const own = options.ownMask ? points.filter((p) => p.available).map((p) => `count(*) FILTER (WHERE (own_mask & ${2 ** p.index}::bigint) <> 0) AS ${ident(`o${p.index}`)}`) : [];
-  const ownCounts: Record<string, string> = Object.fromEntries(options.ownMask ? points.filter((p) => p.available).map((p) => [`o${p.index}`, "0"]) : []);
-  const levelCounts = async (name: string, extra: string[] = []) => {
-    const { rows } = await pool.query<{ level: string; n: string }>(
-      extra.length === 0
-        ? `SELECT risk_level AS level, count(*) AS n FROM ${table(name)} GROUP BY 1`
-        : `SELECT risk_level AS level, count(*) AS n, ${extra.join(", ")} FROM ${table(name)} GROUP BY 1`,
-    );
+  const counts: Record<string, string> = Object.fromEntries(options.ownMask ? points.filter((p) => p.available).map((p) => [`o${p.index}`, "0"]) : []);
+  const levelCounts = async (name: string, extra: string[]) => {
+    const { rows } = await pool.query<{ level: string; n: string }>(`SELECT ${["risk_level AS level", "count(*) AS n", ...extra].join(", ")} FROM ${table(name)} GROUP BY 1`);
     for (const r of rows as unknown as Array<Record<string, string>>) {
-      for (const [k, v] of Object.entries(r)) if (k !== "level" && k !== "n") ownCounts[k] = String(Number(ownCounts[k] ?? 0) + Number(v));
+      for (const [k, v] of Object.entries(r)) if (k !== "level" && k !== "n") counts[k] = String(Number(counts[k] ?? 0) + Number(v));
     }
     const out: Record<string, number> = Object.fromEntries(RISK_LEVELS.map((l) => [l, 0]));
     let total = 0;
@@ -82,19 +84,11 @@ export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries
     }
     return { total, byRiskLevel: out };
   };
-  const entries = await levelCounts(options.entries, own);
-  const transactions = options.transactions ? await levelCounts(options.transactions) : null;
-  const failed = (prefix: string) => points.map((p) => `count(*) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}) AS ${ident(`${prefix}${p.index}`)}`);
-  const counts: Record<string, string> = {};
-  if (options.transactions) {
-    const inherited = points.map((p) => `coalesce(sum(entries_count) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}), 0) AS ${ident(`e${p.index}`)}`);
-    const { rows } = await pool.query(`SELECT ${[...failed("t"), ...inherited].join(", ")} FROM ${table(options.transactions)}`);
-    Object.assign(counts, rows[0]);
-  } else {
-    const { rows } = await pool.query(`SELECT ${failed("e").join(", ")} FROM ${table(options.entries)}`);
-    Object.assign(counts, rows[0]);
-  }
-  if (own.length > 0) Object.assign(counts, ownCounts);
+  const inherited = points.map((p) => `coalesce(sum(entries_count) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}), 0) AS ${ident(`e${p.index}`)}`);
+  const [entries, transactions] = await Promise.all([
+    levelCounts(options.entries, options.transactions ? own : [...own, ...failed("e")]),
+    options.transactions ? levelCounts(options.transactions, [...failed("t"), ...inherited]) : Promise.resolve(null),
+  ]);
   let flows: ResultSummary["flows"] = null;
   if (options.flows) {
     const { rows } = await pool.query<{ total: string; simple: string; complex: string; unknown: string }>(

@@ -29,4 +29,16 @@ export function resultTables(resultId: string) {
   };
 }
 
+/**
+ * Tables a result keeps (published, and what explain reads: accounts, statistics, facts, pairs,
+ * signatures): written logged, so they survive a crash of PostgreSQL. Every other table of a run
+ * is work for a later step, written UNLOGGED (no WAL, no fsync at commit); a crash empties those,
+ * which the run detects (`survivingSteps` in steps.ts) and recomputes.
+ */
+const DURABLE = /^r_[a-f0-9]{24}_(acct|lines|tx|flows|open|w_facts|w_pairs|w_signatures|s_.+|ta_.+)$/;
+
+export function isDurableTable(name: string): boolean {
+  return DURABLE.test(name.slice(name.indexOf(".") + 1));
+}
+
 export type ResultTables = ReturnType<typeof resultTables>;

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { col } from "../columns.js";
-import { createTypeaheadTable, indexOnly, markRareFlags, summarize, TYPEAHEAD_COLUMNS, type PublishedTable, type ResultSummary } from "../publish.js";
+import { createTypeaheadTable, indexOnly, markRareFlags, summarize, TYPEAHEAD_COLUMNS, type PublishedTable, type ResultSummary, type TableShape } from "../publish.js";
 import type { RunPlan } from "../run-plan.js";
 import { engineTransaction, type EngineStep } from "../steps.js";
 import { table } from "../sql.js";
@@ -23,6 +23,7 @@ const glTypeaheadStep: EngineStep = {
   name: "typeahead",
   points: [],
   cost: 1,
+  durable: true,
   async run({ pool, plan }) {
     const ctx = await glContext(pool, plan);
     await engineTransaction(pool, async (client) => {
@@ -59,10 +60,13 @@ async function rowCount(pool: pg.Pool, name: string): Promise<number> {
   return Number(rows[0].n);
 }
 
-/** The result's tables as data tables, and the score summary (counts per level and per control point). */
-export async function glPublication(pool: pg.Pool, plan: RunPlan): Promise<{ tables: PublishedTable[]; summary: ResultSummary }> {
+/**
+ * The result's published tables as the steps leave them: their columns before the summary marks
+ * rare flags (markRareFlags), and the step after which each is final, so the run can index a table
+ * while later steps still run.
+ */
+export async function glTableShapes(pool: pg.Pool, plan: RunPlan): Promise<TableShape[]> {
   const ctx = await glContext(pool, plan);
-  const summary = await summarize(pool, plan, { entries: plan.tables.lines, transactions: plan.tables.tx, flows: plan.tables.flows, ownMask: true });
   const lines = linesLayout(ctx).map((l) => l.column);
   const transactions = transactionLayout(plan, "'{}'::jsonb").map((l) => l.column);
   const flows = [
@@ -79,40 +83,34 @@ export async function glPublication(pool: pg.Pool, plan: RunPlan): Promise<{ tab
       return [col.flag(`cp_failed_${name}`), col.score(`cp_score_${name}`)];
     }),
   ];
-  const entriesTotal = summary.entries.total;
-  const transactionsTotal = summary.transactions?.total ?? 0;
-  const published: PublishedTable[] = [
-    {
-      key: "lines",
-      logicalName: "gl_journal_lines",
-      type: "entries",
-      apiStability: "STABLE",
-      table: plan.tables.lines,
-      columns: markRareFlags(indexOnly(lines, ["rowid", "txid", "account", "risk", "risk_level"]), summary, entriesTotal, "entries"),
-      rowCount: entriesTotal,
-    },
-    {
-      key: "transactions",
-      logicalName: "gl_journal_tx",
-      type: "transactions",
-      apiStability: "STABLE",
-      table: plan.tables.tx,
-      columns: markRareFlags(indexOnly(transactions, ["rowid", "txid", "risk", "risk_level"]), summary, transactionsTotal, "transactions"),
-      rowCount: transactionsTotal,
-    },
-    { key: "flows", logicalName: "flows_compact", type: "flows_compact", apiStability: "STABLE", table: plan.tables.flows, columns: indexOnly(flows, ["rowid", "txid", "flow_type", "debit_account", "credit_account"]), rowCount: summary.flows?.total ?? 0 },
-  ];
-  for (const t of TYPEAHEADS) {
-    published.push({
+  return [
+    { key: "lines", logicalName: "gl_journal_lines", type: "entries", apiStability: "STABLE", table: plan.tables.lines, columns: indexOnly(lines, ["rowid", "txid", "account", "risk", "risk_level"]), after: "scores" },
+    { key: "transactions", logicalName: "gl_journal_tx", type: "transactions", apiStability: "STABLE", table: plan.tables.tx, columns: indexOnly(transactions, ["rowid", "txid", "risk", "risk_level"]), after: "scores" },
+    { key: "flows", logicalName: "flows_compact", type: "flows_compact", apiStability: "STABLE", table: plan.tables.flows, columns: indexOnly(flows, ["rowid", "txid", "flow_type", "debit_account", "credit_account"]), after: "flows" },
+    ...TYPEAHEADS.map((t): TableShape => ({
       key: `typeahead_${t.key}`,
       logicalName: `typeahead_${t.key}`,
       type: "typeahead",
       apiStability: "UNSTABLE",
       table: plan.tables.typeahead(t.key),
       columns: TYPEAHEAD_COLUMNS,
-      rowCount: await rowCount(pool, plan.tables.typeahead(t.key)),
       typeaheadFor: t.fields.map((f) => ({ ...f })),
-    });
+      after: "typeahead",
+    })),
+  ];
+}
+
+/** The result's tables as data tables, and the score summary (counts per level and per control point). */
+export async function glPublication(pool: pg.Pool, plan: RunPlan): Promise<{ tables: PublishedTable[]; summary: ResultSummary }> {
+  const [shapes, summary] = await Promise.all([glTableShapes(pool, plan), summarize(pool, plan, { entries: plan.tables.lines, transactions: plan.tables.tx, flows: plan.tables.flows, ownMask: true })]);
+  const published: PublishedTable[] = [];
+  for (const { after: _after, ...shape } of shapes) {
+    if (shape.key === "lines") published.push({ ...shape, columns: markRareFlags(shape.columns, summary, summary.entries.total, "entries"), rowCount: summary.entries.total });
+    else if (shape.key === "transactions") {
+      const total = summary.transactions?.total ?? 0;
+      published.push({ ...shape, columns: markRareFlags(shape.columns, summary, total, "transactions"), rowCount: total });
+    } else if (shape.key === "flows") published.push({ ...shape, rowCount: summary.flows?.total ?? 0 });
+    else published.push({ ...shape, rowCount: await rowCount(pool, shape.table) });
   }
   return { tables: published, summary };
 }

@@ -12,6 +12,7 @@ export const glPrepareStep: EngineStep = {
   name: "prepare",
   points: ["journal_entry_high_dollar_value", "journal_entry_material_value"],
   cost: 2,
+  durable: true,
   async run({ pool, plan, pointsDone }) {
     await engineTransaction(pool, async (client) => {
       const offsets = await rowOffsets(client, plan.spec.sources);

@@ -224,6 +224,7 @@ export const glStatisticsStep: EngineStep = {
   name: "statistics",
   points: STATISTICS.flatMap((s) => s.points),
   cost: 4,
+  durable: true,
   async run(step: StepContext) {
     const ctx = await glContext(step.pool, step.plan);
     const running = STATISTICS.filter((s) => runs(ctx, s));

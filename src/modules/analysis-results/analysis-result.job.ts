@@ -1,11 +1,11 @@
 import type { App } from "../../app-types.js";
 import { touchAudit } from "../../entity/index.js";
-import { dropResultTables, dropWorkTablesStatement, engineSteps, planRun, publication } from "../../engine/index.js";
+import { dropResultTables, dropWorkTablesStatement, engineSteps, planRun, publication, resultTableShapes, survivingSteps } from "../../engine/index.js";
 import { inTransaction, type Emit } from "../../events/outbox.js";
 import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
-import { buildIndexes } from "../data-tables/data-table.indexes.js";
 import { publishResultTables } from "../data-tables/data-table.service.js";
 import type { DataTableColumn } from "../data-tables/data-table-definition.js";
+import { ResultIndexer } from "./analysis-result.indexes.js";
 import { publishRunProgress, runProgress } from "./analysis-result.progress.js";
 import { accountsOf } from "./analysis-result.spec.js";
 
@@ -38,41 +38,68 @@ export const analysisRunJob = defineJob<RunPayload>({
     const result = await app.prisma.analysisResult.findUnique({ where: { id: analysisResultId } });
     if (!result) throw new JobError(`Analysis result ${analysisResultId} was deleted before its run finished`);
     if (!result.spec) throw new JobError(`Analysis result ${analysisResultId} has no engine specification`);
+    app.logger.debug("analysis run step", { analysisResultId, step: "pickup", ms: Date.now() - result.creationDate.getTime() });
     const stored = result.spec;
     // The accounts are not stored with the result (its accounts table keeps them once prepared).
     const spec = result.stepsDone.includes("prepare") ? stored : { ...stored, accounts: await accountsOf(app, result.engagementId, [...stored.sources, ...stored.partyLists, ...stored.openingBalances].map((s) => s.id)) };
     const plan = planRun(spec);
     if (plan.spec.sources.length === 0) throw new JobError("The analysis has no completed source of the entries its analysis type scores");
     const steps = engineSteps(plan);
+    // After a crash of PostgreSQL the unlogged work tables are empty: recompute from the first step that wrote one.
+    const stepsDone = await survivingSteps(app.pool, plan, steps, result.stepsDone);
+    if (stepsDone.length !== result.stepsDone.length) {
+      app.logger.warn("analysis run: PostgreSQL restarted after a crash and emptied the run's work tables; recomputing", { analysisResultId, from: steps.find((s) => !stepsDone.includes(s.name))?.name });
+      await app.pool.query("UPDATE analysis_result SET steps_done = $2 WHERE id = $1", [analysisResultId, stepsDone]);
+    }
     // The steps up to the base entries read the sources' tables: a source deleted meanwhile fails the run at once.
-    if (!result.stepsDone.includes("entries")) {
+    if (!stepsDone.includes("entries")) {
       for (const source of [...spec.sources, ...spec.partyLists, ...spec.openingBalances, ...(spec.openItems ?? []), ...(spec.closingItems ?? [])]) {
         const { rows } = await app.pool.query<{ ok: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ok", [source.entries]);
         if (!rows[0].ok) throw new JobError(`The entries of analysis source ${source.id} are gone (the source was deleted or is being parsed again); run the analysis again`);
       }
     }
     const ids = { analysisResultId, analysisId: result.analysisId };
-    const progress = runProgress(app, plan, steps, ids, result.stepsDone, (percent, message) => ctx.progress(percent, message));
-    for (const step of steps) {
-      if (result.stepsDone.includes(step.name)) continue;
+    const progress = runProgress(app, plan, steps, ids, stepsDone, (percent, message) => ctx.progress(percent, message));
+    // Each published table is indexed as soon as the step writing it is done, beside the later steps.
+    const indexer = new ResultIndexer(app.pool, ctx.signal);
+    const indexAfter = async (done: readonly string[]) => {
+      for (const shape of await resultTableShapes(app.pool, plan)) if (done.includes(shape.after)) indexer.add(shape.table, shape.columns as DataTableColumn[]);
+    };
+    let published: Awaited<ReturnType<typeof publication>>;
+    try {
+      await indexAfter(stepsDone);
+      for (const step of steps) {
+        if (stepsDone.includes(step.name)) continue;
+        ctx.signal.throwIfAborted();
+        progress.started(step);
+        const started = performance.now();
+        await step.run({ pool: app.pool, plan, signal: ctx.signal, pointsDone: (names) => progress.points(names) });
+        await app.pool.query("UPDATE analysis_result SET steps_done = array_append(steps_done, $2) WHERE id = $1", [analysisResultId, step.name]);
+        app.logger.debug("analysis run step", { analysisResultId, step: step.name, ms: Math.round(performance.now() - started) });
+        await indexAfter([step.name]);
+        progress.finished(step);
+      }
       ctx.signal.throwIfAborted();
-      progress.started(step);
-      const started = performance.now();
-      await step.run({ pool: app.pool, plan, signal: ctx.signal, pointsDone: (names) => progress.points(names) });
-      await app.pool.query("UPDATE analysis_result SET steps_done = array_append(steps_done, $2) WHERE id = $1", [analysisResultId, step.name]);
-      app.logger.debug("analysis run step", { analysisResultId, step: step.name, ms: Math.round(performance.now() - started) });
-      progress.finished(step);
+      progress.publishing();
+      const publishStarted = performance.now();
+      // The summary beside the indexes of the last steps' tables (both cores: the steps are done).
+      indexer.setSlots(2);
+      published = await publication(app.pool, plan);
+      app.logger.debug("analysis run step", { analysisResultId, step: "summary", ms: Math.round(performance.now() - publishStarted) });
+      // The indexes the result pages need, before the run says COMPLETE: the user's wait ends when
+      // the results are queryable fast, not when a job afterwards has indexed them. Now with the
+      // rare flags' partial indexes, which the summary decides.
+      for (const t of published.tables) indexer.add(t.table, t.columns as DataTableColumn[]);
+      await indexer.done();
+      app.logger.debug("analysis run step", { analysisResultId, step: "summary+indexes", ms: Math.round(performance.now() - publishStarted) });
+    } catch (error) {
+      // No index build outlives the attempt (the next one, or the failure's drop, finds no lock held).
+      await indexer.cancel();
+      throw error;
     }
     ctx.signal.throwIfAborted();
-    progress.publishing();
-    const { tables, summary } = await publication(app.pool, plan);
-    // The indexes the result pages need, before the run says COMPLETE: the user's wait ends when
-    // the results are queryable fast, not when a job afterwards has indexed them.
-    const indexStarted = performance.now();
-    // One connection per table: the tables' builds overlap (each is one process, CPU-bound).
-    await Promise.all(tables.map((t) => buildIndexes(app.pool, t.table, t.columns as DataTableColumn[], { signal: ctx.signal })));
-    ctx.signal.throwIfAborted();
-    app.logger.debug("analysis run step", { analysisResultId, step: "indexes", ms: Math.round(performance.now() - indexStarted) });
+    const { tables, summary } = published;
+    const finishStarted = performance.now();
     const dropWorkTables = await dropWorkTablesStatement(app.pool, plan, tables);
     const actor = actorOf(ctx.startedBy);
     await ctx.finish(async (tx, emit) => {
@@ -93,6 +120,7 @@ export const analysisRunJob = defineJob<RunPayload>({
       emitRunEvent(emit, "analysis.complete", current, actor.userId);
       if (dropWorkTables) await tx.$executeRawUnsafe(dropWorkTables);
     });
+    app.logger.debug("analysis run step", { analysisResultId, step: "finish", ms: Math.round(performance.now() - finishStarted) });
     publishRunProgress(app, { ...ids, status: "COMPLETED", percent: 100, step: null, controlPoint: null, controlPointsDone: plan.points.filter((p) => p.available).length, controlPointsTotal: plan.points.filter((p) => p.available).length, message: null });
   },
   async onFailure(ctx, { analysisResultId }, error) {

@@ -1,0 +1,115 @@
+import type pg from "pg";
+import { indexStatements } from "../data-tables/data-table.indexes.js";
+import type { DataTableColumn } from "../data-tables/data-table-definition.js";
+import { quotedTable } from "../data-tables/data-table-rows.js";
+
+interface Task {
+  sql: string;
+  table: string;
+}
+
+/**
+ * Builds a run's result indexes as a queue of statements over a few connections of their own, so
+ * a table is indexed as soon as the step writing it ends, beside the steps still running (most of
+ * the scores step is one process: the second core is free) and beside the summary. Each statement
+ * is one process (no parallel maintenance workers: two connections keep both cores busy without
+ * the workers' merge overhead). A table is ANALYZEd once its expression indexes exist (statistics
+ * of lower(col) exist only then: without them the planner misjudges `lower(txid) = $1`); the rare
+ * flags' partial indexes, known only from the summary, come after and need no ANALYZE.
+ */
+export class ResultIndexer {
+  private readonly queue: Task[] = [];
+  private readonly issued = new Map<string, Set<string>>();
+  private readonly pending = new Map<string, number>();
+  private readonly analyzed = new Set<string>();
+  private failure: unknown = null;
+  private slots = 1;
+  private active = 0;
+  private idle: Array<() => void> = [];
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  /** How many statements may run at once (1 beside a running step, 2 once the steps are done). */
+  setSlots(slots: number): void {
+    this.slots = slots;
+    this.pump();
+  }
+
+  /** Queues the table's index statements not queued before (IF NOT EXISTS: a resumed run repeats none that finished). */
+  add(tableName: string, columns: DataTableColumn[]): void {
+    const issued = this.issued.get(tableName) ?? new Set<string>();
+    this.issued.set(tableName, issued);
+    const fresh = indexStatements(tableName, columns).filter((sql) => !issued.has(sql));
+    for (const sql of fresh) {
+      issued.add(sql);
+      this.queue.push({ sql, table: tableName });
+    }
+    this.pending.set(tableName, (this.pending.get(tableName) ?? 0) + fresh.length);
+    if (!this.analyzed.has(tableName) && fresh.length === 0 && (this.pending.get(tableName) ?? 0) === 0) this.queueAnalyze(tableName);
+    this.pump();
+  }
+
+  /** Resolves when every queued statement ran; rejects with the first failure. */
+  async done(): Promise<void> {
+    while ((this.queue.length > 0 && !this.failure) || this.active > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.failure) throw this.failure;
+  }
+
+  /** Drops what is queued and waits for the statements running. */
+  async cancel(): Promise<void> {
+    this.queue.length = 0;
+    await this.done().catch(() => undefined);
+  }
+
+  private queueAnalyze(tableName: string): void {
+    this.analyzed.add(tableName);
+    // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
+    this.queue.push({ sql: `ANALYZE ${quotedTable(tableName)}`, table: "" });
+  }
+
+  private pump(): void {
+    while (this.active < this.slots && this.queue.length > 0 && !this.failure) {
+      const task = this.queue.shift()!;
+      this.active++;
+      const run = this.execute(task).then(
+        () => undefined,
+        (error) => {
+          this.failure ??= error;
+        },
+      );
+      void run.finally(() => {
+        this.active--;
+        if (task.table) {
+          const left = this.pending.get(task.table)! - 1;
+          this.pending.set(task.table, left);
+          if (left === 0 && !this.analyzed.has(task.table)) this.queueAnalyze(task.table);
+        }
+        this.pump();
+        if (this.active === 0 && (this.queue.length === 0 || this.failure)) {
+          for (const resolve of this.idle.splice(0)) resolve();
+        }
+      });
+    }
+    if (this.active === 0 && (this.queue.length === 0 || this.failure)) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  private async execute(task: Task): Promise<void> {
+    this.signal.throwIfAborted();
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      // Sorting a million keys in memory rather than in batches on disk.
+      await client.query("SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL max_parallel_maintenance_workers = 0; SET LOCAL default_statistics_target = 30; SET LOCAL synchronous_commit = off");
+      await client.query(task.sql);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
