@@ -3,17 +3,12 @@ import { assertContent, findEntity, queryEntities, relatedList, saveVersioned, t
 import { inTransaction } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { accountGroupColumns } from "./account-grouping.columns.js";
+import type { UpdateAccountGroupInput } from "./account-grouping.inputs.js";
 import { rederive } from "./grouping-tree.js";
 import { assertMacCode, loadMacLevels } from "./mac-codes.js";
 
 const ENTITY = "AccountGroup";
 
-export interface UpdateAccountGroupInput {
-  macCode?: string | null;
-  accountTags?: string[] | null;
-  /** Wire reference 9.11: group updates may come without version; when given it must match. */
-  version?: number | null;
-}
 
 export function getAccountGroup(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "accountGroup", ENTITY, id);

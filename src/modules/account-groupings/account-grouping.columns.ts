@@ -2,6 +2,8 @@ import { AUDIT_COLUMNS, defineColumns, enumOf, FLAG, ID, TEXT } from "../../quer
 
 /** Account grouping `publishStatus` (wire reference 7), as stored. */
 export const PUBLISH_STATUSES = ["DRAFT", "UNPUBLISHED_CHANGES", "PUBLISHED"] as const;
+/** The grouping file layouts an import reads. */
+export const IMPORT_TYPES = ["PLATFORM_TEMPLATE", "CCH_GROUP_TRIAL_BALANCE"] as const;
 
 const ARRAY: { type: "ARRAY_STRINGS"; containsSearch: true } = { type: "ARRAY_STRINGS", containsSearch: true };
 

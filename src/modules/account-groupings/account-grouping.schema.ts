@@ -1,20 +1,19 @@
 import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
 import { accountGroupingColumns } from "./account-grouping.columns.js";
-import { accountGroupColumns } from "./account-grouping.columns.js";
-import { LOCALIZED_TEXT, shaped } from "../common/json-shape.js";
+import { accountGroupColumns, PUBLISH_STATUSES } from "./account-grouping.columns.js";
 import { Entity } from "../common/entity.js";
 import { relatedListArgs } from "../common/page.js";
 import * as groupings from "./account-grouping.service.js";
 import * as groups from "./account-group.service.js";
+import { LOCALIZED_TEXT, shaped } from "../common/json-shape.js";
+import { ImportAccountGroupingInput, LANG, PublishStatus, UpdateAccountGroupInput, UpdateAccountGroupingInput } from "./account-grouping.inputs.js";
 import type { GroupError } from "./grouping-tree.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { appendAccountGroupingFromChunkedFile, importAccountGroupingFromChunkedFile } from "./account-grouping.chunked-import.js";
 import { startAccountGroupingExport } from "./account-grouping.export.js";
 import { entityById } from "../common/relations.js";
 
-export const PublishStatus = builder.enumType("PublishStatus", { values: groupings.PUBLISH_STATUSES });
-export const AccountGroupingImportType = builder.enumType("AccountGroupingImportType", { values: groupings.IMPORT_TYPES });
 export const AccountGroupErrorType = builder.enumType("AccountGroupErrorType", {
   values: ["ERROR_LOWEST_LEVEL_WITH_NO_MAC", "ERROR_LOWEST_LEVEL_WITHOUT_LEVEL_4_MAC", "ERROR_INCONSISTENT_SHEET_HIERARCHY"] as const,
 });
@@ -27,7 +26,6 @@ export const AccountGroupError = builder.objectRef<GroupError>("AccountGroupErro
   }),
 });
 
-const LANG = "Text per language code, e.g. {\"en\": \"Assets\"}";
 
 export const AccountGrouping = builder.prismaObject("AccountGrouping", {
   interfaces: [Entity],
@@ -38,7 +36,7 @@ export const AccountGrouping = builder.prismaObject("AccountGrouping", {
     mac: t.exposeBoolean("mac", { description: "True for the account-classification (MAC) tree itself" }),
     system: t.exposeBoolean("system"),
     archived: t.exposeBoolean("archived"),
-    publishStatus: t.field({ type: PublishStatus, resolve: (g) => g.publishStatus as (typeof groupings.PUBLISH_STATUSES)[number] }),
+    publishStatus: t.field({ type: PublishStatus, resolve: (g) => g.publishStatus as (typeof PUBLISH_STATUSES)[number] }),
     publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
     groups: t.prismaField({
       type: ["AccountGroup"],
@@ -65,31 +63,6 @@ export const AccountGroup = builder.prismaObject("AccountGroup", {
     publishedDate: t.expose("publishedDate", { type: "DateTime", nullable: true }),
     errors: t.field({ type: [AccountGroupError], resolve: (g) => g.errors ?? [] }),
     accountGrouping: t.prismaField({ type: "AccountGrouping", nullable: true, authScopes: { permission: "api.account-groupings.read" }, resolve: (_q, p, _a, ctx) => entityById("accountGrouping")(ctx, p.accountGroupingId) }),
-  }),
-});
-
-const UpdateAccountGroupingInput = builder.inputType("UpdateAccountGroupingInput", {
-  fields: (t) => ({
-    name: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG }),
-    archived: t.boolean(),
-    publishStatus: t.field({ type: PublishStatus, description: "Only PUBLISHED can be set, and only when no group has errors" }),
-    version: t.int({ required: true }),
-  }),
-});
-
-const ImportAccountGroupingInput = builder.inputType("ImportAccountGroupingInput", {
-  fields: (t) => ({
-    chunkedFileId: t.id({ required: true, description: "A completed chunked file holding the grouping file" }),
-    name: t.string({ required: true, description: "Name of the new grouping (stored as {\"en\": name})" }),
-    type: t.field({ type: AccountGroupingImportType, required: true, description: "PLATFORM_TEMPLATE (.xlsx) or CCH_GROUP_TRIAL_BALANCE (.xlsx or .csv)" }),
-  }),
-});
-
-const UpdateAccountGroupInput = builder.inputType("UpdateAccountGroupInput", {
-  fields: (t) => ({
-    macCode: t.string({ description: "An account-classification (MAC) code; lowest-level groups need a level-4 one" }),
-    accountTags: t.stringList(),
-    version: t.int({ description: "Optional; when given it must be the latest" }),
   }),
 });
 

@@ -4,6 +4,7 @@ import { inTransaction, type Tx } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { accountGroupingColumns } from "./account-grouping.columns.js";
+import type { ImportAccountGroupingInput, UpdateAccountGroupingInput } from "./account-grouping.inputs.js";
 import { readCchGroupTrialBalance } from "./cch-trial-balance.js";
 import { finishTree, groupsFromPaths, type GroupInput, type GroupNode } from "./grouping-tree.js";
 import { librariesUsingGrouping } from "./library-usage.js";
@@ -13,16 +14,7 @@ import { readTemplateWorkbook } from "./template-workbook.js";
 import { groupingWorkbook } from "./grouping-workbook.js";
 
 const ENTITY = "AccountGrouping";
-export { PUBLISH_STATUSES } from "./account-grouping.columns.js";
-export const IMPORT_TYPES = ["PLATFORM_TEMPLATE", "CCH_GROUP_TRIAL_BALANCE"] as const;
-export type ImportType = (typeof IMPORT_TYPES)[number];
-
-export interface UpdateAccountGroupingInput {
-  name?: unknown;
-  archived?: boolean | null;
-  publishStatus?: string | null;
-  version: number;
-}
+export type ImportType = ImportAccountGroupingInput["type"];
 
 export function getAccountGrouping(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "accountGrouping", ENTITY, id);
