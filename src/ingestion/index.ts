@@ -55,7 +55,7 @@ export type {
 export { buildParsePlan, FIELDS, signedAmountExpression, type ParsePlan, type ResolvedField } from "./sql/parse-plan.js";
 
 // Analyses of the mapped data.
-export { analyzeStagedData, summarizeWithTransactions, type AnalyzeOptions, type StagedDataAnalysis, type TransactionsAndSummaries } from "./analysis/staged-data.js";
+export { analyzeStagedData, summarizeStagedRows, summarizeWithTransactions, type AnalyzeOptions, type StagedDataAnalysis, type TransactionsAndSummaries } from "./analysis/staged-data.js";
 export {
   effectiveDateMetrics,
   loadRows,

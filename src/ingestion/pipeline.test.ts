@@ -426,7 +426,7 @@ describe("one pass over the mapped data", () => {
     }
   });
 
-  it("groups the rows by transaction, then by day and account on one connection: the transactions table, dates and accounts of the separate passes", async () => {
+  it("groups the rows by transaction and, on a second connection, by day and account: the transactions table, dates and accounts of the separate passes", async () => {
     const generated = dir.write("grouped.csv", "");
     await writeGeneralLedgerCsv(generated, 3000, 23);
     const unshadowed = await prepare(ERP_GENERAL_LEDGER, { typedShadows: false });

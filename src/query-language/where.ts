@@ -20,10 +20,14 @@ export function whereToFilter(where: unknown): Record<string, unknown> {
   return out;
 }
 
+/** Two filters that must both hold; an absent one matches all. */
+export function bothFilters(a: unknown, b: unknown): unknown {
+  if (a === undefined || a === null) return b ?? {};
+  if (b === undefined || b === null) return a;
+  return { $and: [a, b] };
+}
+
 /** `filter` JSON and a typed `where` together: both must hold. */
 export function combinedFilter(filter: unknown, where: unknown): unknown {
-  if (where === undefined || where === null) return filter ?? {};
-  const typed = whereToFilter(where);
-  if (filter === undefined || filter === null) return typed;
-  return { $and: [filter, typed] };
+  return bothFilters(filter, where === undefined || where === null ? undefined : whereToFilter(where));
 }

@@ -38,32 +38,42 @@ function flowsSql(plan: RunPlan): { sides: string; exact: string; flows: string 
   const sides = `SELECT b.tx, b.account, sign(b.amount)::smallint AS side, sum(abs(b.amount))::bigint AS amount
       FROM ${table(plan.tables.base)} b WHERE b.amount <> 0 GROUP BY 1, 2, 3`;
   const fa = table(plan.tables.work("sides"));
+  // Only amounts found on both sides of a transaction can pair: the numbering windows sort those alone.
   const exact = `WITH cx AS (SELECT f.* FROM ${fa} f JOIN ${t} t USING (tx) WHERE t.debit_accounts >= 2 AND t.credit_accounts >= 2 AND t.debit = t.credit),
-      d AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM cx WHERE side = 1),
-      c AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM cx WHERE side = -1)
+      m AS (SELECT cx.* FROM cx JOIN (SELECT tx, amount FROM cx GROUP BY tx, amount HAVING min(side) < 0 AND max(side) > 0) k USING (tx, amount)),
+      d AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = 1),
+      c AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = -1)
     SELECT d.tx, d.account AS debit_account, c.account AS credit_account, d.amount FROM d JOIN c USING (tx, amount, rn)`;
   const ex = table(plan.tables.work("exact"));
+  // Per transaction, what remains to spread: without exact pairs, its sides' totals and counts as the
+  // transaction aggregate has them; with exact pairs, the remaining sides added up.
+  const kind = (alias: string) => `CASE WHEN ${alias}.debit_accounts >= 2 AND ${alias}.credit_accounts >= 2 THEN 'COMPLEX' ELSE 'SIMPLE' END`;
   const flows = `WITH rem AS (
         SELECT f.* FROM ${fa} f WHERE f.side = 1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.debit_account = f.account)
         UNION ALL
         SELECT f.* FROM ${fa} f WHERE f.side = -1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.credit_account = f.account)),
-      rt AS (SELECT tx, coalesce(sum(amount) FILTER (WHERE side = 1), 0)::numeric AS rd, coalesce(sum(amount) FILTER (WHERE side = -1), 0)::numeric AS rc,
-                    count(*) FILTER (WHERE side = 1) AS nd, count(*) FILTER (WHERE side = -1) AS nc FROM rem GROUP BY tx),
-      kind AS (SELECT tx, CASE WHEN debit_accounts >= 2 AND credit_accounts >= 2 THEN 'COMPLEX' ELSE 'SIMPLE' END AS flow_type FROM ${t})
-    SELECT tx, debit_account, credit_account, amount, flow_type FROM (
-      SELECT tx, debit_account, credit_account, amount, 'SIMPLE' AS flow_type FROM ${ex}
+      rt AS (
+        SELECT t.tx, t.debit_side_total::numeric AS rd, t.credit_side_total::numeric AS rc, t.debit_sides::bigint AS nd, t.credit_sides::bigint AS nc,
+               ${kind("t")} AS flow_type, t.txid, t.effective_date
+          FROM ${t} t WHERE NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = t.tx)
+        UNION ALL
+        SELECT r.tx, coalesce(sum(r.amount) FILTER (WHERE r.side = 1), 0)::numeric, coalesce(sum(r.amount) FILTER (WHERE r.side = -1), 0)::numeric,
+               count(*) FILTER (WHERE r.side = 1), count(*) FILTER (WHERE r.side = -1), min(${kind("t")}), min(t.txid), min(t.effective_date)
+          FROM rem r JOIN ${t} t USING (tx) WHERE r.tx IN (SELECT tx FROM ${ex}) GROUP BY r.tx)
+    SELECT tx, debit_account, credit_account, amount, flow_type, txid, effective_date FROM (
+      SELECT e.tx, e.debit_account, e.credit_account, e.amount, 'SIMPLE' AS flow_type, t.txid, t.effective_date FROM ${ex} e JOIN ${t} t USING (tx)
       UNION ALL
-      SELECT d.tx, d.account, c.account, round(d.amount::numeric * c.amount / greatest(rt.rd, rt.rc))::bigint, k.flow_type
-        FROM rem d JOIN rem c ON c.tx = d.tx AND c.side = -1 JOIN rt ON rt.tx = d.tx JOIN kind k ON k.tx = d.tx
+      SELECT d.tx, d.account, c.account, round(d.amount::numeric * c.amount / greatest(rt.rd, rt.rc))::bigint, rt.flow_type, rt.txid, rt.effective_date
+        FROM rem d JOIN rem c ON c.tx = d.tx AND c.side = -1 JOIN rt ON rt.tx = d.tx
        WHERE d.side = 1 AND rt.nd * rt.nc <= ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
       SELECT r.tx, CASE WHEN r.side = 1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END, CASE WHEN r.side = -1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END,
-             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX'
+             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX', rt.txid, rt.effective_date
         FROM rem r JOIN rt USING (tx) WHERE rt.nd * rt.nc > ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
       SELECT r.tx, CASE WHEN r.side = 1 THEN r.account END, CASE WHEN r.side = -1 THEN r.account END,
-             round(r.amount::numeric * abs(rt.rd - rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, k.flow_type
-        FROM rem r JOIN rt USING (tx) JOIN kind k USING (tx)
+             round(r.amount::numeric * abs(rt.rd - rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, rt.flow_type, rt.txid, rt.effective_date
+        FROM rem r JOIN rt USING (tx)
        WHERE (r.side = 1 AND rt.rd > rt.rc) OR (r.side = -1 AND rt.rc > rt.rd)) f
     WHERE amount > 0`;
   return { sides, exact, flows };
@@ -90,7 +100,9 @@ function rulesScore(rules: readonly ExpertRule[], unexpected: keyof typeof EXPER
  * One row per account pair that exchanges money (the totals per bucket pair, per debit and per
  * credit account are small grouped tables joined back: window functions sorted every pair three times): how often, the mean and spread of ln(amount),
  * and the pair-level scores (rare bucket pair, unlikely credit account given the debit account,
- * expert and custom rules, cash to bad debt).
+ * expert and custom rules, cash to bad debt). The mean and spread add the flows in order of
+ * ln(amount): floating-point sums in the order the flows happen to be stored would change in the
+ * last bits whenever the flows statement's plan does.
  */
 function pairsSql(ctx: GlContext): string {
   const plan = ctx.plan;
@@ -122,8 +134,8 @@ function pairsSql(ctx: GlContext): string {
     }
   }
   const accounts = `(SELECT DISTINCT ON (account) account, codes, mac_codes, is_cash, is_bad_debt FROM ${ctx.accounts} ORDER BY account, fund_key)`;
-  return `WITH p AS (SELECT debit_account, credit_account, count(*)::integer AS n, avg(ln(amount::float8)) AS mean, stddev_samp(ln(amount::float8)) AS sd
-                      FROM ${flows} WHERE debit_account IS NOT NULL AND credit_account IS NOT NULL GROUP BY 1, 2),
+  return `WITH p AS (SELECT debit_account, credit_account, count(*)::integer AS n, avg(l ORDER BY l) AS mean, stddev_samp(l ORDER BY l) AS sd
+                      FROM (SELECT debit_account, credit_account, ln(amount::float8) AS l FROM ${flows} WHERE debit_account IS NOT NULL AND credit_account IS NOT NULL) f GROUP BY 1, 2),
       b AS (SELECT p.*, ${bucket("da")} AS debit_bucket, ${bucket("ca")} AS credit_bucket
               FROM p LEFT JOIN ${accounts} da ON da.account = p.debit_account LEFT JOIN ${accounts} ca ON ca.account = p.credit_account),
       x AS (SELECT b.*, bf.n AS bucket_flows, tot.n AS total_flows, ff.n AS from_flows, tf.n AS to_flows
@@ -154,9 +166,9 @@ function scoredFlowsSql(ctx: GlContext): string {
     return `q.${ident(p.column)} AS ${ident(`cp_score_${point.definition.name}`)}, ${failedExpression(plan, point, `q.${ident(p.column)}`)} AS ${ident(`cp_failed_${point.definition.name}`)}`;
   });
   return `SELECT q.row_no, q.tx, q.txid, q.effective_date, q.flow_type, q.debit_account, q.credit_account, q.amount, q.unknown_flow${published.map((c) => `, ${c}`).join("")}
-    FROM (SELECT row_number() OVER () AS row_no, f.tx, t.txid, t.effective_date, f.flow_type, f.debit_account, f.credit_account, f.amount,
+    FROM (SELECT row_number() OVER () AS row_no, f.tx, f.txid, f.effective_date, f.flow_type, f.debit_account, f.credit_account, f.amount,
                  (f.debit_account IS NULL OR f.credit_account IS NULL) AS unknown_flow${columns.map((c) => `,\n                 ${c}`).join("")}
-            FROM ${flows} f JOIN ${table(plan.tables.work("txagg"))} t USING (tx)
+            FROM ${flows} f
             LEFT JOIN ${pairs} pr ON pr.debit_account = f.debit_account AND pr.credit_account = f.credit_account) q`;
 }
 
@@ -168,6 +180,8 @@ export const glFlowsStep: EngineStep = {
     const ctx = await glContext(pool, plan);
     const sql = flowsSql(plan);
     await engineTransaction(pool, async (client) => {
+      // The remainder and its totals are CTEs estimated at a few rows: a merge join would sort a million of them.
+      await client.query("SET LOCAL enable_mergejoin = off");
       // Analyzed: the exact pairs and the remainder join it with itself.
       await createTableAs(client, plan.tables.work("sides"), sql.sides);
       await createTableAs(client, plan.tables.work("exact"), sql.exact);

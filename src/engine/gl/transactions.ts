@@ -8,30 +8,37 @@ import { entryPointColumns } from "./entries.js";
  * Transactions: one aggregation of the base table per transaction key (totals, first entry's
  * fields, distinct accounts, the highest own score of its entries per entry-level control point,
  * signatures for duplicates and reversals, balance sheet and income statement deltas, account tag
- * effects), then the transaction-level control points, each a small table of the transactions it
+ * effects, and what the flows step spreads: each side's total and its number of (account) sides,
+ * a missing account counting as one), then the transaction-level control points, each a small table of the transactions it
  * flags (`w_<name>`: tx, score).
  */
 function aggregateSql(ctx: GlContext): string {
   const plan = ctx.plan;
   const own = entryPointColumns(plan).map(({ column }) => `max(b.${ident(column)})::smallint AS ${ident(column)}`);
   const cashMinimum = int(ctx.setting("journal_entry_cash_out_the_door", "minimumAmount") ?? 0);
+  // Fixed-width columns first: the control points below scan this table a dozen times, and each
+  // scan reads its numbers at fixed offsets instead of walking the texts and the accounts list.
   return `
-    SELECT b.tx, min(b.txid) AS txid, min(b.effective_date) AS effective_date, max(b.effective_date) AS last_effective_date,
-           min(b.entered_date) AS entered_date, min(b.type) AS type, min(b.user_id) AS user_id,
-           sum(b.debit)::bigint AS debit, sum(b.credit)::bigint AS credit, count(*)::integer AS entries_count,
-           min(nullif(btrim(b.memo), '')) AS "transaction",
-           array_agg(DISTINCT b.account ORDER BY b.account) FILTER (WHERE b.account IS NOT NULL) AS accounts,
+    SELECT b.tx, sum(b.debit)::bigint AS debit, sum(b.credit)::bigint AS credit, count(*)::integer AS entries_count,
+           count(DISTINCT b.account)::integer AS accounts_count,
            count(DISTINCT b.account) FILTER (WHERE b.amount > 0)::integer AS debit_accounts,
            count(DISTINCT b.account) FILTER (WHERE b.amount < 0)::integer AS credit_accounts,
-           sum(hashtextextended(coalesce(b.account, '') || ':' || b.amount, 0)::numeric) AS signature,
-           sum(hashtextextended(coalesce(b.account, '') || ':' || (-b.amount), 0)::numeric) AS reverse_signature,
+           (count(DISTINCT b.account) FILTER (WHERE b.amount > 0) + CASE WHEN bool_or(b.account IS NULL AND b.amount > 0) THEN 1 ELSE 0 END)::integer AS debit_sides,
+           (count(DISTINCT b.account) FILTER (WHERE b.amount < 0) + CASE WHEN bool_or(b.account IS NULL AND b.amount < 0) THEN 1 ELSE 0 END)::integer AS credit_sides,
+           coalesce(sum(b.amount) FILTER (WHERE b.amount > 0), 0)::bigint AS debit_side_total,
+           coalesce(sum(-b.amount) FILTER (WHERE b.amount < 0), 0)::bigint AS credit_side_total,
            coalesce(sum(b.amount) FILTER (WHERE a.is_bs), 0)::bigint AS bs_delta,
            coalesce(sum(b.amount) FILTER (WHERE a.is_is), 0)::bigint AS is_delta,
+           min(b.effective_date) AS effective_date, max(b.effective_date) AS last_effective_date, min(b.entered_date) AS entered_date,
            coalesce(bit_or(CASE WHEN sign(b.amount) * a.normal > 0 THEN a.tag_mask END), 0) AS increasing_mask,
            coalesce(bit_or(CASE WHEN sign(b.amount) * a.normal < 0 THEN a.tag_mask END), 0) AS decreasing_mask,
            bool_or(b.amount < 0 AND a.is_cash AND -b.amount >= ${cashMinimum}) AS cash_credit,
-           bool_or(b.amount > 0 AND NOT coalesce(a.is_cash, FALSE)) AS non_cash_debit,
-           min(b.fund_id) AS first_fund, max(b.fund_id) AS last_fund${own.map((o) => `,\n           ${o}`).join("")}
+           bool_or(b.amount > 0 AND NOT coalesce(a.is_cash, FALSE)) AS non_cash_debit${own.map((o) => `,\n           ${o}`).join("")},
+           sum(hashtextextended(coalesce(b.account, '') || ':' || b.amount, 0)) AS signature,
+           sum(hashtextextended(coalesce(b.account, '') || ':' || (-b.amount), 0)) AS reverse_signature,
+           min(b.txid) AS txid, min(b.type) AS type, min(b.user_id) AS user_id, min(nullif(btrim(b.memo), '')) AS "transaction",
+           array_agg(DISTINCT b.account ORDER BY b.account) FILTER (WHERE b.account IS NOT NULL) AS accounts,
+           min(b.fund_id) AS first_fund, max(b.fund_id) AS last_fund
       FROM ${table(plan.tables.base)} b ${ctx.accountJoin("b")}
      GROUP BY b.tx`;
 }
@@ -50,7 +57,7 @@ const TRANSACTION_POINTS: TransactionPoint[] = [
   {
     name: "journal_entry_complex_structure_v2",
     sql: (ctx, t) =>
-      `SELECT tx, 10000 AS score FROM ${t} WHERE debit_accounts >= 2 AND credit_accounts >= 2 AND cardinality(accounts) >= ${int(ctx.setting("journal_entry_complex_structure_v2", "minimumAccounts"))}`,
+      `SELECT tx, 10000 AS score FROM ${t} WHERE debit_accounts >= 2 AND credit_accounts >= 2 AND accounts_count >= ${int(ctx.setting("journal_entry_complex_structure_v2", "minimumAccounts"))}`,
   },
   { name: "journal_entry_cash_out_the_door", sql: (_ctx, t) => `SELECT tx, 10000 AS score FROM ${t} WHERE cash_credit AND non_cash_debit` },
   { name: "journal_entry_nfp_interfund_transfer", sql: (_ctx, t) => `SELECT tx, 10000 AS score FROM ${t} WHERE first_fund IS DISTINCT FROM last_fund` },
@@ -69,11 +76,11 @@ const TRANSACTION_POINTS: TransactionPoint[] = [
   },
   {
     name: "journal_entry_is_reversal_of",
-    sql: (ctx, t) => `SELECT DISTINCT later AS tx, 10000 AS score FROM (${reversalPairs(ctx, t, "journal_entry_is_reversal_of")}) p`,
+    sql: (ctx) => `SELECT DISTINCT later AS tx, 10000 AS score FROM ${table(ctx.plan.tables.work("reversals"))} WHERE days <= ${reversalWindow(ctx, "journal_entry_is_reversal_of")}`,
   },
   {
     name: "journal_entry_is_reversed_by",
-    sql: (ctx, t) => `SELECT DISTINCT earlier AS tx, 10000 AS score FROM (${reversalPairs(ctx, t, "journal_entry_is_reversed_by")}) p`,
+    sql: (ctx) => `SELECT DISTINCT earlier AS tx, 10000 AS score FROM ${table(ctx.plan.tables.work("reversals"))} WHERE days <= ${reversalWindow(ctx, "journal_entry_is_reversed_by")}`,
   },
   {
     // Transaction ids ending in a number, per prefix: a run of missing numbers (up to the maximum
@@ -95,17 +102,24 @@ const TRANSACTION_POINTS: TransactionPoint[] = [
   },
 ];
 
+const REVERSAL_POINTS = ["journal_entry_is_reversal_of", "journal_entry_is_reversed_by"];
+
+function reversalWindow(ctx: GlContext, point: string): string {
+  return int(ctx.setting(point, "windowDays"));
+}
+
 /**
  * Pairs (earlier, later) where the later transaction reverses the earlier: its signature is the
  * earlier one's reverse signature (same accounts, opposite amounts), same entry count, within the
- * window, ordered by entered date when there is one, else by effective date.
+ * window, ordered by entered date when there is one, else by effective date. Both reversal points
+ * read them (`days` apart, each with its own window): one self-join instead of two.
  */
-function reversalPairs(ctx: GlContext, t: string, point: string): string {
-  const window = int(ctx.setting(point, "windowDays"));
+function reversalPairs(ctx: GlContext, t: string): string {
+  const window = Math.max(...REVERSAL_POINTS.filter((p) => ctx.runs(p)).map((p) => Number(reversalWindow(ctx, p))));
   const order = (alias: string) => `coalesce(${alias}.entered_date, ${alias}.effective_date)`;
-  return `SELECT e.tx AS earlier, l.tx AS later FROM ${t} e JOIN ${t} l ON l.signature = e.reverse_signature AND l.entries_count = e.entries_count
+  return `SELECT e.tx AS earlier, l.tx AS later, ${order("l")} - ${order("e")} AS days FROM ${t} e JOIN ${t} l ON l.signature = e.reverse_signature AND l.entries_count = e.entries_count
            WHERE l.tx <> e.tx AND e.signature <> e.reverse_signature AND e.debit + e.credit > 0
-             AND (${order("l")}, l.tx) > (${order("e")}, e.tx) AND ${order("l")} - ${order("e")} <= ${window}`;
+             AND (${order("l")}, l.tx) > (${order("e")}, e.tx) AND ${order("l")} - ${order("e")} <= ${int(window)}`;
 }
 
 const ACCOUNT_PERIOD_POINTS = new Set(["prior_period_overall_score_change", "group_by_trendshock", "prior_period_frequency", "prior_period_dollar_change"]);
@@ -135,7 +149,10 @@ export const glTransactionsStep: EngineStep = {
   async run({ pool, plan, signal, pointsDone }) {
     const ctx = await glContext(pool, plan);
     const aggregate = plan.tables.work("txagg");
-    await engineTransaction(pool, (client) => createTableAs(client, aggregate, aggregateSql(ctx)));
+    await engineTransaction(pool, async (client) => {
+      await createTableAs(client, aggregate, aggregateSql(ctx));
+      if (REVERSAL_POINTS.some((p) => ctx.runs(p))) await createTableAs(client, plan.tables.work("reversals"), reversalPairs(ctx, table(aggregate)), { analyze: false });
+    });
     for (const point of TRANSACTION_POINTS) {
       signal.throwIfAborted();
       if (!plan.planned(point.name)) continue;

@@ -198,6 +198,9 @@ export async function previewFromTransactions(pool: pg.Pool, options: { staging:
   return withParseFallback(async (guarded) => {
     return inPgTransaction(pool, async (client) => {
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
+      // Rated beside the parse and the day grouping, which keep both cores busy: workers would only
+      // add processes (and gather work) to the quarter of a million rows of a 1M-line ledger.
+      await client.query(SERIAL_PASS_SETTINGS);
       const { rows } = await client.query(
         `SELECT ${aggregates(FIELDS.txid)}
            FROM (SELECT ${FIELDS.txid}, entry_count AS n, balance AS bal, ${dated ? `${FIELDS.effectiveDate} <> last_effective_date` : "NULL::boolean"} AS dates, row_no AS lo

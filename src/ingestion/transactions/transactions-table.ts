@@ -98,6 +98,14 @@ export async function buildTransactionsFromStaging(pool: pg.Pool, options: Stage
 
 export const ENTRY_DATE = "entry_date";
 
+/**
+ * sum(bigint) with a bigint state (migration 20261126090134_ingest_bigint_sum): the built-in one
+ * keeps a 128-bit state per group and returns numeric, which made the two sums cost as much as
+ * hashing the quarter of a million transactions itself (1M-line ledger, backend CPU at load 11:
+ * the grouping 1.65 s with sum(), 1.17 s with this).
+ */
+export const BIGINT_SUM = "ingest.bigint_sum";
+
 interface TransactionsSource {
   /** A FROM item yielding row_no, txid, debit, credit, effective_date and entry_date (those that exist). */
   from: string;
@@ -120,8 +128,9 @@ export function transactionSummaries(effectiveDate: boolean, entryDate: boolean)
     column("row_no", "INT64", null, "min(row_no)"),
     column(FIELDS.txid, "STRING", FIELDS.txid, FIELDS.txid),
     column("entry_count", "INT64", null, "count(*)"),
-    column("debit_total", "MONEY_100", null, `coalesce(sum(${FIELDS.debit}), 0)::bigint`),
-    column("credit_total", "MONEY_100", null, `coalesce(sum(${FIELDS.credit}), 0)::bigint`),
+    // Debits and credits are never negative: a bigint running sum overflows only when the total does.
+    column("debit_total", "MONEY_100", null, `coalesce(${BIGINT_SUM}(${FIELDS.debit}), 0)`),
+    column("credit_total", "MONEY_100", null, `coalesce(${BIGINT_SUM}(${FIELDS.credit}), 0)`),
     // Debits minus credits (0 when balanced, else what it is off by): from the two sums, not a third.
     column("balance", "MONEY_100", null, null, "debit_total - credit_total AS balance"),
     column("balanced", "BOOLEAN", null, null, "debit_total = credit_total AS balanced"),

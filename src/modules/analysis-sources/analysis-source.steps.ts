@@ -32,7 +32,7 @@ import {
   stagingIntact,
   stageFile,
   summarizeColumns,
-  summarizeWithTransactions,
+  summarizeStagedRows,
   transactionIdCandidates,
   withRecommendedMetrics,
   type AppliedMapping,
@@ -287,9 +287,9 @@ export interface AheadParse {
  * ANALYZE_EFFECTIVE_DATES: daily summary and accounts in one pass, a first preview beside it.
  *
  * With `parseFollows` (the walk goes on to PARSING without stopping) the parse does not wait its
- * turn: the entries are parsed with the first selection on one connection while, on another, one
- * scan groups the same rows by transaction (the transactions table of that selection), by day and
- * by account (this step's own results), and that selection is rated from the transactions table. When
+ * turn: the entries are parsed with the first selection on one connection while, on a second, the
+ * same rows are grouped by transaction (the transactions table of that selection), which is then
+ * rated, and on a third by day and by account (this step's own results). When
  * CHECK_INTEGRITY then chooses it (it rated GOOD, or was proposed), PARSE only moves the tables into
  * place. Building ahead never changes an outcome: if it fails, or another selection is chosen, the
  * parse runs as usual.
@@ -315,26 +315,29 @@ export async function effectiveDatesStep(
       report(100);
       return { patch: { effectiveDates: analysis.effectiveDates, accounts: analysis.accounts }, preview: analysis.transactionIdPreview, ahead: null };
     }
-    // Two scans of the staging table side by side: the parse, and one grouping of the same rows by
-    // transaction, by day and by account (the transactions table, the daily summary, the accounts),
-    // followed by the rating of the selection from the transactions table.
-    // The grouping is the shorter: its end is a milestone, the rest is the parse's.
+    // Three scans of the staging table side by side, one connection each: the parse; the grouping by
+    // transaction (the transactions table), followed by the rating of the selection from it; the
+    // grouping by day and by account (this step's own results). Each is about a third of the work,
+    // so the two cores stay busy until the end (the parse's commit waits for its table's sync).
+    // The groupings are the shorter: their end is a milestone, the rest is the parse's.
     const datesShare = Math.round((100 * expectedMs(stage, "effectiveDates")) / expected);
     const built = await (async () => {
       try {
-        // The rating's example rows are found through the staging table's row index: built now,
-        // beside the rest, it is ready when the rating needs it instead of being built after.
+        // The rating's example rows are found through the staging table's row index: built first on
+        // the third connection (a tenth of a second), it is ready when the rating needs it.
         const indexed = indexStagedRows(env.app.pool, staging);
-        const summarized = summarizeWithTransactions(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection }).finally(() => report(datesShare));
-        const rated = settleAll(summarized, indexed).then(async ([summary]) => ({
-          summary,
+        const transactions = buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection });
+        const days = indexed.then(() => summarizeStagedRows(env.app.pool, staging, plan));
+        const rated = settleAll(transactions, indexed).then(async ([table]) => ({
+          table,
           preview: await previewFromTransactions(env.app.pool, { staging, transactions: transactionsAhead, plan, selection }),
         }));
-        const [result, { summary, preview }] = await settleAll(
+        settleAll(transactions, days).then(() => report(datesShare), () => undefined);
+        const [result, [{ table, preview }, summary]] = await settleAll(
           parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) }),
-          rated,
+          settleAll(rated, days),
         );
-        return { ahead: { selection, result, transactions: summary.transactions }, preview, summary };
+        return { ahead: { selection, result, transactions: table }, preview, summary };
       } catch (error) {
         env.app.logger.warn("parse ahead failed; the parse will run in its turn", { analysisSourceId: source.id, error: String(error) });
         await dropTables(env.app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);

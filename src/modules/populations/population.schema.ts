@@ -2,6 +2,7 @@ import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { defineCrudFields } from "../common/crud-fields.js";
 import { pageArgs, pageOf } from "../common/page.js";
+import { bothFilters } from "../../query-language/where.js";
 import { CONDITION, CreatePopulationInput, UpdatePopulationInput } from "./population.inputs.js";
 import { populationColumns } from "./population.columns.js";
 import { withDescriptions } from "../saved-filters/conditions/condition-describe.js";
@@ -62,7 +63,7 @@ defineCrudFields({
 const scoped = (key: "analysisId" | "engagementId") => (args: { filter?: unknown }, id: string) => {
   // Analysis-level populations carry their engagement's id too.
   const own = key === "analysisId" ? { analysisId: id } : { engagementId: id, analysisId: null };
-  return { ...args, filter: args.filter == null ? own : { $and: [own, args.filter] } };
+  return { ...args, filter: bothFilters(own, args.filter) };
 };
 
 builder.prismaObjectFields("Analysis", (t) => ({

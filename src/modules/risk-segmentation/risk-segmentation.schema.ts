@@ -2,6 +2,7 @@ import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
 import { defineCrudFields } from "../common/crud-fields.js";
 import { pageArgs, pageOf } from "../common/page.js";
+import { bothFilters } from "../../query-language/where.js";
 import { CreateRiskSegmentationConfigInput } from "./risk-segmentation.inputs.js";
 import * as service from "./risk-segmentation.service.js";
 import { entityById } from "../common/relations.js";
@@ -49,6 +50,6 @@ builder.prismaObjectFields("Analysis", (t) => ({
     extensions: { rest: false },
     authScopes: { permission: READ },
     args: pageArgs(t),
-    resolve: (analysis, args, ctx) => service.queryRiskSegmentationConfigs(ctx, { ...args, filter: args.filter == null ? { analysisId: analysis.id } : { $and: [{ analysisId: analysis.id }, args.filter] } }),
+    resolve: (analysis, args, ctx) => service.queryRiskSegmentationConfigs(ctx, { ...args, filter: bothFilters({ analysisId: analysis.id }, args.filter) }),
   }),
 }));
