@@ -6,7 +6,7 @@ import { engagementColumns } from "./engagement.columns.js";
 import { Entity } from "../common/entity.js";
 import { relatedListArgs } from "../common/page.js";
 import * as analyses from "../analyses/analysis.service.js";
-import { FREQUENCIES } from "./engagement.columns.js";
+import { CreateEngagementInput, Frequency, UpdateEngagementInput } from "./engagement.inputs.js";
 import * as service from "./engagement.service.js";
 import { childrenOf, entitiesByIds, entityById } from "../common/relations.js";
 import { accountMappingColumns } from "../account-mappings/account-mapping.columns.js";
@@ -14,13 +14,11 @@ import { dataTableColumns } from "../data-tables/data-table.columns.js";
 import { configurationColumns } from "../analysis-type-configurations/configuration.columns.js";
 import { riskRangeColumns } from "../risk-ranges/risk-range.columns.js";
 
-export const Frequency = builder.enumType("Frequency", { values: FREQUENCIES });
-
-const AccountingPeriod = builder.objectRef<{ fiscalStartDay: number | null; fiscalStartMonth: number | null; frequency: string | null }>("AccountingPeriod").implement({
+const AccountingPeriod = builder.objectRef<{ fiscalStartDay: number | null; fiscalStartMonth: number | null; frequency: PrismaJson.EngagementFrequency | null }>("AccountingPeriod").implement({
   fields: (t) => ({
     fiscalStartDay: t.exposeInt("fiscalStartDay", { nullable: true }),
     fiscalStartMonth: t.exposeInt("fiscalStartMonth", { nullable: true }),
-    frequency: t.field({ type: Frequency, nullable: true, resolve: (p) => p.frequency as never }),
+    frequency: t.field({ type: Frequency, nullable: true, resolve: (p) => p.frequency }),
   }),
 });
 
@@ -83,58 +81,6 @@ export const Engagement = builder.prismaObject("Engagement", {
       args: { ...relatedListArgs(t), ...whereArg(t, "RiskRange", riskRangeColumns) },
       resolve: (_q, p, args, ctx) => childrenOf("riskRange", riskRangeColumns, "engagementId")(ctx, p.id, args),
     }),
-  }),
-});
-
-const AccountingPeriodInput = builder.inputType("AccountingPeriodInput", {
-  fields: (t) => ({
-    fiscalStartDay: t.int({ required: true }),
-    fiscalStartMonth: t.int({ required: true }),
-    frequency: t.field({ type: Frequency, required: true }),
-  }),
-});
-
-const EmailSubscriptionInput = builder.inputType("EmailSubscriptionInput", {
-  fields: (t) => ({
-    userId: t.id({ required: true }),
-    eventTypes: t.stringList(),
-  }),
-});
-
-// Spec 2.12; the rule itself lives in engagement.service.ts (periodChoiceProblems).
-const PERIOD_DESCRIPTION = "Required unless a reportingPeriodConfigurationId is given or kept; a configuration replaces it (not stored then)";
-const CONFIGURATION_DESCRIPTION = "Replaces accountingPeriod when set (takes precedence when both are sent); on update, null clears it and accountingPeriod must then be sent";
-
-const CreateEngagementInput = builder.inputType("CreateEngagementInput", {
-  fields: (t) => ({
-    organizationId: t.id({ required: true }),
-    name: t.string({ required: true }),
-    libraryId: t.id({ description: "Defaults to the PLATFORM_FOR_PROFIT system library" }),
-    accountingPackage: t.string(),
-    accountingPeriod: t.field({ type: AccountingPeriodInput, description: PERIOD_DESCRIPTION }),
-    auditPeriodEndDate: t.field({ type: "Date" }),
-    industry: t.string(),
-    auditorIds: t.idList(),
-    engagementLeadId: t.id(),
-    billingCode: t.string(),
-    reportingPeriodConfigurationId: t.id({ description: CONFIGURATION_DESCRIPTION }),
-    settingsBasedOnEngagementId: t.id(),
-  }),
-});
-
-const UpdateEngagementInput = builder.inputType("UpdateEngagementInput", {
-  fields: (t) => ({
-    name: t.string(),
-    accountingPackage: t.string(),
-    accountingPeriod: t.field({ type: AccountingPeriodInput, description: PERIOD_DESCRIPTION }),
-    auditPeriodEndDate: t.field({ type: "Date" }),
-    industry: t.string(),
-    auditorIds: t.idList(),
-    engagementLeadId: t.id(),
-    billingCode: t.string(),
-    reportingPeriodConfigurationId: t.id({ description: CONFIGURATION_DESCRIPTION }),
-    emailSubscriptions: t.field({ type: [EmailSubscriptionInput], required: true }),
-    version: t.int({ required: true }),
   }),
 });
 

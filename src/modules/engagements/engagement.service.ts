@@ -5,6 +5,7 @@ import { actorOf, type RequestContext } from "../../graphql/context.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { assertUsersExist } from "../users/user.service.js";
 import { engagementColumns } from "./engagement.columns.js";
+import type { AccountingPeriodInput, CreateEngagementInput, UpdateEngagementInput } from "./engagement.inputs.js";
 import { libraryForReference } from "../libraries/library.service.js";
 import { assertReportingPeriodConfigurationExists } from "../reporting-periods/reporting-period.service.js";
 import { copyLibraryConfigurationsToEngagement } from "../analysis-type-configurations/configuration.copy.js";
@@ -13,41 +14,6 @@ import { copyAccountGroupingToEngagement } from "../engagement-account-groupings
 const ENTITY = "Engagement";
 /** Wire reference section 6: the library engagements use unless they name another. */
 export const DEFAULT_LIBRARY_ID = "5cc9076887f13cb8a7a1926b";
-
-export interface AccountingPeriodInput {
-  fiscalStartDay: number;
-  fiscalStartMonth: number;
-  frequency: string;
-}
-
-export interface EmailSubscriptionInput {
-  userId: string;
-  eventTypes?: string[] | null;
-}
-
-interface EngagementFields {
-  name?: string | null;
-  accountingPackage?: string | null;
-  accountingPeriod?: AccountingPeriodInput | null;
-  auditPeriodEndDate?: string | null;
-  industry?: string | null;
-  auditorIds?: string[] | null;
-  engagementLeadId?: string | null;
-  billingCode?: string | null;
-  reportingPeriodConfigurationId?: string | null;
-}
-
-export interface CreateEngagementInput extends EngagementFields {
-  organizationId: string;
-  name: string;
-  libraryId?: string | null;
-  settingsBasedOnEngagementId?: string | null;
-}
-
-export interface UpdateEngagementInput extends EngagementFields {
-  emailSubscriptions: EmailSubscriptionInput[];
-  version: number;
-}
 
 export function getEngagement(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "engagement", ENTITY, id);
@@ -98,11 +64,11 @@ function periodChoiceProblems(hasPeriod: boolean, hasConfig: boolean): Problem[]
   return [{ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: "accountingPeriod", reason: "One of accountingPeriod or reportingPeriodConfigurationId is required" }];
 }
 
-async function checkReferences(ctx: RequestContext, input: EngagementFields & { emailSubscriptions?: EmailSubscriptionInput[] | null }) {
+async function checkReferences(ctx: RequestContext, input: CreateEngagementInput | UpdateEngagementInput) {
   await assertReportingPeriodConfigurationExists(ctx, input.reportingPeriodConfigurationId);
   if (input.auditorIds) await assertUsersExist(ctx, input.auditorIds, "auditorIds");
   if (input.engagementLeadId) await assertUsersExist(ctx, [input.engagementLeadId], "engagementLeadId");
-  if (input.emailSubscriptions) await assertUsersExist(ctx, input.emailSubscriptions.map((s) => s.userId), "emailSubscriptions.userId");
+  if ("emailSubscriptions" in input) await assertUsersExist(ctx, input.emailSubscriptions.map((s) => s.userId), "emailSubscriptions.userId");
 }
 
 function periodColumns(period: AccountingPeriodInput | null | undefined) {

@@ -42,12 +42,12 @@ export const FILE_METRICS = mapOf(FILE_METRIC, "Metric name -> metric");
 
 interface FileInfoRow extends AuditShape {
   name: string;
-  type: string;
-  format: string | null;
+  type: PrismaJson.FileInfoType;
+  format: PrismaJson.GroupedFormat | null;
   formatDetected: boolean;
   fileManagerFileId: string | null;
   encoding: string | null;
-  state: string;
+  state: PrismaJson.FileInfoState;
   analysisSourceId: string | null;
 }
 
@@ -57,14 +57,14 @@ export const FileInfoNode = builder.interfaceRef<FileInfoRow>("FileInfoNode").im
   resolveType: (info) => (info.type === "TABULAR_FILE_INFO" ? "TabularFileInfo" : "FileInfo"),
   fields: (t) => ({
     name: t.exposeString("name"),
-    type: t.field({ type: FileInfoType, resolve: (i) => i.type as never }),
-    format: t.field({ type: GroupedFormat, nullable: true, resolve: (i) => i.format as never }),
+    type: t.field({ type: FileInfoType, resolve: (i) => i.type }),
+    format: t.field({ type: GroupedFormat, nullable: true, resolve: (i) => i.format }),
     formatDetected: t.exposeBoolean("formatDetected"),
     fileManagerFileId: t.exposeID("fileManagerFileId", { nullable: true }),
     encoding: t.exposeString("encoding", { nullable: true }),
     // Not in the wire reference's read keys (callers tolerate extra keys): without it a file info
     // still being computed looks exactly like a finished non-tabular FILE_INFO.
-    status: t.field({ type: FileInfoStatus, description: "PENDING while being computed, then COMPLETE or FAILED", resolve: (i) => i.state as "PENDING" | "COMPLETE" | "FAILED" }),
+    status: t.field({ type: FileInfoStatus, description: "PENDING while being computed, then COMPLETE or FAILED", resolve: (i) => i.state }),
     analysisSourceId: t.exposeID("analysisSourceId", { nullable: true, description: "Set on an analysis source's own reading of its file (its fileInfoVersions name it)" }),
   }),
 });

@@ -77,7 +77,7 @@ export async function tabularReadingOf(app: Pick<App, "prisma">, fileManagerFile
  * stores a new reading. Returns its id. Removed with the source (ON DELETE CASCADE).
  */
 export async function saveSourceFileInfo(tx: Tx, source: { id: string; fileManagerFileId: string }, info: TabularFileInfo, actor: Actor): Promise<string> {
-  const columns = { ...inspectionColumns(tabularInspection(info)), name: info.name ?? "", fileManagerFileId: source.fileManagerFileId, state: "COMPLETE" };
+  const columns = { ...inspectionColumns(tabularInspection(info)), name: info.name ?? "", fileManagerFileId: source.fileManagerFileId, state: "COMPLETE" as const };
   const existing = await tx.fileInfo.findUnique({ where: { analysisSourceId: source.id }, select: { id: true } });
   if (existing) {
     await tx.fileInfo.update({ where: { id: existing.id }, data: { ...columns, ...touchAudit(actor), version: { increment: 1 } } });

@@ -1,10 +1,10 @@
 import type { Readable } from "node:stream";
-import type { ColumnData, Metric, StagedColumn, WorkbookInfo } from "../../ingestion/index.js";
+import type { ColumnData, GroupedFormat, Metric, StagedColumn, WorkbookInfo } from "../../ingestion/index.js";
 
 /** What inspecting a file's content found (wire reference 8, File info). */
 export interface FileInspection {
   type: "FILE_INFO" | "TABULAR_FILE_INFO";
-  format?: string | null;
+  format?: GroupedFormat | null;
   formatDetected?: boolean;
   encoding?: string | null;
   delimiter?: string | null;

@@ -10,7 +10,8 @@ import { FileInfoNode } from "../file-infos/file-info.schema.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { FileDownload } from "../file-results/file-download.js";
-import { FILE_MANAGER_TYPES, FILE_STATUSES } from "./file-manager.columns.js";
+import { FILE_STATUSES } from "./file-manager.columns.js";
+import { CreateFileFromChunkedFileInput, CreateFileManagerDirectoryInput, FileManagerPlacementInput, FileManagerType, UpdateFileManagerEntityInput } from "./file-manager.inputs.js";
 import * as service from "./file-manager.service.js";
 import "./file-manager.cleanup.js";
 import "./staged-uploads.cleanup.js";
@@ -18,13 +19,12 @@ import "./staged-uploads.cleanup.js";
 registerEventPermission("FILE_MANAGER_FILE", "api.file-manager.read");
 registerEventPermission("FILE_MANAGER_DIRECTORY", "api.file-manager.read");
 
-export const FileManagerType = builder.enumType("FileManagerType", { values: FILE_MANAGER_TYPES });
 export const FileStatus = builder.enumType("FileStatus", { values: FILE_STATUSES });
 
 interface FileManagerRow extends AuditShape {
   engagementId: string;
   parentFileManagerEntityId: string | null;
-  type: string;
+  type: PrismaJson.FileManagerType;
   name: string;
 }
 
@@ -36,7 +36,7 @@ export const FileManagerNode = builder.interfaceRef<FileManagerRow>("FileManager
   fields: (t) => ({
     engagementId: t.exposeID("engagementId"),
     parentFileManagerEntityId: t.exposeID("parentFileManagerEntityId", { nullable: true }),
-    type: t.field({ type: FileManagerType, resolve: (e) => e.type as never }),
+    type: t.field({ type: FileManagerType, resolve: (e) => e.type }),
     name: t.exposeString("name"),
   }),
 });
@@ -106,41 +106,6 @@ builder.objectField(AsyncResult, "fileManagerFile", (t) =>
   }),
 );
 
-const CreateDirectoryInput = builder.inputType("CreateFileManagerDirectoryInput", {
-  fields: (t) => ({
-    engagementId: t.id({ required: true }),
-    name: t.string({ required: true }),
-    parentFileManagerEntityId: t.id({ description: "Directory to create it in; absent for the engagement's top level" }),
-  }),
-});
-
-const PlacementInput = builder.inputType("FileManagerPlacementInput", {
-  description: "Where a new file goes and what it is called (name without extension; defaults to the uploaded file's)",
-  fields: (t) => ({
-    engagementId: t.id({ required: true }),
-    name: t.string(),
-    parentFileManagerEntityId: t.id(),
-  }),
-});
-
-const FromChunkedFileInput = builder.inputType("CreateFileFromChunkedFileInput", {
-  fields: (t) => ({
-    chunkedFileId: t.id({ required: true }),
-    engagementId: t.id({ required: true }),
-    name: t.string(),
-    parentFileManagerEntityId: t.id(),
-  }),
-});
-
-const UpdateInput = builder.inputType("UpdateFileManagerEntityInput", {
-  fields: (t) => ({
-    name: t.string(),
-    parentFileManagerEntityId: t.id({ description: "Move into this directory (same engagement)" }),
-    type: t.field({ type: FileManagerType, description: "Must be the entity's current type" }),
-    version: t.int({ required: true }),
-  }),
-});
-
 const read = { permission: "api.file-manager.read" } as const;
 const write = { permission: "api.file-manager.write" } as const;
 
@@ -170,7 +135,7 @@ builder.mutationFields((t) => ({
   createFileManagerDirectory: t.field({
     type: FileManagerDirectory,
     authScopes: write,
-    args: { input: t.arg({ type: CreateDirectoryInput, required: true }) },
+    args: { input: t.arg({ type: CreateFileManagerDirectoryInput, required: true }) },
     resolve: (_root, { input }, ctx) => service.createDirectory(ctx, input),
   }),
   importFileManagerFile: t.field({
@@ -178,7 +143,7 @@ builder.mutationFields((t) => ({
     description: "Multipart only: POST /api/v1/file-manager/import with parts fileManagerFile (JSON) and file (bytes), or POST /api/graphql as a GraphQL multipart request with the file part mapped to variables.file (declared Upload!)",
     authScopes: write,
     args: {
-      input: t.arg({ type: PlacementInput, required: true }),
+      input: t.arg({ type: FileManagerPlacementInput, required: true }),
       file: t.arg({ type: "Upload", required: true, description: "The file part of this multipart request (REST upload, or GraphQL multipart request mapped to this variable)" }),
     },
     resolve: (_root, { input, file }, ctx) => service.importFile(ctx, input, file),
@@ -187,21 +152,21 @@ builder.mutationFields((t) => ({
     type: FileManagerFile,
     description: "Assembles a completely uploaded chunked file into a new file",
     authScopes: write,
-    args: { input: t.arg({ type: FromChunkedFileInput, required: true }) },
+    args: { input: t.arg({ type: CreateFileFromChunkedFileInput, required: true }) },
     resolve: (_root, { input }, ctx) => service.createFileFromChunkedFile(ctx, input.chunkedFileId, input),
   }),
   importFileFromChunkedFile: t.field({
     type: FileManagerFile,
     deprecationReason: "use createFileFromChunkedFile",
     authScopes: write,
-    args: { chunkedFileId: t.arg.id({ required: true }), input: t.arg({ type: PlacementInput, required: true }) },
+    args: { chunkedFileId: t.arg.id({ required: true }), input: t.arg({ type: FileManagerPlacementInput, required: true }) },
     resolve: (_root, { chunkedFileId, input }, ctx) => service.createFileFromChunkedFile(ctx, chunkedFileId, input),
   }),
   updateFileManagerEntity: t.field({
     type: FileManagerNode,
     description: "Rename or move a file or directory (send the latest version)",
     authScopes: write,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateFileManagerEntityInput, required: true }) },
     resolve: (_root, { id, input }, ctx) => service.updateFileManagerEntity(ctx, id, input),
   }),
   deleteFileManagerEntity: t.field({

@@ -15,6 +15,7 @@ import { arrivalTablesOf } from "../file-infos/file-info.cleanup.js";
 import { attachFileInfo } from "../file-infos/file-info.jobs.js";
 import type { FileInspection } from "../file-infos/file-inspection.js";
 import { fileManagerColumns } from "./file-manager.columns.js";
+import type { CreateFileManagerDirectoryInput, FileManagerPlacementInput, UpdateFileManagerEntityInput } from "./file-manager.inputs.js";
 import { fileDeleteBlockers } from "./file-manager.guards.js";
 import { contentTypeFor, splitFileName } from "./file-names.js";
 
@@ -25,11 +26,8 @@ export function fileObjectKey(id: string): string {
   return `files/${id}`;
 }
 
-export interface PlacementInput {
-  engagementId: string;
-  name?: string | null;
-  parentFileManagerEntityId?: string | null;
-}
+/** Where a new file goes and what it is called: the GraphQL FileManagerPlacementInput. */
+export type PlacementInput = FileManagerPlacementInput;
 
 /** 400 naming the field when the engagement or the parent directory does not fit. */
 export async function checkPlacement(db: { prisma: App["prisma"] | Tx }, engagementId: string, parentId: string | null | undefined): Promise<void> {
@@ -69,7 +67,7 @@ export function queryFileManagerEntities(ctx: RequestContext, args: PageArgs) {
   return queryEntities(ctx.app, { model: "fileManagerEntity", columns: fileManagerColumns }, args);
 }
 
-export async function createDirectory(ctx: RequestContext, input: PlacementInput & { name: string }) {
+export async function createDirectory(ctx: RequestContext, input: CreateFileManagerDirectoryInput) {
   assertContent(input);
   await checkPlacement(ctx, input.engagementId, input.parentFileManagerEntityId);
   const actor = actorOf(ctx);
@@ -206,15 +204,8 @@ export function createFileFromStream(ctx: RequestContext, input: PlacementInput 
   return storeNewFile(ctx, { ...input, name: input.name ?? stem, extension, originalName: input.fileName }, (key) => ctx.app.storage.write(key, observer ? observer.through(source()) : source()), observer);
 }
 
-export interface UpdateFileManagerInput {
-  name?: string | null;
-  parentFileManagerEntityId?: string | null;
-  type?: string | null;
-  version: number;
-}
-
 /** Rename and move (with the latest `version`); the type of an entity never changes. */
-export async function updateFileManagerEntity(ctx: RequestContext, id: string, input: UpdateFileManagerInput) {
+export async function updateFileManagerEntity(ctx: RequestContext, id: string, input: UpdateFileManagerEntityInput) {
   assertContent(input);
   const current = await getFileManagerEntity(ctx, id);
   if (input.type && input.type !== current.type) {

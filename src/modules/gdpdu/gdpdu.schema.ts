@@ -5,6 +5,7 @@ import { Entity } from "../common/entity.js";
 import { registerEventPermission } from "../events/event-permissions.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { GDPDU_UNPACK_STATUSES } from "./gdpdu.columns.js";
+import { GdpduUnpackInput } from "./gdpdu.inputs.js";
 import * as service from "./gdpdu.service.js";
 import { FileManagerDirectory, FileManagerFile, FileManagerNode } from "../file-manager/file-manager.schema.js";
 import { fileManagerEntityOf } from "../file-manager/file-manager.service.js";
@@ -65,15 +66,6 @@ export const GdpduUnpackJob = builder.prismaObject("GdpduUnpackJob", {
   }),
 });
 
-const UnpackInput = builder.inputType("GdpduUnpackInput", {
-  fields: (t) => ({
-    engagementId: t.id({ required: true }),
-    fileManagerFileId: t.id({ required: true, description: "The zip archive (index.xml plus table files)" }),
-    parentFileManagerEntityId: t.id({ description: "Where the new directory goes" }),
-    name: t.string({ description: "Name of the new directory; default: the archive's name" }),
-  }),
-});
-
 defineCrudFields({
   name: "GdpduUnpackJob",
   type: GdpduUnpackJob,
@@ -90,7 +82,7 @@ builder.mutationFields((t) => ({
     type: AsyncResult,
     description: "Starts a GDPDU_UNPACK_JOB: one UTF-8 CSV per table of the archive, in a new directory",
     authScopes: { permission: "api.file-manager.write" },
-    args: { input: t.arg({ type: UnpackInput, required: true }) },
+    args: { input: t.arg({ type: GdpduUnpackInput, required: true }) },
     resolve: (_root, { input }, ctx) => service.startGdpduUnpack(ctx, input),
   }),
 }));

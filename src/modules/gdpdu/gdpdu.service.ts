@@ -5,14 +5,8 @@ import type { RequestContext } from "../../graphql/context.js";
 import { jobStarter, startJob } from "../../jobs/index.js";
 import { checkPlacement } from "../file-manager/file-manager.service.js";
 import { gdpduUnpackJobColumns } from "./gdpdu.columns.js";
+import type { GdpduUnpackInput } from "./gdpdu.inputs.js";
 import { gdpduUnpackJob } from "./gdpdu-unpack.job.js";
-
-export interface UnpackInput {
-  engagementId: string;
-  fileManagerFileId: string;
-  parentFileManagerEntityId?: string | null;
-  name?: string | null;
-}
 
 export function getGdpduUnpackJob(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "gdpduUnpackJob", "GdpduUnpackJob", id);
@@ -26,7 +20,7 @@ export function queryGdpduUnpackJobs(ctx: RequestContext, args: PageArgs) {
  * POST /file-manager/transform/gdpdu-unpack: the archive must be a file of the engagement; the
  * unpack job record exists at once (the async result's target) and the job does the rest.
  */
-export async function startGdpduUnpack(ctx: RequestContext, input: UnpackInput) {
+export async function startGdpduUnpack(ctx: RequestContext, input: GdpduUnpackInput) {
   assertContent(input);
   await checkPlacement(ctx, input.engagementId, input.parentFileManagerEntityId);
   const archive = await ctx.prisma.fileManagerEntity.findUnique({ where: { id: input.fileManagerFileId } });

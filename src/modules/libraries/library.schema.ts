@@ -4,15 +4,13 @@ import { whereArg } from "../common/where.js";
 import { libraryColumns } from "./library.columns.js";
 import { Entity } from "../common/entity.js";
 import { Problem } from "../common/problem.js";
-import { RISK_SCORE_DISPLAYS } from "./library.columns.js";
+import { CreateLibraryInput, RiskScoreDisplay, UpdateLibraryInput } from "./library.inputs.js";
 import * as service from "./library.service.js";
 import { childrenOf, entitiesByIds, entityById } from "../common/relations.js";
 import { relatedListArgs } from "../common/page.js";
 import { engagementColumns } from "../engagements/engagement.columns.js";
 import { configurationColumns } from "../analysis-type-configurations/configuration.columns.js";
 import { riskRangeColumns } from "../risk-ranges/risk-range.columns.js";
-
-export const RiskScoreDisplay = builder.enumType("RiskScoreDisplay", { values: RISK_SCORE_DISPLAYS });
 
 export const Library = builder.prismaObject("Library", {
   interfaces: [Entity],
@@ -25,7 +23,7 @@ export const Library = builder.prismaObject("Library", {
     archived: t.exposeBoolean("archived"),
     system: t.exposeBoolean("system"),
     defaultDelimiter: t.exposeString("defaultDelimiter", { nullable: true }),
-    riskScoreDisplay: t.field({ type: RiskScoreDisplay, resolve: (l) => l.riskScoreDisplay as (typeof RISK_SCORE_DISPLAYS)[number] }),
+    riskScoreDisplay: t.field({ type: RiskScoreDisplay, resolve: (l) => l.riskScoreDisplay }),
     controlPointSelectionPermission: t.exposeBoolean("controlPointSelectionPermission"),
     controlPointSettingsPermission: t.exposeBoolean("controlPointSettingsPermission"),
     controlPointWeightPermission: t.exposeBoolean("controlPointWeightPermission"),
@@ -59,39 +57,6 @@ export const Library = builder.prismaObject("Library", {
       args: { ...relatedListArgs(t), ...whereArg(t, "RiskRange", riskRangeColumns) },
       resolve: (_q, p, args, ctx) => childrenOf("riskRange", riskRangeColumns, "libraryId")(ctx, p.id, args),
     }),
-  }),
-});
-
-const settings = (t: PothosSchemaTypes.InputFieldBuilder<any, "InputObject">) => ({
-  defaultDelimiter: t.string(),
-  riskScoreDisplay: t.field({ type: RiskScoreDisplay }),
-  controlPointSelectionPermission: t.boolean(),
-  controlPointSettingsPermission: t.boolean(),
-  controlPointWeightPermission: t.boolean(),
-  riskRangeEditPermission: t.boolean(),
-  riskScoreAndGroupsSelectionPermission: t.boolean(),
-  warningsDismissed: t.boolean(),
-});
-
-const CreateLibraryInput = builder.inputType("CreateLibraryInput", {
-  description: "Settings left out are copied from the base library",
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    basedOnLibraryId: t.id({ required: true }),
-    accountGroupingId: t.id(),
-    analysisTypeIds: t.idList(),
-    convertSettings: t.boolean({ description: "Required (true) when accountGroupingId differs from the base library's" }),
-    ...settings(t),
-  }),
-});
-
-const UpdateLibraryInput = builder.inputType("UpdateLibraryInput", {
-  fields: (t) => ({
-    name: t.string(),
-    analysisTypeIds: t.idList(),
-    archived: t.boolean(),
-    ...settings(t),
-    version: t.int({ required: true }),
   }),
 });
 

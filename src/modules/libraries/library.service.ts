@@ -7,35 +7,9 @@ import type { Prisma } from "../../generated/prisma/client.js";
 import { copyAddedLibraryTypesToEngagements, copyLibraryConfigurations, createDefaultLibraryConfiguration, remapRiskRanges, resetAccountFilters } from "../analysis-type-configurations/configuration.copy.js";
 import { copyLibraryRiskRanges, createDefaultRiskRange } from "../risk-ranges/risk-range.copy.js";
 import { libraryColumns } from "./library.columns.js";
+import type { CreateLibraryInput, UpdateLibraryInput } from "./library.inputs.js";
 
 const ENTITY = "Library";
-
-interface LibrarySettings {
-  defaultDelimiter?: string | null;
-  riskScoreDisplay?: string | null;
-  controlPointSelectionPermission?: boolean | null;
-  controlPointSettingsPermission?: boolean | null;
-  controlPointWeightPermission?: boolean | null;
-  riskRangeEditPermission?: boolean | null;
-  riskScoreAndGroupsSelectionPermission?: boolean | null;
-  warningsDismissed?: boolean | null;
-}
-
-export interface CreateLibraryInput extends LibrarySettings {
-  name: string;
-  basedOnLibraryId: string;
-  accountGroupingId?: string | null;
-  analysisTypeIds?: string[] | null;
-  /** Required when the account grouping differs from the base library's: settings are converted. */
-  convertSettings?: boolean | null;
-}
-
-export interface UpdateLibraryInput extends LibrarySettings {
-  name?: string | null;
-  analysisTypeIds?: string[] | null;
-  archived?: boolean | null;
-  version: number;
-}
 
 const SETTING_KEYS = [
   "defaultDelimiter",
@@ -97,7 +71,7 @@ async function addDefaultsForTypes(tx: Tx, libraryId: string, analysisTypeIds: r
   }
 }
 
-function settingsOf(input: LibrarySettings, base: Record<(typeof SETTING_KEYS)[number], unknown>) {
+function settingsOf(input: CreateLibraryInput, base: Record<(typeof SETTING_KEYS)[number], unknown>) {
   return Object.fromEntries(SETTING_KEYS.map((key) => [key, input[key] ?? base[key]])) as Pick<Prisma.LibraryCreateInput, (typeof SETTING_KEYS)[number]>;
 }
 

@@ -1,4 +1,5 @@
 import type { Problem, ProblemType } from "../../core/errors.js";
+import type { REPORTING_PERIOD_TYPES } from "./reporting-period.columns.js";
 
 export interface MonthlyEntry {
   period: number;
@@ -15,7 +16,7 @@ export interface WeeklyEntry {
   endDate: string;
 }
 
-export type ReportingPeriodType = "MONTHLY" | "MONTHLY_AND_WEEKLY";
+export type ReportingPeriodType = (typeof REPORTING_PERIOD_TYPES)[number];
 
 const DAY = 86_400_000;
 export const dayNumber = (date: string) => Date.parse(`${date}T00:00:00Z`) / DAY;
@@ -40,15 +41,16 @@ interface Entry {
  * Checks one list on its own: numbers in range, each entry ending on or after its start, numbers
  * unique within a year, and the entries (in date order) following each other without gap or overlap.
  */
-function listProblems<E extends Entry>(list: readonly E[], name: string, numberKey: "period" | "week", max: number, label: (e: E) => string): Problem[] {
+function listProblems<E extends Entry>(list: readonly E[], name: string, numbering: { key: "period" | "week"; of: (e: E) => number; max: number; quarterOf?: (e: E) => number }, label: (e: E) => string): Problem[] {
+  const { key: numberKey, max } = numbering;
   const problems: Problem[] = [];
   const seen = new Map<string, number>();
   list.forEach((entry, i) => {
     const at = `${name}[${i}]`;
-    const number = (entry as unknown as Record<string, number>)[numberKey];
+    const number = numbering.of(entry);
     for (const p of [rangeProblem(`${at}.${numberKey}`, number, 1, max), rangeProblem(`${at}.year`, entry.year, 1900, 2999)]) if (p) problems.push(p);
-    if (numberKey === "period") {
-      const p = rangeProblem(`${at}.quarter`, (entry as unknown as MonthlyEntry).quarter, 1, 4);
+    if (numbering.quarterOf) {
+      const p = rangeProblem(`${at}.quarter`, numbering.quarterOf(entry), 1, 4);
       if (p) problems.push(p);
     }
     if (dayNumber(entry.endDate) < dayNumber(entry.startDate)) {
@@ -81,7 +83,10 @@ const weekLabel = (w: WeeklyEntry) => `week ${w.week} of ${w.year}`;
  * (no week straddles two periods), and each week carries the year of the period it falls in.
  */
 export function reportingPeriodProblems(monthly: readonly MonthlyEntry[], weekly: readonly WeeklyEntry[]): Problem[] {
-  const problems = [...listProblems(monthly, "monthlyEntries", "period", 13, monthLabel), ...listProblems(weekly, "weeklyEntries", "week", 53, weekLabel)];
+  const problems = [
+    ...listProblems(monthly, "monthlyEntries", { key: "period", of: (m) => m.period, max: 13, quarterOf: (m) => m.quarter }, monthLabel),
+    ...listProblems(weekly, "weeklyEntries", { key: "week", of: (w) => w.week, max: 53 }, weekLabel),
+  ];
   if (problems.length > 0 || weekly.length === 0 || monthly.length === 0) return problems;
 
   const months = [...monthly].map((m, index) => ({ m, index })).sort((a, b) => dayNumber(a.m.startDate) - dayNumber(b.m.startDate));

@@ -3,13 +3,8 @@ import { builder } from "../../graphql/builder.js";
 import { reportingPeriodColumns } from "./reporting-period.columns.js";
 import { Entity } from "../common/entity.js";
 import type { MonthlyEntry, WeeklyEntry } from "./reporting-period.rules.js";
-import { REPORTING_PERIOD_TYPES } from "./reporting-period.columns.js";
+import { CreateReportingPeriodConfigurationInput, ReportingPeriodType } from "./reporting-period.inputs.js";
 import * as service from "./reporting-period.service.js";
-
-const ReportingPeriodType = builder.enumType("ReportingPeriodType", {
-  description: "MONTHLY: monthly entries only; MONTHLY_AND_WEEKLY: weekly entries describe the same days",
-  values: REPORTING_PERIOD_TYPES,
-});
 
 const MonthlyReportingPeriod = builder.objectRef<MonthlyEntry>("MonthlyReportingPeriod").implement({
   fields: (t) => ({
@@ -35,38 +30,9 @@ export const ReportingPeriodConfiguration = builder.prismaObject("ReportingPerio
   fields: (t) => ({
     name: t.exposeString("name"),
     originalName: t.exposeString("originalName", { nullable: true }),
-    type: t.field({ type: ReportingPeriodType, resolve: (c) => c.type as "MONTHLY" | "MONTHLY_AND_WEEKLY" }),
+    type: t.field({ type: ReportingPeriodType, resolve: (c) => c.type }),
     monthlyEntries: t.field({ type: [MonthlyReportingPeriod], resolve: (c) => c.monthlyEntries }),
     weeklyEntries: t.field({ type: [WeeklyReportingPeriod], resolve: (c) => c.weeklyEntries }),
-  }),
-});
-
-const MonthlyEntryInput = builder.inputType("MonthlyReportingPeriodInput", {
-  fields: (t) => ({
-    period: t.int({ required: true }),
-    quarter: t.int({ required: true }),
-    year: t.int({ required: true }),
-    startDate: t.field({ type: "Date", required: true }),
-    endDate: t.field({ type: "Date", required: true }),
-  }),
-});
-
-const WeeklyEntryInput = builder.inputType("WeeklyReportingPeriodInput", {
-  fields: (t) => ({
-    week: t.int({ required: true }),
-    year: t.int({ required: true }),
-    startDate: t.field({ type: "Date", required: true }),
-    endDate: t.field({ type: "Date", required: true }),
-  }),
-});
-
-const CreateReportingPeriodConfigurationInput = builder.inputType("CreateReportingPeriodConfigurationInput", {
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    originalName: t.string({ description: "Defaults to name" }),
-    type: t.field({ type: ReportingPeriodType, description: "Derived from the entries when absent" }),
-    monthlyEntries: t.field({ type: [MonthlyEntryInput], required: true }),
-    weeklyEntries: t.field({ type: [WeeklyEntryInput] }),
   }),
 });
 

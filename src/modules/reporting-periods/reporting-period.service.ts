@@ -4,17 +4,10 @@ import { inTransaction } from "../../events/outbox.js";
 import { isForeignKeyViolation } from "../../core/db-errors.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { reportingPeriodColumns } from "./reporting-period.columns.js";
-import { reportingPeriodProblems, typeProblems, type MonthlyEntry, type ReportingPeriodType, type WeeklyEntry } from "./reporting-period.rules.js";
+import { reportingPeriodProblems, typeProblems } from "./reporting-period.rules.js";
+import type { CreateReportingPeriodConfigurationInput } from "./reporting-period.inputs.js";
 
 const ENTITY = "ReportingPeriodConfiguration";
-
-export interface CreateReportingPeriodInput {
-  name: string;
-  originalName?: string | null;
-  type?: ReportingPeriodType | null;
-  monthlyEntries: MonthlyEntry[];
-  weeklyEntries?: WeeklyEntry[] | null;
-}
 
 export function getReportingPeriodConfiguration(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "reportingPeriodConfiguration", ENTITY, id);
@@ -33,7 +26,7 @@ export async function assertReportingPeriodConfigurationExists(ctx: RequestConte
 
 const byStart = <E extends { startDate: string }>(entries: E[]) => [...entries].sort((a, b) => a.startDate.localeCompare(b.startDate));
 
-export async function createReportingPeriodConfiguration(ctx: RequestContext, input: CreateReportingPeriodInput) {
+export async function createReportingPeriodConfiguration(ctx: RequestContext, input: CreateReportingPeriodConfigurationInput) {
   assertContent(input, ["monthlyEntries"]);
   const weekly = input.weeklyEntries ?? [];
   const problems = [...typeProblems(input.type, weekly), ...reportingPeriodProblems(input.monthlyEntries, weekly)];

@@ -3,24 +3,20 @@ import type { Problem } from "../../core/errors.js";
 import { Entity } from "../common/entity.js";
 import { Problem as ProblemRef } from "../common/problem.js";
 import { withDescriptions } from "./conditions/condition-describe.js";
-import { FILTER_DATA_TYPES, FILTER_TYPES, savedFilterColumns } from "./saved-filter.columns.js";
+import { savedFilterColumns } from "./saved-filter.columns.js";
+import { CONDITION, CreateSavedFilterInput, FilterDataType, FilterType, LANG, UpdateSavedFilterInput } from "./saved-filter.inputs.js";
 import { defineCrudFields } from "../common/crud-fields.js";
 import * as service from "./saved-filter.service.js";
 import { entityById } from "../common/relations.js";
 
-const LANG = "Language code -> text";
-const CONDITION = "Condition tree of spec 2.9 (the top level a GROUP); reads add fullConditionDescription to every condition";
-
-export const FilterType = builder.enumType("FilterType", { values: FILTER_TYPES });
-export const FilterDataType = builder.enumType("FilterDataType", { values: FILTER_DATA_TYPES });
 
 export const SavedFilter = builder.prismaObject("SavedFilter", {
   interfaces: [Entity],
   fields: (t) => ({
     name: t.field({ type: "JSON", description: LANG, resolve: (f) => f.name }),
     category: t.field({ type: "JSON", description: LANG, nullable: true, resolve: (f) => f.category }),
-    filterType: t.field({ type: FilterType, resolve: (f) => f.filterType as (typeof FILTER_TYPES)[number] }),
-    dataType: t.field({ type: FilterDataType, resolve: (f) => f.dataType as (typeof FILTER_DATA_TYPES)[number] }),
+    filterType: t.field({ type: FilterType, resolve: (f) => f.filterType }),
+    dataType: t.field({ type: FilterDataType, resolve: (f) => f.dataType }),
     libraryId: t.exposeID("libraryId", { nullable: true }),
     organizationId: t.exposeID("organizationId", { nullable: true }),
     engagementId: t.exposeID("engagementId", { nullable: true }),
@@ -38,35 +34,6 @@ export const SavedFilter = builder.prismaObject("SavedFilter", {
     organization: t.prismaField({ type: "Organization", nullable: true, authScopes: { permission: "api.organizations.read" }, resolve: (_q, p, _a, ctx) => entityById("organization")(ctx, p.organizationId) }),
     engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
     analysisType: t.prismaField({ type: "AnalysisType", nullable: true, authScopes: { permission: "api.analysis-types.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisType")(ctx, p.analysisTypeId) }),
-  }),
-});
-
-const CreateSavedFilterInput = builder.inputType("CreateSavedFilterInput", {
-  description: "LIBRARY filters need libraryId, ORGANIZATION organizationId, ENGAGEMENT engagementId; PRIVATE ones are seen only by their creator",
-  fields: (t) => ({
-    name: t.field({ type: "JSON", required: true, description: LANG }),
-    category: t.field({ type: "JSON", description: LANG }),
-    filterType: t.field({ type: FilterType, required: true }),
-    dataType: t.field({ type: FilterDataType, required: true }),
-    libraryId: t.id(),
-    organizationId: t.id(),
-    engagementId: t.id(),
-    analysisTypeId: t.id(),
-    condition: t.field({ type: "JSON", required: true, description: CONDITION }),
-    displayCurrencyCode: t.string(),
-    displayLocale: t.string(),
-  }),
-});
-
-const UpdateSavedFilterInput = builder.inputType("UpdateSavedFilterInput", {
-  fields: (t) => ({
-    name: t.field({ type: "JSON", description: LANG }),
-    category: t.field({ type: "JSON", description: LANG }),
-    filterType: t.field({ type: FilterType }),
-    condition: t.field({ type: "JSON", description: CONDITION }),
-    displayCurrencyCode: t.string(),
-    displayLocale: t.string(),
-    version: t.int({ required: true }),
   }),
 });
 
@@ -104,8 +71,8 @@ defineCrudFields({
     get: service.getSavedFilter,
     query: service.querySavedFilters,
     // The service takes name and category as language maps, which it checks (JSON on the wire).
-    create: (ctx, input) => service.createSavedFilter(ctx, input as service.CreateSavedFilterInput),
-    update: (ctx, id, input) => service.updateSavedFilter(ctx, id, input as service.UpdateSavedFilterInput),
+    create: (ctx, input) => service.createSavedFilter(ctx, input),
+    update: (ctx, id, input) => service.updateSavedFilter(ctx, id, input),
     delete: service.deleteSavedFilter,
   },
 });

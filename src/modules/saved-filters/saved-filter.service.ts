@@ -8,35 +8,12 @@ import type { ColumnSet } from "../../query-language/index.js";
 import { columnSet } from "../data-tables/data-table-rows.js";
 import { conditionProblems, storedCondition, type Condition } from "./conditions/condition-check.js";
 import { compileCondition, type Query } from "./conditions/condition-compile.js";
-import { FILTER_TYPES, savedFilterColumns } from "./saved-filter.columns.js";
+import { savedFilterColumns } from "./saved-filter.columns.js";
+import type { CreateSavedFilterInput, UpdateSavedFilterInput } from "./saved-filter.inputs.js";
 
 const ENTITY = "SavedFilter";
 
 type Lang = Record<string, string>;
-
-export interface CreateSavedFilterInput {
-  name: Lang;
-  category?: Lang | null;
-  filterType: (typeof FILTER_TYPES)[number];
-  dataType: string;
-  libraryId?: string | null;
-  organizationId?: string | null;
-  engagementId?: string | null;
-  analysisTypeId?: string | null;
-  condition: unknown;
-  displayCurrencyCode?: string | null;
-  displayLocale?: string | null;
-}
-
-export interface UpdateSavedFilterInput {
-  name?: Lang | null;
-  category?: Lang | null;
-  filterType?: (typeof FILTER_TYPES)[number] | null;
-  condition?: unknown;
-  displayCurrencyCode?: string | null;
-  displayLocale?: string | null;
-  version: number;
-}
 
 type StoredFilter = Awaited<ReturnType<typeof findFilterRow>>;
 
@@ -56,15 +33,19 @@ export function querySavedFilters(ctx: RequestContext, args: PageArgs) {
   return queryEntities(ctx.app, { model: "savedFilter", columns: savedFilterColumns, scope: (params) => `(t.filter_type <> 'PRIVATE' OR t.created_user_id = ${params.add(userId, "text")})` }, args);
 }
 
-function checkLang(value: unknown, key: string, problems: Problem[]) {
-  if (value === undefined || value === null) return;
+/** A `name` or `category` (JSON on the wire) as language code -> text; null when absent or when it is not one (a problem then). */
+function langOf(value: unknown, key: string, problems: Problem[]): Lang | null {
+  if (value === undefined || value === null) return null;
   if (typeof value !== "object" || Array.isArray(value) || Object.keys(value).length === 0) {
     problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: key, reason: `${key} is an object of language code -> text with at least one entry`, values: [JSON.stringify(value)] });
-    return;
+    return null;
   }
-  for (const [lang, text] of Object.entries(value)) {
-    if (typeof text !== "string" || text.trim() === "") problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: `${key}.${lang}`, reason: `${key}.${lang} must be non-blank text`, values: [JSON.stringify(text)] });
+  const lang: Lang = {};
+  for (const [code, text] of Object.entries(value)) {
+    if (typeof text !== "string" || text.trim() === "") problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: `${key}.${code}`, reason: `${key}.${code} must be non-blank text`, values: [JSON.stringify(text)] });
+    else lang[code] = text;
   }
+  return lang;
 }
 
 /** Where a filter of each type lives: the id key it needs (PRIVATE needs none). */
@@ -128,9 +109,10 @@ async function checkCondition(ctx: RequestContext, condition: unknown, filter: {
 export async function createSavedFilter(ctx: RequestContext, input: CreateSavedFilterInput) {
   assertContent(input);
   const problems: Problem[] = displayOptionProblems(input);
-  checkLang(input.name, "name", problems);
-  checkLang(input.category, "category", problems);
-  if (problems.length > 0) throw ValidationError.of(problems);
+  const name = langOf(input.name, "name", problems);
+  const category = langOf(input.category, "category", problems);
+  if (!name && problems.length === 0) problems.push({ problemType: "ILLEGAL_ARGUMENT", severity: "ERROR", identifier: "name", reason: "name is required" });
+  if (problems.length > 0 || !name) throw ValidationError.of(problems);
   for (const key of ["libraryId", "organizationId", "engagementId"] as const) {
     if (input[key] && SCOPE_KEY[input.filterType] !== key && !(input.filterType === "PRIVATE" && key === "engagementId")) {
       throw new ValidationError(`A ${input.filterType} filter does not take ${key}`, { identifier: key, values: [input[key]] });
@@ -143,8 +125,8 @@ export async function createSavedFilter(ctx: RequestContext, input: CreateSavedF
     const row = await tx.savedFilter.create({
       data: {
         ...createAudit(actor),
-        name: input.name,
-        category: input.category ?? undefined,
+        name,
+        category: category ?? undefined,
         filterType: input.filterType,
         dataType: input.dataType,
         libraryId: input.libraryId ?? null,
@@ -170,8 +152,8 @@ export async function updateSavedFilter(ctx: RequestContext, id: string, input: 
   assertContent(input);
   const current = await getSavedFilter(ctx, id);
   const problems: Problem[] = displayOptionProblems(input);
-  checkLang(input.name, "name", problems);
-  checkLang(input.category, "category", problems);
+  const name = langOf(input.name, "name", problems);
+  const category = langOf(input.category, "category", problems);
   if (problems.length > 0) throw ValidationError.of(problems);
   const next = { ...current, filterType: input.filterType ?? current.filterType };
   if (input.filterType) await checkScope(ctx, next);
@@ -182,8 +164,8 @@ export async function updateSavedFilter(ctx: RequestContext, id: string, input: 
   const actor = actorOf(ctx);
   return inTransaction(ctx.app, async (tx, emit) => {
     const data: Record<string, unknown> = {};
-    if (input.name != null) data.name = input.name;
-    if (input.category !== undefined) data.category = input.category ?? undefined;
+    if (name) data.name = name;
+    if (input.category !== undefined) data.category = category ?? undefined;
     if (input.filterType != null) data.filterType = input.filterType;
     if (input.condition != null) {
       data.condition = storedCondition(input.condition);

@@ -10,20 +10,12 @@ import { savedFilterQuery } from "../saved-filters/saved-filter.service.js";
 import { assertUsersExist } from "../users/user.service.js";
 import type { TaskType } from "./task.columns.js";
 import { checkApproval, checkTaskSizes, emitTask, insertTasks, readyResult, type TaskOptions, type TaskSpec } from "./task.service.js";
+import type { CreateTasksFromFilterInput } from "./task.inputs.js";
 import { defaultType, matchingRows, tableForType, taskFieldsOfRow, taskTablesOf } from "./task-rows.js";
 
-/** Most tasks one bulk request creates; the default when `limit` is not given. */
-export const MAX_BULK_TASKS = 10_000;
-export const DEFAULT_BULK_TASKS = 1_000;
+import { DEFAULT_BULK_TASKS, MAX_BULK_TASKS } from "./task.inputs.js";
 
-export interface CreateTasksFromFilterInput extends TaskOptions {
-  analysisResultId: string;
-  engagementId?: string | null;
-  type?: TaskType | null;
-  query?: unknown;
-  savedFilterId?: string | null;
-  limit?: number | null;
-}
+export { DEFAULT_BULK_TASKS, MAX_BULK_TASKS };
 
 interface BulkPayload {
   analysisResultId: string;

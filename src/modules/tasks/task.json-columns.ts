@@ -1,8 +1,9 @@
 /**
- * The types of this family's Json columns, named in `prisma/schema/tasks.prisma` and written into
+ * The types of this family's Json and enumeration text columns, named in `prisma/schema/tasks.prisma` and written into
  * the generated client by prisma-json-types-generator: reads and writes are typed.
  */
 import type { FieldChange } from "./task.history.js";
+import type { TaskApprovalStatus as TaskApprovalStatusValue, TaskStatus as TaskStatusValue, TaskType as TaskTypeValue } from "./task.columns.js";
 
 /** One entry of `task.comments` (POST /tasks/{id}/add-comment). */
 export interface TaskComment {
@@ -26,5 +27,9 @@ declare global {
     /** {risk: 0..10000, <control point>: score} for every control point scoring above 0. */
     type TaskRiskScores = Record<string, number>;
     type TaskHistoryChanges = FieldChange[];
+    /** task.type, task.status and task.task_approval_status (wire reference 7). */
+    type TaskType = TaskTypeValue;
+    type TaskStatus = TaskStatusValue;
+    type TaskApprovalStatus = TaskApprovalStatusValue;
   }
 }

@@ -8,7 +8,7 @@ import { relatedListArgs } from "../common/page.js";
 import { canSeeEvent } from "../events/event-permissions.js";
 import "../analysis-results/analysis-result.schema.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
-import { TASK_APPROVAL_STATUSES, TASK_STATUSES, TASK_TYPES } from "./task.columns.js";
+import { CreateTaskInput, CreateTasksFromFilterInput, TaskApprovalStatus, TaskStatus, TaskType, UpdateTaskInput } from "./task.inputs.js";
 import type { FieldChange } from "./task.history.js";
 import type { TaskComment } from "./task.json-columns.js";
 import * as service from "./task.service.js";
@@ -16,9 +16,6 @@ import * as bulk from "./task.bulk.js";
 import { entityById } from "../common/relations.js";
 import { User } from "../users/user.schema.js";
 
-const TaskType = builder.enumType("TaskType", { values: TASK_TYPES });
-const TaskStatus = builder.enumType("TaskStatus", { values: TASK_STATUSES });
-const TaskApprovalStatus = builder.enumType("TaskApprovalStatus", { values: TASK_APPROVAL_STATUSES });
 
 type Amount = { amount: number; currency: string | null };
 
@@ -67,8 +64,8 @@ export const Task = builder.prismaObject("Task", {
     analysisResultId: t.exposeID("analysisResultId"),
     analysisTypeId: t.exposeID("analysisTypeId"),
     name: t.exposeString("name"),
-    type: t.field({ type: TaskType, resolve: (r) => r.type as (typeof TASK_TYPES)[number] }),
-    status: t.field({ type: TaskStatus, resolve: (r) => r.status as (typeof TASK_STATUSES)[number] }),
+    type: t.field({ type: TaskType, resolve: (r) => r.type }),
+    status: t.field({ type: TaskStatus, resolve: (r) => r.status }),
     rowId: t.field({ type: "Long", description: "rowid of the row in the result's data table (gl_journal_lines, gl_journal_tx, ap/ar_detail_entries)", resolve: (r) => long(r.rowId)! }),
     transactionId: t.exposeString("transactionId", { nullable: true }),
     transaction: t.exposeString("transaction", { nullable: true }),
@@ -76,7 +73,7 @@ export const Task = builder.prismaObject("Task", {
     assignedId: t.exposeID("assignedId", { nullable: true }),
     approverId: t.exposeID("approverId", { nullable: true }),
     approvalId: t.exposeID("approvalId", { nullable: true, description: "Id of the current approval: a new one each time an approver is assigned" }),
-    taskApprovalStatus: t.field({ type: TaskApprovalStatus, nullable: true, resolve: (r) => r.taskApprovalStatus as (typeof TASK_APPROVAL_STATUSES)[number] | null }),
+    taskApprovalStatus: t.field({ type: TaskApprovalStatus, nullable: true, resolve: (r) => r.taskApprovalStatus }),
     description: t.exposeString("description", { nullable: true }),
     dueDate: t.field({ type: "Date", nullable: true, resolve: (r) => date(r.dueDate) }),
     sample: t.exposeBoolean("sample"),
@@ -134,69 +131,6 @@ builder.prismaObjectFields("AnalysisResult", (t) => ({
   }),
 }));
 
-const TaskOptionFields = {
-  status: TaskStatus,
-};
-
-const CreateTaskInput = builder.inputType("CreateTaskInput", {
-  description: "A task for one row of a completed result: rowId (any type) or transactionId (TRANSACTION, ENTRY: the txid)",
-  fields: (t) => ({
-    analysisResultId: t.id({ required: true }),
-    engagementId: t.id(),
-    rowId: t.field({ type: "Long" }),
-    transactionId: t.string(),
-    type: t.field({ type: TaskType, description: "Default: ENTRY (AP_ENTRY / AR_ENTRY for payables / receivables results); TRANSACTION when only transactionId is given" }),
-    status: t.field({ type: TaskOptionFields.status }),
-    assignedId: t.id(),
-    approverId: t.id(),
-    description: t.string({ description: "Default: the row's memo or description" }),
-    dueDate: t.field({ type: "Date" }),
-    sample: t.boolean(),
-    tags: t.stringList(),
-    assertions: t.stringList(),
-    auditAreas: t.stringList(),
-    taskApprovalStatus: t.field({ type: TaskApprovalStatus, description: "APPROVED / REJECTED only by the approver" }),
-  }),
-});
-
-const UpdateTaskInput = builder.inputType("UpdateTaskInput", {
-  fields: (t) => ({
-    status: t.field({ type: TaskStatus }),
-    assignedId: t.id(),
-    approverId: t.id({ description: "A new approver opens a new approval (new approvalId, PENDING)" }),
-    description: t.string(),
-    dueDate: t.field({ type: "Date" }),
-    sample: t.boolean(),
-    tags: t.stringList(),
-    assertions: t.stringList(),
-    auditAreas: t.stringList(),
-    taskApprovalStatus: t.field({ type: TaskApprovalStatus, description: "APPROVED / REJECTED only by the task's approver" }),
-    version: t.int({ required: true }),
-  }),
-});
-
-const CreateTasksFromFilterInput = builder.inputType("CreateTasksFromFilterInput", {
-  description: `Tasks for every row of a result table the query and/or saved filter select (highest risk first), up to limit (default ${bulk.DEFAULT_BULK_TASKS}, at most ${bulk.MAX_BULK_TASKS}); rows with a task already are skipped`,
-  fields: (t) => ({
-    analysisResultId: t.id({ required: true }),
-    engagementId: t.id(),
-    type: t.field({ type: TaskType, description: "Which table: ENTRY gl_journal_lines, TRANSACTION gl_journal_tx, AP_ENTRY / AR_ENTRY the detail entries" }),
-    query: t.field({ type: "JSON", description: "Query language filter over that data table's columns, as POST /data-tables/{id}/data takes it" }),
-    savedFilterId: t.id({ description: "A saved filter the token can read, compiled on that data table; with query, both must hold (AND)" }),
-    limit: t.int(),
-    status: t.field({ type: TaskStatus }),
-    assignedId: t.id(),
-    approverId: t.id(),
-    description: t.string(),
-    dueDate: t.field({ type: "Date" }),
-    sample: t.boolean(),
-    tags: t.stringList(),
-    assertions: t.stringList(),
-    auditAreas: t.stringList(),
-    taskApprovalStatus: t.field({ type: TaskApprovalStatus }),
-  }),
-});
-
 defineCrudFields({
   name: "TaskHistory",
   plural: "taskHistories",
@@ -221,7 +155,7 @@ builder.mutationFields((t) => ({
     description: "One async job (DATA_TRANSFORMATION_JOB on the ANALYSIS_RESULT) creating a task per selected row",
     authScopes: { permission: "api.tasks.write" },
     args: { input: t.arg({ type: CreateTasksFromFilterInput, required: true }) },
-    resolve: (_root, { input }, ctx) => bulk.createTasksFromFilter(ctx, input as bulk.CreateTasksFromFilterInput),
+    resolve: (_root, { input }, ctx) => bulk.createTasksFromFilter(ctx, input),
   }),
 }));
 
@@ -235,8 +169,8 @@ defineCrudFields({
   service: {
     get: service.getTask,
     query: service.queryTasks,
-    create: (ctx, input) => service.createTask(ctx, input as service.CreateTaskInput),
-    update: (ctx, id, input) => service.updateTask(ctx, id, input as service.UpdateTaskInput),
+    create: (ctx, input) => service.createTask(ctx, input),
+    update: (ctx, id, input) => service.updateTask(ctx, id, input),
     delete: service.deleteTask,
   },
   descriptions: { create: "423 while the analysis result is still being built (retry)" },

@@ -6,41 +6,10 @@ import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { assertUsersExist } from "../users/user.service.js";
 import { OPEN_STATUSES, taskColumns, taskHistoryColumns, type TaskApprovalStatus, type TaskStatus, type TaskType } from "./task.columns.js";
 import { change, diff, historyRow, recordHistory } from "./task.history.js";
+import type { CreateTaskInput, UpdateTaskInput } from "./task.inputs.js";
 import { defaultType, readResultRow, tableForType, taskFieldsOfRow, taskTablesOf } from "./task-rows.js";
 
 const ENTITY = "Task";
-
-export interface CreateTaskInput {
-  analysisResultId: string;
-  engagementId?: string | null;
-  rowId?: number | null;
-  transactionId?: string | null;
-  type?: TaskType | null;
-  status?: TaskStatus | null;
-  assignedId?: string | null;
-  approverId?: string | null;
-  description?: string | null;
-  dueDate?: string | null;
-  sample?: boolean | null;
-  tags?: string[] | null;
-  assertions?: string[] | null;
-  auditAreas?: string[] | null;
-  taskApprovalStatus?: TaskApprovalStatus | null;
-}
-
-export interface UpdateTaskInput {
-  status?: TaskStatus | null;
-  assignedId?: string | null;
-  approverId?: string | null;
-  description?: string | null;
-  dueDate?: string | null;
-  sample?: boolean | null;
-  tags?: string[] | null;
-  assertions?: string[] | null;
-  auditAreas?: string[] | null;
-  taskApprovalStatus?: TaskApprovalStatus | null;
-  version: number;
-}
 
 type StoredTask = Awaited<ReturnType<typeof getTask>>;
 

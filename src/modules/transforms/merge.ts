@@ -9,13 +9,7 @@ import { batched, csvLine } from "../../tabular/csv-writer.js";
 import { checkPlacement, createFileRow, fileObjectKey, markFileReady } from "../file-manager/file-manager.service.js";
 import { splitFileName } from "../file-manager/file-names.js";
 import { isBlankRecord, readRecords, tabularLayout } from "./tabular-source.js";
-
-export interface MergeInput {
-  engagementId: string;
-  fileColumnMappings?: unknown;
-  outputFileName: string;
-  parentFileManagerEntityId?: string | null;
-}
+import type { MergeFilesInput } from "./transforms.inputs.js";
 
 interface MergePayload {
   outputFileId: string;
@@ -106,7 +100,7 @@ function parseMappings(value: unknown): Array<{ fileId: string; columns: number[
 }
 
 /** POST /file-manager/transform/merge: validates, creates the (not yet ready) output file and starts the job. */
-export async function startMerge(ctx: RequestContext, input: MergeInput) {
+export async function startMerge(ctx: RequestContext, input: MergeFilesInput) {
   assertContent({ outputFileName: input.outputFileName });
   const sources = parseMappings(input.fileColumnMappings);
   const { stem, extension } = splitFileName(input.outputFileName);

@@ -2,11 +2,8 @@ import { defineCrudFields } from "../common/crud-fields.js";
 import { builder } from "../../graphql/builder.js";
 import { userColumns } from "./user.columns.js";
 import { Entity } from "../common/entity.js";
-import { ROLES } from "./user.columns.js";
+import { CreateUserInput, Role, UpdateUserInput } from "./user.inputs.js";
 import * as service from "./user.service.js";
-
-export { ROLES };
-export const Role = builder.enumType("Role", { values: ROLES });
 
 const RecentLogin = builder.objectRef<{ ipAddress: string; timestamp: string }>("RecentLogin").implement({
   fields: (t) => ({
@@ -25,7 +22,7 @@ export const User = builder.prismaObject("User", {
       description: "Display name: `(API) <token name>` for an API Token User, else first and last name, else the email",
       resolve: (u) => service.userNameOf(u),
     }),
-    role: t.field({ type: Role, resolve: (u) => u.role as (typeof ROLES)[number] }),
+    role: t.field({ type: Role, resolve: (u) => u.role }),
     enabled: t.exposeBoolean("enabled"),
     validated: t.exposeBoolean("validated"),
     serviceAccount: t.exposeBoolean("serviceAccount"),
@@ -41,22 +38,6 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx) => service.getCurrentUser(ctx),
   }),
 }));
-
-const CreateUserInput = builder.inputType("CreateUserInput", {
-  description: "An invitation: the user receives an activation email with a link valid for 7 days",
-  fields: (t) => ({
-    email: t.string({ required: true }),
-    role: t.field({ type: Role, required: true }),
-  }),
-});
-
-const UpdateUserInput = builder.inputType("UpdateUserInput", {
-  fields: (t) => ({
-    enabled: t.boolean({ description: "Enabling a disabled user sends a new activation email and un-validates the user" }),
-    role: t.field({ type: Role }),
-    version: t.int({ required: true }),
-  }),
-});
 
 builder.mutationFields((t) => ({
   resendUserActivationLink: t.field({

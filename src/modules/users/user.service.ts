@@ -6,20 +6,10 @@ import { newActivation, pendingActivationColumns, sendActivationEmail } from "./
 import { consumeModifyUsersCall } from "./modify-users-limit.js";
 import { assertAllowed, assertManagedThroughApi, userKind } from "./user-permissions.js";
 import { userColumns } from "./user.columns.js";
+import type { CreateUserInput, UpdateUserInput } from "./user.inputs.js";
 
 const ENTITY = "User";
 const EMAIL = /^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f]+$/;
-
-export interface InviteUserInput {
-  email: string;
-  role: string;
-}
-
-export interface UpdateUserInput {
-  enabled?: boolean | null;
-  role?: string | null;
-  version: number;
-}
 
 /**
  * The name a user is shown by (wire reference 5: the calling token's user has a `userName`
@@ -98,7 +88,7 @@ async function sendOrUndo(ctx: RequestContext, userId: string, send: () => Promi
  * Invites a user: stores it (not validated) with a pending activation, then emails the link; when
  * the email cannot be sent the invitation is removed again (see sendOrUndo), so it can be retried.
  */
-export async function inviteUser(ctx: RequestContext, input: InviteUserInput) {
+export async function inviteUser(ctx: RequestContext, input: CreateUserInput) {
   await consumeModifyUsersCall(ctx.app);
   assertContent(input);
   assertAllowed(userKind({ role: input.role }), "create", { id: "", field: "role", value: input.role });

@@ -5,21 +5,19 @@ import { webhookColumns } from "./webhook.columns.js";
 import { webhookEventLogColumns } from "./webhook.columns.js";
 import { Entity } from "../common/entity.js";
 import { registerEventPermission } from "../events/event-permissions.js";
-import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_STATUSES } from "./webhook-events.js";
+import { DELIVERY_STATUSES } from "./webhook-events.js";
+import { CreateWebhookInput, EVENTS_DESCRIPTION, UpdateWebhookInput, WebhookStatus } from "./webhook.inputs.js";
 import * as service from "./webhook.service.js";
 import { childrenOf, entityById } from "../common/relations.js";
 import { relatedListArgs } from "../common/page.js";
 
 registerEventPermission("WEBHOOK", "api.webhooks.read");
 
-const WebhookStatus = builder.enumType("WebhookStatus", { values: WEBHOOK_STATUSES });
 const WebhookDeliveryStatus = builder.enumType("WebhookDeliveryStatus", {
   values: DELIVERY_STATUSES,
   description:
     "IN_PROGRESS: the request is running; COMPLETED: answered 2xx; FAILED: failed, another attempt follows (nextAttemptDate); FAILED_PERMANENTLY: failed, none follows (last attempt, 410 Gone, refused address); DISCONNECTED: not sent, the webhook is INACTIVE",
 });
-
-const EVENTS_DESCRIPTION = `Event types (spec 6.5), dotted; the upper-case constants (ANALYSIS_CREATED, ...) are accepted as input aliases. One of: ${WEBHOOK_EVENT_TYPES.join(", ")}`;
 
 export const Webhook = builder.prismaObject("Webhook", {
   interfaces: [Entity],
@@ -27,7 +25,7 @@ export const Webhook = builder.prismaObject("Webhook", {
     name: t.exposeString("name"),
     url: t.exposeString("url"),
     events: t.exposeStringList("events", { description: EVENTS_DESCRIPTION }),
-    status: t.field({ type: WebhookStatus, resolve: (w) => w.status as (typeof WEBHOOK_STATUSES)[number] }),
+    status: t.field({ type: WebhookStatus, resolve: (w) => w.status }),
     technicalContactId: t.exposeID("technicalContactId", { nullable: true }),
     publicKey: t.exposeString("publicKey", { description: "Ed25519 public key (PEM, SPKI) that verifies this webhook's webhook-signature headers" }),
     keyGenerationTimestamp: t.expose("keyGenerationTimestamp", { type: "DateTime" }),
@@ -49,7 +47,7 @@ export const WebhookEventLog = builder.prismaObject("WebhookEventLog", {
     url: t.exposeString("url"),
     eventType: t.exposeString("eventType"),
     eventId: t.exposeID("eventId", { description: "The payload's eventId (and webhook-id header); the same in every attempt" }),
-    status: t.field({ type: WebhookDeliveryStatus, resolve: (l) => l.status as (typeof DELIVERY_STATUSES)[number] }),
+    status: t.field({ type: WebhookDeliveryStatus, resolve: (l) => l.status }),
     requestId: t.exposeID("requestId", { description: "The webhook-id header sent" }),
     requestHeaders: t.field({ type: "JSON", description: "{name: [values]}", resolve: (l) => l.requestHeaders }),
     requestBody: t.exposeString("requestBody"),
@@ -62,27 +60,6 @@ export const WebhookEventLog = builder.prismaObject("WebhookEventLog", {
     nextAttemptDate: t.expose("nextAttemptDate", { type: "DateTime", nullable: true, description: "When the next attempt is due (status FAILED)" }),
     failureReason: t.exposeString("failureReason", { nullable: true, description: "Why the attempt failed or was not sent" }),
     webhook: t.prismaField({ type: "Webhook", nullable: true, authScopes: { permission: "api.webhooks.read" }, resolve: (_q, p, _a, ctx) => entityById("webhook")(ctx, p.webhookId) }),
-  }),
-});
-
-const CreateWebhookInput = builder.inputType("CreateWebhookInput", {
-  fields: (t) => ({
-    name: t.string({ required: true }),
-    url: t.string({ required: true, description: "HTTPS with a fully qualified host name (no IP address); unique" }),
-    events: t.stringList({ required: true, description: EVENTS_DESCRIPTION }),
-    status: t.field({ type: WebhookStatus, description: "Default ACTIVE" }),
-    technicalContactId: t.id({ description: "A user to contact about this receiver" }),
-  }),
-});
-
-const UpdateWebhookInput = builder.inputType("UpdateWebhookInput", {
-  fields: (t) => ({
-    name: t.string(),
-    url: t.string(),
-    events: t.stringList({ description: EVENTS_DESCRIPTION }),
-    status: t.field({ type: WebhookStatus }),
-    technicalContactId: t.id(),
-    version: t.int({ required: true }),
   }),
 });
 

@@ -4,19 +4,12 @@ import { inTransaction, type Emit } from "../../events/outbox.js";
 import { actorOf, type RequestContext } from "../../graphql/context.js";
 import { assertUsersExist } from "../users/user.service.js";
 import { webhookColumns, webhookEventLogColumns } from "./webhook.columns.js";
-import { REMOVED_EVENTS, webhookEventType, WEBHOOK_EVENT_TYPES, type WebhookStatus } from "./webhook-events.js";
+import { REMOVED_EVENTS, webhookEventType, WEBHOOK_EVENT_TYPES } from "./webhook-events.js";
+import type { CreateWebhookInput, UpdateWebhookInput } from "./webhook.inputs.js";
 import { generateSigningKeys, keyEncryptionKey } from "./webhook-keys.js";
 import { normaliseWebhookUrl } from "./webhook-url.js";
 
 const ENTITY = "Webhook";
-
-export interface WebhookInput {
-  name?: string | null;
-  url?: string | null;
-  events?: string[] | null;
-  status?: WebhookStatus | null;
-  technicalContactId?: string | null;
-}
 
 export function getWebhook(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "webhook", ENTITY, id);
@@ -74,7 +67,7 @@ function emitWebhookEvent(emit: Emit, verb: "created" | "updated" | "deleted", i
  * Registers a webhook (spec 6.1) with a new Ed25519 key pair: the public key is returned, the
  * private key stored encrypted. A second webhook for the same URL is 409 NON_UNIQUE_VALUE.
  */
-export async function createWebhook(ctx: RequestContext, input: WebhookInput & { name: string; url: string; events: string[] }) {
+export async function createWebhook(ctx: RequestContext, input: CreateWebhookInput) {
   assertContent(input, ["events"]);
   const url = normaliseWebhookUrl(input.url);
   const events = normaliseEvents(input.events);
@@ -103,7 +96,7 @@ export async function createWebhook(ctx: RequestContext, input: WebhookInput & {
   });
 }
 
-export async function updateWebhook(ctx: RequestContext, id: string, input: WebhookInput & { version: number }) {
+export async function updateWebhook(ctx: RequestContext, id: string, input: UpdateWebhookInput) {
   assertContent(input, ["events"]);
   const url = input.url != null ? normaliseWebhookUrl(input.url) : undefined;
   const events = input.events != null ? normaliseEvents(input.events) : undefined;
