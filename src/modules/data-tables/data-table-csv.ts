@@ -1,13 +1,6 @@
 import { ValidationError, type Problem } from "../../core/errors.js";
 import { DEFAULT_CSV, type CsvFormat } from "../../tabular/csv-writer.js";
-
-/** The wire's csvConfiguration / innerListCsvConfiguration (names as in univocity's CsvFormat). */
-export interface CsvConfigurationInput {
-  delimiter?: string | null;
-  quote?: string | null;
-  quoteEscape?: string | null;
-  quoteEscapeEscape?: string | null;
-}
+import type { CsvConfigurationInput } from "./data-table.inputs.js";
 
 /** Lists inside a field (wire reference: `accounts`, `account_hierarchy_codes` written `'a';'b'`). */
 export const DEFAULT_INNER_LIST_CSV: CsvFormat = { delimiter: ";", quote: "'", quoteEscape: "'", quoteEscapeEscape: "'" };

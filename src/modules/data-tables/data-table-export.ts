@@ -3,19 +3,11 @@ import { compileFilter, SqlParams } from "../../query-language/index.js";
 import { assertContent } from "../../entity/index.js";
 import { ValidationError } from "../../core/errors.js";
 import { batched, csvWriter, quotedListWriter, type CsvFormat } from "../../tabular/csv-writer.js";
-import { csvFormatOf, DEFAULT_INNER_LIST_CSV, type CsvConfigurationInput } from "./data-table-csv.js";
+import { csvFormatOf, DEFAULT_INNER_LIST_CSV } from "./data-table-csv.js";
+import type { ExportInput } from "./data-table.inputs.js";
+export type { ExportInput };
 import type { DataTableColumn } from "./data-table-definition.js";
-import { columnSet, parseSortOrders, quotedTable, rowsOrderBy, selectedColumns, selectExpression, type RowsTable, type SortInput } from "./data-table-rows.js";
-
-/** The body of POST /data-tables/{id}/export (and the export part of import-from-data-table). */
-export interface ExportInput {
-  fields?: string[] | null;
-  limit?: number | null;
-  sort?: SortInput | null;
-  query?: unknown;
-  csvConfiguration?: CsvConfigurationInput | null;
-  innerListCsvConfiguration?: CsvConfigurationInput | null;
-}
+import { columnSet, parseSortOrders, quotedTable, rowsOrderBy, selectedColumns, selectExpression, type RowsTable } from "./data-table-rows.js";
 
 export interface ExportPlan {
   columns: DataTableColumn[];

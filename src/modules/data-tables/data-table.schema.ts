@@ -9,6 +9,7 @@ import { AsyncResult } from "../async-results/async-result.schema.js";
 import { API_STABILITIES, type ApiStability as ApiStabilityValue, type DataTableColumn as StoredColumn } from "./data-table-definition.js";
 import type { DataPage } from "./data-table-rows.js";
 import * as service from "./data-table.service.js";
+import { CsvConfigurationInput, DataTableDataInput, DataTableExportInput, DataTableSortInput, ImportFileFromDataTableInput, SortDirection } from "./data-table.inputs.js";
 import { defineCrudFields } from "../common/crud-fields.js";
 import { entityById } from "../common/relations.js";
 
@@ -16,7 +17,6 @@ const dataTableById = entityById("dataTable");
 
 export const ColumnType = builder.enumType("ColumnType", { values: COLUMN_TYPES });
 export const ApiStability = builder.enumType("ApiStability", { values: API_STABILITIES });
-const SortDirection = builder.enumType("SortDirection", { values: ["ASC", "DESC"] as const });
 
 const DataTableColumn = builder.objectRef<StoredColumn>("DataTableColumn").implement({
   fields: (t) => ({
@@ -84,64 +84,6 @@ const DataTablePage = builder.objectRef<DataPage>("DataTableDataPage").implement
     last: t.boolean({ resolve: (p) => p.last }),
     endCursor: t.string({ nullable: true, description: "Position of the page's last row: pass it as after for the next page (keyset paging, as fast deep in the table as on the first page)" , resolve: (p) => p.endCursor }),
     hasNextPage: t.boolean({ resolve: (p) => !p.last }),
-  }),
-});
-
-const DataTableSortInput = builder.inputType("DataTableSortInput", {
-  fields: (t) => ({
-    field: t.string({ required: true }),
-    direction: t.field({ type: SortDirection, description: "ASC (default) or DESC" }),
-  }),
-});
-
-const CsvConfigurationInput = builder.inputType("CsvConfigurationInput", {
-  fields: (t) => ({
-    delimiter: t.string({ description: "One character (default ,)" }),
-    quote: t.string({ description: "One character (default \")" }),
-    quoteEscape: t.string({ description: "Written before a quote inside a quoted value (default: the quote)" }),
-    quoteEscapeEscape: t.string({ description: "Written before quoteEscape inside a quoted value when it differs from quote" }),
-  }),
-});
-
-const DataTableDataInput = builder.inputType("DataTableDataInput", {
-  fields: (t) => ({
-    page: t.int({ description: "Zero-based page (default 0)" }),
-    pageSize: t.int({ description: "Rows per page, 1 to 2000 (default 100)" }),
-    query: t.field({ type: "JSON", ...shaped(ref("Filter")), description: "Query-language filter over the table's columns (spec 4.2)" }),
-    sort: t.field({ type: [DataTableSortInput], description: "One {field, direction} or a list; rowid ends every order" }),
-    fields: t.stringList({ description: "The columns to return, in this order (default all)" }),
-    excludeFields: t.stringList({ description: "Columns left out of the rows" }),
-    savedFilterId: t.id({ description: "A saved filter whose condition is applied (ANDed with query)" }),
-    after: t.string({ description: "Keyset paging: the endCursor of the previous page (same query and sort; page stays 0)" }),
-  }),
-});
-
-const EXPORT_FIELDS = `fields: Columns in order (default: all but KEYWORD_SEARCH and filterOnly ones); limit; sort (default rowid ASC; ignored above 2 million exported rows, which are unsorted); query; csvConfiguration; innerListCsvConfiguration (entries tables have no list columns)`;
-
-const DataTableExportInput = builder.inputType("DataTableExportInput", {
-  description: EXPORT_FIELDS,
-  fields: (t) => ({
-    fields: t.stringList(),
-    limit: t.field({ type: "Long" }),
-    sort: t.field({ type: DataTableSortInput }),
-    query: t.field({ type: "JSON", ...shaped(ref("Filter")) }),
-    csvConfiguration: t.field({ type: CsvConfigurationInput }),
-    innerListCsvConfiguration: t.field({ type: CsvConfigurationInput }),
-  }),
-});
-
-const ImportFileFromDataTableInput = builder.inputType("ImportFileFromDataTableInput", {
-  fields: (t) => ({
-    dataTableId: t.id({ required: true }),
-    engagementId: t.id({ description: "The data table's engagement (default)" }),
-    name: t.string({ description: "File name without extension (the file is .csv); default the logical name" }),
-    parentFileManagerEntityId: t.id(),
-    fields: t.stringList({ description: EXPORT_FIELDS }),
-    limit: t.field({ type: "Long" }),
-    sort: t.field({ type: DataTableSortInput }),
-    query: t.field({ type: "JSON", ...shaped(ref("Filter")) }),
-    csvConfiguration: t.field({ type: CsvConfigurationInput }),
-    innerListCsvConfiguration: t.field({ type: CsvConfigurationInput }),
   }),
 });
 

@@ -13,7 +13,8 @@ import { entriesTableColumns, logicalNameFor, transactionsTableColumns, type Dat
 import { readDataPage, type DataPage, type DataPageInput, type RowsTable } from "./data-table-rows.js";
 import { cachedDefinition, definitionCache, remember, type CachedDefinition } from "./data-table-cache.js";
 import { populationSqlFor, savedFilterOn } from "./data-table-filters.js";
-import { checkExport, exportCsv, planExport, type ExportInput } from "./data-table-export.js";
+import { checkExport, exportCsv, planExport } from "./data-table-export.js";
+import type { ExportInput, ImportFromDataTableInput } from "./data-table.inputs.js";
 import { indexDataTableJob } from "./data-table.indexes.js";
 
 const ENTITY = "DataTable";
@@ -141,13 +142,6 @@ export async function exportDataTable(ctx: RequestContext, id: string, input: Ex
   return inTransaction(ctx.app, (tx) =>
     startFileResultJob(tx, { job: exportDataTableJob, payload: { dataTableId: id, input: plainInput(input) }, fileName: exportFileName(row), contentType: "text/csv", startedBy }),
   );
-}
-
-export interface ImportFromDataTableInput extends ExportInput {
-  dataTableId: string;
-  engagementId?: string | null;
-  name?: string | null;
-  parentFileManagerEntityId?: string | null;
 }
 
 /**

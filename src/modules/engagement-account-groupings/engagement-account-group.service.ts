@@ -6,27 +6,9 @@ import { rederive } from "../account-groupings/grouping-tree.js";
 import { assertLocalizedText } from "../account-groupings/localized-text.js";
 import { assertMacCode, loadMacLevels } from "../account-groupings/mac-codes.js";
 import { engagementAccountGroupColumns } from "./engagement-account-grouping.columns.js";
+import type { CreateEngagementAccountGroupInput, UpdateEngagementAccountGroupInput } from "./engagement-account-grouping.inputs.js";
 
 const ENTITY = "EngagementAccountGroup";
-
-export interface CreateEngagementAccountGroupInput {
-  engagementAccountGroupingId: string;
-  code: string;
-  parentCode?: string | null;
-  description?: unknown;
-  alias?: string | null;
-  hidden?: boolean | null;
-  macCode?: string | null;
-}
-
-export interface UpdateEngagementAccountGroupInput {
-  alias?: string | null;
-  code?: string | null;
-  hidden?: boolean | null;
-  macCode?: string | null;
-  /** Wire reference 9.11: may be absent; when given it must be the latest. */
-  version?: number | null;
-}
 
 export function getEngagementAccountGroup(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "engagementAccountGroup", ENTITY, id);

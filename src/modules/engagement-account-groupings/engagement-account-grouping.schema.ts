@@ -8,12 +8,13 @@ import { relatedListArgs } from "../common/page.js";
 import { AccountGroupError } from "../account-groupings/account-grouping.schema.js";
 import * as groupings from "./engagement-account-grouping.service.js";
 import * as groups from "./engagement-account-group.service.js";
+import { CreateEngagementAccountGroupInput, UpdateEngagementAccountGroupInput } from "./engagement-account-grouping.inputs.js";
+import { LANG } from "../account-groupings/account-grouping.inputs.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { startEngagementAccountGroupingExport } from "./engagement-account-grouping.export.js";
 import { entityById } from "../common/relations.js";
 
 export const GroupOrigin = builder.enumType("GroupOrigin", { values: groupings.GROUP_ORIGINS });
-const LANG = "Text per language code, e.g. {\"en\": \"Assets\"}";
 
 export const EngagementAccountGrouping = builder.prismaObject("EngagementAccountGrouping", {
   interfaces: [Entity],
@@ -53,28 +54,6 @@ export const EngagementAccountGroup = builder.prismaObject("EngagementAccountGro
     hidden: t.exposeBoolean("hidden"),
     origin: t.field({ type: GroupOrigin, resolve: (g) => g.origin as groupings.GroupOrigin }),
     engagementAccountGrouping: t.prismaField({ type: "EngagementAccountGrouping", nullable: true, authScopes: { permission: "api.engagement-account-groupings.read" }, resolve: (_q, p, _a, ctx) => entityById("engagementAccountGrouping")(ctx, p.engagementAccountGroupingId) }),
-  }),
-});
-
-const CreateEngagementAccountGroupInput = builder.inputType("CreateEngagementAccountGroupInput", {
-  fields: (t) => ({
-    engagementAccountGroupingId: t.id({ required: true }),
-    code: t.string({ required: true }),
-    parentCode: t.string({ description: "Code of an existing group; absent for a level-1 group" }),
-    description: t.field({ type: "JSON", ...shaped(LOCALIZED_TEXT), description: LANG }),
-    alias: t.string(),
-    hidden: t.boolean(),
-    macCode: t.string(),
-  }),
-});
-
-const UpdateEngagementAccountGroupInput = builder.inputType("UpdateEngagementAccountGroupInput", {
-  fields: (t) => ({
-    alias: t.string(),
-    code: t.string({ description: "A new code follows to child groups and account mappings" }),
-    hidden: t.boolean(),
-    macCode: t.string(),
-    version: t.int({ description: "Optional; when given it must be the latest" }),
   }),
 });
 
