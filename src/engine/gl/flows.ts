@@ -33,18 +33,19 @@ export function flowPoints(plan: RunPlan): Array<{ name: string; column: string;
  *    proportion to each account's amount.
  * Amounts are MONEY_100 rounded to the cent per flow.
  */
-function flowsSql(plan: RunPlan): { sides: string; exact: string; flows: string } {
-  const t = table(plan.tables.work("txagg"));
+function flowsSql(plan: RunPlan, half: number): { sides: string; exact: string; flows: string } {
+  // One half of the transactions (tx mod HALVES): the half's aggregate rows, as a subquery.
+  const t = `(SELECT * FROM ${table(plan.tables.work("txagg"))} WHERE tx % ${HALVES} = ${half})`;
   const sides = `SELECT b.tx, b.account, sign(b.amount)::smallint AS side, sum(abs(b.amount))::bigint AS amount
-      FROM ${table(plan.tables.base)} b WHERE b.amount <> 0 GROUP BY 1, 2, 3`;
-  const fa = table(plan.tables.work("sides"));
+      FROM ${table(plan.tables.base)} b WHERE b.amount <> 0 AND b.tx % ${HALVES} = ${half} GROUP BY 1, 2, 3`;
+  const fa = table(plan.tables.work(`sides${half}`));
   // Only amounts found on both sides of a transaction can pair: the numbering windows sort those alone.
   const exact = `WITH cx AS (SELECT f.* FROM ${fa} f JOIN ${t} t USING (tx) WHERE t.debit_accounts >= 2 AND t.credit_accounts >= 2 AND t.debit = t.credit),
       m AS (SELECT cx.* FROM cx JOIN (SELECT tx, amount FROM cx GROUP BY tx, amount HAVING min(side) < 0 AND max(side) > 0) k USING (tx, amount)),
       d AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = 1),
       c AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = -1)
     SELECT d.tx, d.account AS debit_account, c.account AS credit_account, d.amount FROM d JOIN c USING (tx, amount, rn)`;
-  const ex = table(plan.tables.work("exact"));
+  const ex = table(plan.tables.work(`exact${half}`));
   // Per transaction, what remains to spread: without exact pairs, its sides' totals and counts as the
   // transaction aggregate has them; with exact pairs, the remaining sides added up.
   const kind = (alias: string) => `CASE WHEN ${alias}.debit_accounts >= 2 AND ${alias}.credit_accounts >= 2 THEN 'COMPLEX' ELSE 'SIMPLE' END`;
@@ -79,6 +80,19 @@ function flowsSql(plan: RunPlan): { sides: string; exact: string; flows: string 
   return { sides, exact, flows };
 }
 
+/**
+ * Flows are computed per transaction: the transactions are split in HALVES by tx, each half's
+ * sides, exact pairs and flows written on its own connection side by side (these statements read
+ * CTEs several times, so each runs in one process), and the halves' flow tables read together by
+ * the pairs and scored flows, which number them and compute every cross-transaction statistic.
+ */
+const HALVES = 2;
+
+/** The halves' flow tables as one relation. */
+function allFlows(plan: RunPlan): string {
+  return `(${Array.from({ length: HALVES }, (_x, i) => `SELECT * FROM ${table(plan.tables.work(`flows${i}`))}`).join(" UNION ALL ")})`;
+}
+
 /** Flows of a pair expected if debit and credit accounts paired at random, given their overall flows. */
 const EXPECTED = "(x.from_flows::float8 * x.to_flows / x.total_flows)";
 
@@ -106,7 +120,7 @@ function rulesScore(rules: readonly ExpertRule[], unexpected: keyof typeof EXPER
  */
 function pairsSql(ctx: GlContext): string {
   const plan = ctx.plan;
-  const flows = table(plan.tables.work("flows"));
+  const flows = allFlows(plan);
   const level = int(ctx.setting("journal_entry_flat_gifi_bucket_rarity", "level"));
   const bucket = (alias: string) => `coalesce(${alias}.mac_codes[least(${level}, cardinality(${alias}.mac_codes))], 'unmapped')`;
   const minimum = int(ctx.setting("markov_chain", "minimumFlows"));
@@ -150,7 +164,7 @@ function pairsSql(ctx: GlContext): string {
 /** Every flow with its flow-level scores (published as `flows_compact`), and the highest per transaction. */
 function scoredFlowsSql(ctx: GlContext): string {
   const plan = ctx.plan;
-  const flows = table(plan.tables.work("flows"));
+  const flows = allFlows(plan);
   const pairs = table(plan.tables.work("pairs"));
   const columns = flowPoints(plan).map((p) => {
     if (p.name === "journal_entry_flow_analysis") {
@@ -178,16 +192,20 @@ export const glFlowsStep: EngineStep = {
   cost: 6,
   async run({ pool, plan, pointsDone }) {
     const ctx = await glContext(pool, plan);
-    const sql = flowsSql(plan);
-    await engineTransaction(pool, async (client) => {
-      // The remainder and its totals are CTEs estimated at a few rows: a merge join would sort a million of them.
-      await client.query("SET LOCAL enable_mergejoin = off");
-      // Analyzed: the exact pairs and the remainder join it with itself.
-      await createTableAs(client, plan.tables.work("sides"), sql.sides);
-      await createTableAs(client, plan.tables.work("exact"), sql.exact);
-      await createTableAs(client, plan.tables.work("flows"), sql.flows, { analyze: false });
-      await client.query(`DROP TABLE ${table(plan.tables.work("sides"))}, ${table(plan.tables.work("exact"))}`);
-    });
+    await Promise.all(
+      Array.from({ length: HALVES }, (_x, half) => {
+        const sql = flowsSql(plan, half);
+        return engineTransaction(pool, async (client) => {
+          // The remainder and its totals are CTEs estimated at a few rows: a merge join would sort a million of them.
+          await client.query("SET LOCAL enable_mergejoin = off");
+          // Analyzed: the exact pairs and the remainder join it with itself.
+          await createTableAs(client, plan.tables.work(`sides${half}`), sql.sides);
+          await createTableAs(client, plan.tables.work(`exact${half}`), sql.exact);
+          await createTableAs(client, plan.tables.work(`flows${half}`), sql.flows, { analyze: false });
+          await client.query(`DROP TABLE ${table(plan.tables.work(`sides${half}`))}, ${table(plan.tables.work(`exact${half}`))}`);
+        });
+      }),
+    );
     await engineTransaction(pool, async (client) => {
       // Flows join their pair by two text keys: a merge join sorts both sides on them, a hash join does not.
       await client.query("SET LOCAL enable_mergejoin = off");
@@ -201,7 +219,7 @@ export const glFlowsStep: EngineStep = {
         `SELECT tx, bool_or(flow_type = 'COMPLEX') AS complex, bool_or(unknown_flow) AS unknown_flow${maxima.map((m) => `, ${m}`).join("")} FROM ${table(plan.tables.flows)} GROUP BY tx`,
         { analyze: false },
       );
-      await client.query(`DROP TABLE ${table(plan.tables.work("flows"))}`);
+      await client.query(`DROP TABLE ${Array.from({ length: HALVES }, (_x, i) => table(plan.tables.work(`flows${i}`))).join(", ")}`);
     });
     pointsDone([...this.points, ...plan.spec.customControlPoints.map((c) => c.id)]);
   },
