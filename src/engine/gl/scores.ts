@@ -9,7 +9,7 @@ import { ident, int, num, table, textArray } from "../sql.js";
 import { glContext, type GlContext } from "./context.js";
 import { entryPointColumns } from "./entries.js";
 import { flowPoints } from "./flows.js";
-import { pointTable, transactionPointNames } from "./transactions.js";
+import { hierarchyCodeList, pointTable, transactionPointNames } from "./transactions.js";
 
 /** A published column and the expression that fills it. */
 export interface LaidOut {
@@ -148,36 +148,26 @@ function physicalOrder(columns: Array<{ select: string; rank: number }>): string
 const rankOf = (l: LaidOut) => STORAGE_RANK[l.column.type] ?? (l.column.type === "STRING" && !l.column.caseInsensitivePrefixSearch && !l.column.keywordSearch ? 8 : 9);
 
 /**
- * The hierarchy codes of each transaction's accounts, sorted and distinct, set-based: each
- * account's codes as a bit mask over the result's sorted codes, OR-ed per transaction (`w_hmask`),
- * each distinct mask decoded once (`w_hcodes`). A sorted subquery per transaction cost half of the
- * transaction table's statement and kept it in one process (a correlated subquery is not run by
- * parallel workers). Returns the joins giving `hc.hierarchy_codes` (NULL: no account has a code).
+ * The hierarchy codes of each transaction's accounts, sorted and distinct, set-based: the
+ * transactions step ORs each account's codes as a bit mask per transaction (`hierarchy_mask`),
+ * and each distinct mask is decoded once here (`w_hcodes`). A sorted subquery per transaction cost
+ * half of the transaction table's statement and kept it in one process (a correlated subquery is
+ * not run by parallel workers). Returns the join giving `hc.hierarchy_codes` (NULL: no account has a code).
  */
 async function hierarchyCodesJoin(ctx: GlContext, client: pg.PoolClient): Promise<string | null> {
-  const masks = table(ctx.plan.tables.work("hmask"));
   const decoded = table(ctx.plan.tables.work("hcodes"));
-  // The codes in PostgreSQL's order: the published arrays are sorted by its collation.
-  const codes = (await client.query<{ c: string }>(`SELECT DISTINCT c FROM ${ctx.accounts}, unnest(codes) c WHERE c IS NOT NULL ORDER BY c`)).rows.map((r) => r.c);
+  const codes = await hierarchyCodeList(ctx, client);
   if (codes.length === 0) {
-    await client.query(`DROP TABLE IF EXISTS ${masks}, ${decoded}`);
+    await client.query(`DROP TABLE IF EXISTS ${decoded}`);
     return null;
   }
   await createTableAs(
     client,
-    ctx.plan.tables.work("hmask"),
-    `SELECT u.tx, bit_or(m.mask)::text AS mask FROM (SELECT tx, unnest(accounts) AS account FROM ${table(ctx.plan.tables.work("txagg"))}) u
-       JOIN (SELECT a.account, bit_or(set_bit(B'${"0".repeat(codes.length)}', k.i::integer - 1, 1)) AS mask
-               FROM ${ctx.accounts} a, unnest(a.codes) c JOIN unnest(${textArray(codes)}) WITH ORDINALITY k(code, i) ON k.code = c GROUP BY a.account) m
-         ON m.account = u.account GROUP BY u.tx`,
-  );
-  await createTableAs(
-    client,
     ctx.plan.tables.work("hcodes"),
     `SELECT x.mask, ARRAY(SELECT k.c FROM unnest(${textArray(codes)}) WITH ORDINALITY k(c, i) WHERE substr(x.mask, k.i::integer, 1) = '1' ORDER BY k.i) AS hierarchy_codes
-       FROM (SELECT DISTINCT mask FROM ${masks}) x`,
+       FROM (SELECT DISTINCT hierarchy_mask AS mask FROM ${table(ctx.plan.tables.work("txagg"))} WHERE hierarchy_mask IS NOT NULL) x`,
   );
-  return `LEFT JOIN ${masks} hm ON hm.tx = t.tx LEFT JOIN ${decoded} hc ON hc.mask = hm.mask`;
+  return `LEFT JOIN ${decoded} hc ON hc.mask = t.hierarchy_mask`;
 }
 
 export const glScoresStep: EngineStep = {

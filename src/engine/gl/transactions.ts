@@ -1,6 +1,7 @@
+import type pg from "pg";
 import type { RunPlan } from "../run-plan.js";
 import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
-import { ident, int, table } from "../sql.js";
+import { ident, int, table, textArray } from "../sql.js";
 import { glContext, type GlContext } from "./context.js";
 import { entryPointColumns } from "./entries.js";
 
@@ -12,7 +13,7 @@ import { entryPointColumns } from "./entries.js";
  * a missing account counting as one), then the transaction-level control points, each a small table of the transactions it
  * flags (`w_<name>`: tx, score).
  */
-function aggregateSql(ctx: GlContext): string {
+function aggregateSql(ctx: GlContext, hierarchyMasks: string | null): string {
   const plan = ctx.plan;
   const own = entryPointColumns(plan).map(({ column }) => `max(b.${ident(column)})::smallint AS ${ident(column)}`);
   const cashMinimum = int(ctx.setting("journal_entry_cash_out_the_door", "minimumAmount") ?? 0);
@@ -38,9 +39,37 @@ function aggregateSql(ctx: GlContext): string {
            sum(hashtextextended(coalesce(b.account, '') || ':' || (-b.amount), 0)) AS reverse_signature,
            min(b.txid) AS txid, min(b.type) AS type, min(b.user_id) AS user_id, min(nullif(btrim(b.memo), '')) AS "transaction",
            array_agg(DISTINCT b.account ORDER BY b.account) FILTER (WHERE b.account IS NOT NULL) AS accounts,
-           min(b.fund_id) AS first_fund, max(b.fund_id) AS last_fund
-      FROM ${table(plan.tables.base)} b ${ctx.accountJoin("b")}
+           min(b.fund_id) AS first_fund, max(b.fund_id) AS last_fund,
+           ${hierarchyMasks ? "bit_or(hm.mask)::text" : "NULL::text"} AS hierarchy_mask
+      FROM ${table(plan.tables.base)} b ${ctx.accountJoin("b")} ${hierarchyMasks ? `LEFT JOIN ${table(hierarchyMasks)} hm ON hm.account = b.account` : ""}
      GROUP BY b.tx`;
+}
+
+/** The result's hierarchy codes in PostgreSQL's order (the published arrays are sorted by its collation): bit i of a mask is code i. */
+export async function hierarchyCodeList(ctx: GlContext, client: pg.PoolClient): Promise<string[]> {
+  return (await client.query<{ c: string }>(`SELECT DISTINCT c FROM ${ctx.accounts}, unnest(codes) c WHERE c IS NOT NULL ORDER BY c`)).rows.map((r) => r.c);
+}
+
+/**
+ * Each account's hierarchy codes as a bit mask over the sorted codes (over all its funds' rows),
+ * for the aggregate to OR per transaction (`hierarchy_mask`, decoded by the scores step): a
+ * grouped pass of its own over the unnested accounts of every transaction cost more than the
+ * aggregate's extra join. Returns the table's name, or null when no account has a code.
+ */
+async function hierarchyMaskTable(ctx: GlContext, client: pg.PoolClient): Promise<string | null> {
+  const name = ctx.plan.tables.work("amask");
+  const codes = await hierarchyCodeList(ctx, client);
+  if (codes.length === 0) {
+    await client.query(`DROP TABLE IF EXISTS ${table(name)}`);
+    return null;
+  }
+  await createTableAs(
+    client,
+    name,
+    `SELECT a.account, bit_or(set_bit(B'${"0".repeat(codes.length)}', k.i::integer - 1, 1)) AS mask
+       FROM ${ctx.accounts} a, unnest(a.codes) c JOIN unnest(${textArray(codes)}) WITH ORDINALITY k(code, i) ON k.code = c GROUP BY a.account`,
+  );
+  return name;
 }
 
 interface TransactionPoint {
@@ -150,7 +179,7 @@ export const glTransactionsStep: EngineStep = {
     const ctx = await glContext(pool, plan);
     const aggregate = plan.tables.work("txagg");
     await engineTransaction(pool, async (client) => {
-      await createTableAs(client, aggregate, aggregateSql(ctx));
+      await createTableAs(client, aggregate, aggregateSql(ctx, await hierarchyMaskTable(ctx, client)));
       if (REVERSAL_POINTS.some((p) => ctx.runs(p))) await createTableAs(client, plan.tables.work("reversals"), reversalPairs(ctx, table(aggregate)), { analyze: false });
     });
     for (const point of TRANSACTION_POINTS) {
