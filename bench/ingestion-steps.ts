@@ -51,18 +51,12 @@ function totals(): [number, number, number, Map<number, number>, number, number]
   let others = 0;
   let mainDemand = 0;
   let pgDemand = 0;
-  for (const tid of readdirSync(`/proc/${serverPid}/task`)) {
-    try {
-      const f = statOf(`/proc/${serverPid}/task/${tid}/stat`);
-      const us = (Number(f[11]) + Number(f[12])) * TICK_US;
-      if (Number(tid) === serverPid) {
-        main += us;
-        mainDemand = demandOf(`/proc/${serverPid}/task/${tid}/schedstat`) / 1000;
-      } else others += us;
-    } catch {
-      // exited
-    }
-  }
+  // The process's own counters include threads that have exited (a staging worker); the main thread's are its own.
+  const process = statOf(`/proc/${serverPid}/stat`);
+  const mainStat = statOf(`/proc/${serverPid}/task/${serverPid}/stat`);
+  main = (Number(mainStat[11]) + Number(mainStat[12])) * TICK_US;
+  others = (Number(process[11]) + Number(process[12])) * TICK_US - main;
+  mainDemand = demandOf(`/proc/${serverPid}/task/${serverPid}/schedstat`) / 1000;
   const own = statOf(`/proc/${postmaster}/stat`);
   let pgUs = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * TICK_US;
   const backends = new Map<number, number>();
