@@ -24,6 +24,8 @@ const glTypeaheadStep: EngineStep = {
   points: [],
   cost: 1,
   durable: true,
+  // The accounts, the amount statistics' counts and the base entries: beside the transactions step.
+  after: ["prepare", "statistics", "entries"],
   async run({ pool, plan }) {
     const ctx = await glContext(pool, plan);
     await engineTransaction(pool, async (client) => {
