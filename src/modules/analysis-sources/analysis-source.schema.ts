@@ -3,7 +3,6 @@ import { Repeater } from "graphql-yoga";
 import { transactionIdPreviewColumns } from "./analysis-source.columns.js";
 import { whereArg } from "../common/where.js";
 import { analysisSourceColumns } from "./analysis-source.columns.js";
-import type { TransientEvent } from "../../events/domain-event.js";
 import { builder } from "../../graphql/builder.js";
 import {
   type AmbiguousColumnResolution as AmbiguousColumnResolutionModel,
@@ -21,7 +20,7 @@ import { DATA_PREVIEW, FileInfoNode, FILE_METRICS, GroupedFormat } from "../file
 import { BOOLEAN, INTEGER, listOf, mapOf, namedShape, OBJECT_ID, objectOf, ref, shaped, STRING } from "../common/json-shape.js";
 import type { SourceMessage as SourceMessageModel } from "./analysis-source.messages.js";
 import { wireIndicators } from "./transaction-id-preview.wire.js";
-import { currentSourceProgress, isTerminalState, SOURCE_PROGRESS_EVENT, supersededBy, type SourceProgress } from "./analysis-source.progress.js";
+import { currentSourceProgress, isTerminalState, sourceProgressEvents, supersededBy, type SourceProgress } from "./analysis-source.progress.js";
 import type { AuditedVirtualColumn } from "./analysis-source.virtual-columns.js";
 import * as service from "./analysis-source.service.js";
 import { CreateAnalysisSourceInput, TransactionIdType, UpdateAnalysisSourceInput, VirtualColumnType, WorkflowStateEnum } from "./analysis-source.inputs.js";
@@ -388,11 +387,8 @@ builder.subscriptionField("analysisSourceProgress", (t) =>
         }
         (async () => {
           for (let next = await pending; !next.done; next = await events.next()) {
-            const event = next.value as TransientEvent;
-            if (event.type !== SOURCE_PROGRESS_EVENT || event.entityId !== analysisSourceId) continue;
-            // Transient events carry what their emitter built: this type's payload is a SourceProgress.
-            const progress = event.payload as unknown as SourceProgress;
-            if (supersededBy(progress, current)) continue;
+            const progress = sourceProgressEvents.payloadOf(next.value, analysisSourceId);
+            if (!progress || supersededBy(progress, current)) continue;
             await push(progress);
             if (isTerminalState(progress.workflowState)) {
               stop();
