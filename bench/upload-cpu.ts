@@ -24,7 +24,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 const db = await benchDatabase();
 const dir = mkdtempSync(join(tmpdir(), "upload-cpu-"));
-const token = `fap_bench_${randomBytes(8).toString("hex")}`;
+const token = process.env.BENCH_TOKEN ?? `fap_bench_${randomBytes(8).toString("hex")}`;
 const serverEnv: Record<string, string> = { DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: join(dir, "data") };
 const server = await startServer(serverEnv, process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean));
 const log = (line: string) => process.stdout.write(`${line}\n`);

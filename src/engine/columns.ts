@@ -33,6 +33,8 @@ export interface ResultColumn {
   orderIndexed?: boolean;
   /** BOOLEAN: a partial index on (row_no) WHERE the flag is set (flags set on few rows). */
   partialIndex?: boolean;
+  /** STRING enumerations: the values (lower-case) on many rows; every other value is served by one partial index (see markCommonValues). */
+  commonValues?: string[];
   /** BOOLEAN_FLAGS: flag name -> physical boolean column (the column itself holds nothing). */
   flagColumns?: Record<string, string>;
   /** ARRAY_STRINGS: values are stored lower-case (compared without lower_text_array). */

@@ -19,7 +19,7 @@ export * from "./control-points/index.js";
 export { planRun, type PlannedPoint, type RunPlan } from "./run-plan.js";
 export type { EngineSpec, EngineSource, EngineAccount, EngineRiskGroup, EnginePeriod, RiskRangeBounds } from "./spec.js";
 export type { EngineStep, StepContext } from "./steps.js";
-export { survivingSteps } from "./steps.js";
+export { runSteps, survivingSteps } from "./steps.js";
 export type { ResultColumn } from "./columns.js";
 export type { PublishedTable, ResultSummary, ControlPointSummary, TableShape } from "./publish.js";
 export { RISK_LEVELS } from "./publish.js";

@@ -20,7 +20,44 @@ export interface EngineStep {
    * crash of PostgreSQL after it keeps its work; the other steps' UNLOGGED tables come back empty.
    */
   durable?: boolean;
+  /**
+   * The steps whose work this one reads; by default every step listed before it. A step naming
+   * fewer runs beside the later ones it does not read as soon as these are done (runSteps), e.g.
+   * the typeahead tables beside the transactions step's small statements, which leave a core idle.
+   */
+  after?: readonly string[];
   run(ctx: StepContext): Promise<void>;
+}
+
+/**
+ * Runs the steps not in `done`, each once the steps it reads (`after`) are done: in list order, a
+ * step with its own `after` beside those it does not read. Each step's `run` records it done (the
+ * caller's); a resumed run passes what is done and the rest follows the same rule. Resolves when
+ * every step ran; on a failure starts no other step, waits for the ones running (no statement
+ * outlives the attempt), then rejects with the first failure.
+ */
+export async function runSteps(steps: readonly EngineStep[], done: readonly string[], run: (step: EngineStep) => Promise<void>): Promise<void> {
+  const finished = new Set(done);
+  const running = new Map<string, Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  const reads = (step: EngineStep, index: number) => step.after ?? steps.slice(0, index).map((s) => s.name);
+  for (;;) {
+    if (!failure) {
+      for (const [index, step] of steps.entries()) {
+        if (finished.has(step.name) || running.has(step.name) || !reads(step, index).every((name) => finished.has(name))) continue;
+        const settled = run(step).then(
+          () => void finished.add(step.name),
+          (error) => void (failure ??= { error }),
+        );
+        running.set(step.name, settled.finally(() => running.delete(step.name)));
+      }
+    }
+    if (running.size === 0) break;
+    await Promise.race(running.values());
+  }
+  if (failure) throw (failure as { error: unknown }).error;
+  const left = steps.filter((s) => !finished.has(s.name)).map((s) => s.name);
+  if (left.length > 0) throw new Error(`engine steps ${left.join(", ")} read steps that never run`);
 }
 
 export interface StepContext {

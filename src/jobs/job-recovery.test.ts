@@ -113,9 +113,12 @@ async function crashScenario(mode: "in-process" | "redis") {
   await second.exited;
 }
 
+// Two child servers start one after another (each up to 60 s on a loaded machine): more than the default test timeout.
+const CRASH_TIMEOUT = 180_000;
+
 describe("job recovery after kill -9", () => {
-  it("in-process runner: a restarted process resumes one job and cleanly fails the one out of attempts", () => crashScenario("in-process"));
-  it.skipIf(!testRedisUrl())("BullMQ on Redis: the same", () => crashScenario("redis"));
+  it("in-process runner: a restarted process resumes one job and cleanly fails the one out of attempts", () => crashScenario("in-process"), CRASH_TIMEOUT);
+  it.skipIf(!testRedisUrl())("BullMQ on Redis: the same", () => crashScenario("redis"), CRASH_TIMEOUT);
 });
 
 describe("graceful shutdown", () => {

@@ -111,16 +111,33 @@ function rulesScore(rules: readonly ExpertRule[], unexpected: keyof typeof EXPER
 }
 
 /**
- * One row per account pair that exchanges money (the totals per bucket pair, per debit and per
- * credit account are small grouped tables joined back: window functions sorted every pair three times): how often, the mean and spread of ln(amount),
- * and the pair-level scores (rare bucket pair, unlikely credit account given the debit account,
- * expert and custom rules, cash to bad debt). The mean and spread add the flows in order of
- * ln(amount): floating-point sums in the order the flows happen to be stored would change in the
- * last bits whenever the flows statement's plan does.
+ * The flows of one account pair added up: how often, the mean and spread of ln(amount), for the
+ * pairs whose key hash falls in `part` of PAIR_PARTS (each part on its own connection). The mean
+ * and spread add the flows in order of ln(amount): floating-point sums in the order the flows
+ * happen to be stored would change in the last bits whenever the flows statement's plan does.
+ * The sort that orders them is the step's largest: it sorts on a hash of the pair first and on
+ * the accounts in byte order ("C") next, not on two texts in the database's collation (the same
+ * groups: the collation is deterministic, so equal means equal bytes).
+ */
+function pairPartSql(plan: RunPlan, part: number): string {
+  return `SELECT any_value(debit_account) AS debit_account, any_value(credit_account) AS credit_account, count(*)::integer AS n, avg(l ORDER BY l) AS mean, stddev_samp(l ORDER BY l) AS sd
+      FROM (SELECT debit_account, credit_account, ln(amount::float8) AS l, hashtextextended(debit_account || '/' || credit_account, 0) AS h
+              FROM ${allFlows(plan)} f WHERE debit_account IS NOT NULL AND credit_account IS NOT NULL) f
+     WHERE h & ${PAIR_PARTS - 1} = ${part}
+     GROUP BY h, debit_account COLLATE "C", credit_account COLLATE "C"`;
+}
+
+/** Parts of the pairs, each added up on its own connection (a power of two). */
+const PAIR_PARTS = 2;
+
+/**
+ * One row per account pair that exchanges money, from the parts' sums (the totals per bucket
+ * pair, per debit and per credit account are small grouped tables joined back: window functions
+ * sorted every pair three times), with the pair-level scores (rare bucket pair, unlikely credit
+ * account given the debit account, expert and custom rules, cash to bad debt).
  */
 function pairsSql(ctx: GlContext): string {
   const plan = ctx.plan;
-  const flows = allFlows(plan);
   const level = int(ctx.setting("journal_entry_flat_gifi_bucket_rarity", "level"));
   const bucket = (alias: string) => `coalesce(${alias}.mac_codes[least(${level}, cardinality(${alias}.mac_codes))], 'unmapped')`;
   const minimum = int(ctx.setting("markov_chain", "minimumFlows"));
@@ -148,8 +165,8 @@ function pairsSql(ctx: GlContext): string {
     }
   }
   const accounts = `(SELECT DISTINCT ON (account) account, codes, mac_codes, is_cash, is_bad_debt FROM ${ctx.accounts} ORDER BY account, fund_key)`;
-  return `WITH p AS (SELECT debit_account, credit_account, count(*)::integer AS n, avg(l ORDER BY l) AS mean, stddev_samp(l ORDER BY l) AS sd
-                      FROM (SELECT debit_account, credit_account, ln(amount::float8) AS l FROM ${flows} WHERE debit_account IS NOT NULL AND credit_account IS NOT NULL) f GROUP BY 1, 2),
+  const parts = Array.from({ length: PAIR_PARTS }, (_x, i) => `SELECT * FROM ${table(plan.tables.work(`pairs${i}`))}`).join(" UNION ALL ");
+  return `WITH p AS (${parts}),
       b AS (SELECT p.*, ${bucket("da")} AS debit_bucket, ${bucket("ca")} AS credit_bucket
               FROM p LEFT JOIN ${accounts} da ON da.account = p.debit_account LEFT JOIN ${accounts} ca ON ca.account = p.credit_account),
       x AS (SELECT b.*, bf.n AS bucket_flows, tot.n AS total_flows, ff.n AS from_flows, tf.n AS to_flows
@@ -206,10 +223,16 @@ export const glFlowsStep: EngineStep = {
         });
       }),
     );
+    await Promise.all(
+      Array.from({ length: PAIR_PARTS }, (_x, part) =>
+        engineTransaction(pool, (client) => createTableAs(client, plan.tables.work(`pairs${part}`), pairPartSql(plan, part), { analyze: false })),
+      ),
+    );
     await engineTransaction(pool, async (client) => {
       // Flows join their pair by two text keys: a merge join sorts both sides on them, a hash join does not.
       await client.query("SET LOCAL enable_mergejoin = off");
       await createTableAs(client, plan.tables.work("pairs"), pairsSql(ctx));
+      await client.query(`DROP TABLE ${Array.from({ length: PAIR_PARTS }, (_x, i) => table(plan.tables.work(`pairs${i}`))).join(", ")}`);
       await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx), { analyze: false });
       const points = flowPoints(plan);
       const maxima = points.map((p) => `max(${ident(`cp_score_${plan.points[p.index].definition.name}`)})::smallint AS ${ident(p.column)}`);

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { col } from "../columns.js";
-import { createTypeaheadTable, indexOnly, markRareFlags, summarize, TYPEAHEAD_COLUMNS, type PublishedTable, type ResultSummary, type TableShape } from "../publish.js";
+import { createTypeaheadTable, indexOnly, markCommonValues, markRareFlags, RISK_LEVELS, summarize, TYPEAHEAD_COLUMNS, type PublishedTable, type ResultSummary, type TableShape } from "../publish.js";
 import type { RunPlan } from "../run-plan.js";
 import { engineTransaction, type EngineStep } from "../steps.js";
 import { table } from "../sql.js";
@@ -24,6 +24,8 @@ const glTypeaheadStep: EngineStep = {
   points: [],
   cost: 1,
   durable: true,
+  // The accounts, the amount statistics' counts and the base entries: beside the transactions step.
+  after: ["prepare", "statistics", "entries"],
   async run({ pool, plan }) {
     const ctx = await glContext(pool, plan);
     await engineTransaction(pool, async (client) => {
@@ -84,9 +86,9 @@ export async function glTableShapes(pool: pg.Pool, plan: RunPlan): Promise<Table
     }),
   ];
   return [
-    { key: "lines", logicalName: "gl_journal_lines", type: "entries", apiStability: "STABLE", table: plan.tables.lines, columns: indexOnly(lines, ["rowid", "txid", "account", "risk", "risk_level"]), after: "scores" },
-    { key: "transactions", logicalName: "gl_journal_tx", type: "transactions", apiStability: "STABLE", table: plan.tables.tx, columns: indexOnly(transactions, ["rowid", "txid", "risk", "risk_level"]), after: "scores" },
-    { key: "flows", logicalName: "flows_compact", type: "flows_compact", apiStability: "STABLE", table: plan.tables.flows, columns: indexOnly(flows, ["rowid", "txid", "flow_type", "debit_account", "credit_account"]), after: "flows" },
+    { key: "lines", logicalName: "gl_journal_lines", type: "entries", apiStability: "STABLE", table: plan.tables.lines, columns: indexOnly(lines, ["rowid", "txid", "account", "risk"]), after: "scores" },
+    { key: "transactions", logicalName: "gl_journal_tx", type: "transactions", apiStability: "STABLE", table: plan.tables.tx, columns: indexOnly(transactions, ["rowid", "txid", "risk"]), after: "scores" },
+    { key: "flows", logicalName: "flows_compact", type: "flows_compact", apiStability: "STABLE", table: plan.tables.flows, columns: indexOnly(flows, ["rowid", "txid", "debit_account", "credit_account"]), after: "flows" },
     ...TYPEAHEADS.map((t): TableShape => ({
       key: `typeahead_${t.key}`,
       logicalName: `typeahead_${t.key}`,
@@ -105,11 +107,17 @@ export async function glPublication(pool: pg.Pool, plan: RunPlan): Promise<{ tab
   const [shapes, summary] = await Promise.all([glTableShapes(pool, plan), summarize(pool, plan, { entries: plan.tables.lines, transactions: plan.tables.tx, flows: plan.tables.flows, ownMask: true })]);
   const published: PublishedTable[] = [];
   for (const { after: _after, ...shape } of shapes) {
-    if (shape.key === "lines") published.push({ ...shape, columns: markRareFlags(shape.columns, summary, summary.entries.total, "entries"), rowCount: summary.entries.total });
-    else if (shape.key === "transactions") {
-      const total = summary.transactions?.total ?? 0;
-      published.push({ ...shape, columns: markRareFlags(shape.columns, summary, total, "transactions"), rowCount: total });
-    } else if (shape.key === "flows") published.push({ ...shape, rowCount: summary.flows?.total ?? 0 });
+    // risk_level and flow_type are indexed only for their rare values, which the summary counts.
+    if (shape.key === "lines") {
+      const { total, byRiskLevel } = summary.entries;
+      published.push({ ...shape, columns: markCommonValues(markRareFlags(shape.columns, summary, total, "entries"), "risk_level", RISK_LEVELS, byRiskLevel, total), rowCount: total });
+    } else if (shape.key === "transactions") {
+      const { total, byRiskLevel } = summary.transactions ?? { total: 0, byRiskLevel: {} };
+      published.push({ ...shape, columns: markCommonValues(markRareFlags(shape.columns, summary, total, "transactions"), "risk_level", RISK_LEVELS, byRiskLevel, total), rowCount: total });
+    } else if (shape.key === "flows") {
+      const { total, simple, complex } = summary.flows ?? { total: 0, simple: 0, complex: 0 };
+      published.push({ ...shape, columns: markCommonValues(shape.columns, "flow_type", ["SIMPLE", "COMPLEX"], { SIMPLE: simple, COMPLEX: complex }, total), rowCount: total });
+    }
     else published.push({ ...shape, rowCount: await rowCount(pool, shape.table) });
   }
   return { tables: published, summary };

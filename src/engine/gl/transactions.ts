@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { RunPlan } from "../run-plan.js";
 import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
 import { ident, int, table, textArray } from "../sql.js";
-import { glContext, type GlContext } from "./context.js";
+import { glContext, sideBySide, type GlContext } from "./context.js";
 import { entryPointColumns } from "./entries.js";
 
 /**
@@ -13,7 +13,7 @@ import { entryPointColumns } from "./entries.js";
  * a missing account counting as one), then the transaction-level control points, each a small table of the transactions it
  * flags (`w_<name>`: tx, score).
  */
-function aggregateSql(ctx: GlContext, hierarchyMasks: string | null): string {
+function aggregateSql(ctx: GlContext, hierarchyMasks: string | null, scoreChanges: string | null, where: string): string {
   const plan = ctx.plan;
   const own = entryPointColumns(plan).map(({ column }) => `max(b.${ident(column)})::smallint AS ${ident(column)}`);
   const cashMinimum = int(ctx.setting("journal_entry_cash_out_the_door", "minimumAmount") ?? 0);
@@ -40,8 +40,10 @@ function aggregateSql(ctx: GlContext, hierarchyMasks: string | null): string {
            min(b.txid) AS txid, min(b.type) AS type, min(b.user_id) AS user_id, min(nullif(btrim(b.memo), '')) AS "transaction",
            array_agg(DISTINCT b.account ORDER BY b.account) FILTER (WHERE b.account IS NOT NULL) AS accounts,
            min(b.fund_id) AS first_fund, max(b.fund_id) AS last_fund,
-           ${hierarchyMasks ? "bit_or(hm.mask)::text" : "NULL::text"} AS hierarchy_mask
+           ${hierarchyMasks ? "bit_or(hm.mask)::text" : "NULL::text"} AS hierarchy_mask${scoreChanges ? ",\n           max(sc.score) AS score_change" : ""}
       FROM ${table(plan.tables.base)} b ${ctx.accountJoin("b")} ${hierarchyMasks ? `LEFT JOIN ${table(hierarchyMasks)} hm ON hm.account = b.account` : ""}
+           ${scoreChanges ? `LEFT JOIN ${table(scoreChanges)} sc ON sc.account = b.account AND sc.rp = b.rp` : ""}
+     WHERE ${where}
      GROUP BY b.tx`;
 }
 
@@ -153,8 +155,13 @@ function reversalPairs(ctx: GlContext, t: string): string {
 
 const ACCOUNT_PERIOD_POINTS = new Set(["prior_period_overall_score_change", "group_by_trendshock", "prior_period_frequency", "prior_period_dollar_change"]);
 
-/** Prior Period Score Change: the share of an account's entries failing other points, period over prior period. */
-function scoreChangeSql(ctx: GlContext): string | null {
+/**
+ * Prior Period Score Change: the share of an account's entries failing other points, period over
+ * prior period, for the (account, reporting period) pairs that score (a few thousand at most).
+ * The aggregate joins them and keeps each transaction's highest (`score_change`): one probe per
+ * entry in a scan it makes anyway, instead of a second scan of the entries, a join and a sort.
+ */
+function scoreChangesSql(ctx: GlContext): string | null {
   const plan = ctx.plan;
   // Points about the entry itself: the account-period ones (trend, prior period) would make the
   // share jump for every entry of a period they flag.
@@ -168,7 +175,7 @@ function scoreChangeSql(ctx: GlContext): string | null {
       r AS (SELECT m.account, m.rp, least(10000, greatest(0, round(((m.failing::float8 / m.n) - (p.failing::float8 / p.n)) * 100 * 5000 / ${increase})))::integer AS score
               FROM m JOIN m p ON p.account = m.account AND p.rp = ${ctx.periods.previousReportingStart("m.rp")}
              WHERE m.n >= ${minimum} AND p.n >= 1)
-    SELECT b.tx, max(r.score) AS score FROM ${table(plan.tables.base)} b JOIN r ON r.account = b.account AND r.rp = b.rp WHERE r.score > 0 GROUP BY b.tx`;
+    SELECT account, rp, score FROM r WHERE score > 0`;
 }
 
 export const glTransactionsStep: EngineStep = {
@@ -178,20 +185,64 @@ export const glTransactionsStep: EngineStep = {
   async run({ pool, plan, signal, pointsDone }) {
     const ctx = await glContext(pool, plan);
     const aggregate = plan.tables.work("txagg");
-    await engineTransaction(pool, async (client) => {
-      await createTableAs(client, aggregate, aggregateSql(ctx, await hierarchyMaskTable(ctx, client)));
-      if (REVERSAL_POINTS.some((p) => ctx.runs(p))) await createTableAs(client, plan.tables.work("reversals"), reversalPairs(ctx, table(aggregate)), { analyze: false });
+    const change = "prior_period_overall_score_change";
+    const changesSql = ctx.runs(change) ? scoreChangesSql(ctx) : null;
+    const changes = changesSql ? plan.tables.work("changes") : null;
+    // The aggregate is one sorted group per transaction in one process (DISTINCT and ordered
+    // aggregates keep it out of parallel workers): its halves run side by side into one table.
+    const halfSql = await engineTransaction(pool, async (client) => {
+      const masks = await hierarchyMaskTable(ctx, client);
+      if (changes && changesSql) await createTableAs(client, changes, changesSql);
+      const sql = (where: string) => aggregateSql(ctx, masks, changes, where);
+      await createTableAs(client, aggregate, `${sql("FALSE")} WITH NO DATA`, { analyze: false });
+      return sql;
     });
-    for (const point of TRANSACTION_POINTS) {
+    // Split by a range of tx (the row number of a transaction's first entry, numbered from 1 over
+    // the sources), which the planner estimates from the statistics: on `tx % 2 = 0` it expected
+    // 0.5% of the entries and sorted them all twice for merge joins with the accounts.
+    const split = Math.ceil(Number(ctx.facts.entries ?? 0) / 2) + 1;
+    await sideBySide(
+      2,
+      [`b.tx < ${split} OR b.tx IS NULL`, `b.tx >= ${split}`].map((where) => () => engineTransaction(pool, async (client) => void (await client.query(`INSERT INTO ${table(aggregate)} ${halfSql(where)}`)))),
+    );
+    await pool.query(`ANALYZE ${table(aggregate)}`);
+    // The points, each a statement of its own over the aggregate, side by side on two connections
+    // (the reversal points after the pairs they read).
+    const point = (name: string, sql: () => string) => async () => {
       signal.throwIfAborted();
-      if (!plan.planned(point.name)) continue;
-      const name = pointTable(plan, point.name);
+      if (!plan.planned(name)) return;
+      const findings = pointTable(plan, name);
       await engineTransaction(pool, async (client) => {
-        if (ctx.runs(point.name)) await createTableAs(client, name, point.sql(ctx, table(aggregate)), { analyze: false });
-        else await client.query(`DROP TABLE IF EXISTS ${table(name)}`);
+        if (ctx.runs(name)) await createTableAs(client, findings, sql(), { analyze: false });
+        else await client.query(`DROP TABLE IF EXISTS ${table(findings)}`);
       });
-      pointsDone([point.name]);
-    }
+      pointsDone([name]);
+    };
+    const byName = new Map(TRANSACTION_POINTS.map((p) => [p.name, p]));
+    const simple = (name: string) => point(name, () => byName.get(name)!.sql(ctx, table(aggregate)));
+    const reversals = async () => {
+      if (REVERSAL_POINTS.some((p) => ctx.runs(p))) {
+        await engineTransaction(pool, (client) => createTableAs(client, plan.tables.work("reversals"), reversalPairs(ctx, table(aggregate)), { analyze: false }));
+      }
+      for (const name of REVERSAL_POINTS) await simple(name)();
+    };
+    const scoreChange = async () => {
+      await engineTransaction(pool, async (client) => {
+        const findings = pointTable(plan, change);
+        if (changes) await createTableAs(client, findings, `SELECT tx, score_change AS score FROM ${table(aggregate)} WHERE score_change IS NOT NULL`, { analyze: false });
+        else await client.query(`DROP TABLE IF EXISTS ${table(findings)}`);
+      });
+      pointsDone([change]);
+    };
+    // The longest first: the pairs' self-join, then the two window passes.
+    const first = [...REVERSAL_POINTS, "journal_entry_gap_edge", "journal_entry_duplicate_v2"];
+    await sideBySide(2, [
+      reversals,
+      simple("journal_entry_gap_edge"),
+      simple("journal_entry_duplicate_v2"),
+      ...TRANSACTION_POINTS.filter((p) => !first.includes(p.name)).map((p) => simple(p.name)),
+      scoreChange,
+    ]);
     // Duplicates and reversals keep their signatures, so explain can name the other transaction.
     await engineTransaction(pool, async (client) => {
       const flagged = ["journal_entry_duplicate_v2", "journal_entry_is_reversal_of", "journal_entry_is_reversed_by"]
@@ -205,13 +256,6 @@ export const glTransactionsStep: EngineStep = {
           WHERE ${where} OR signature IN (SELECT signature FROM ${table(aggregate)} WHERE ${where}) OR signature IN (SELECT reverse_signature FROM ${table(aggregate)} WHERE ${where})`,
       );
     });
-    const change = "prior_period_overall_score_change";
-    const sql = ctx.runs(change) ? scoreChangeSql(ctx) : null;
-    await engineTransaction(pool, async (client) => {
-      if (sql) await createTableAs(client, pointTable(plan, change), sql, { analyze: false });
-      else await client.query(`DROP TABLE IF EXISTS ${table(pointTable(plan, change))}`);
-    });
-    pointsDone([change]);
   },
 };
 

@@ -142,17 +142,20 @@ describe("staging", () => {
 });
 
 describe("parallel staging", () => {
-  it("profiles in a worker thread with the same file info and staged rows as one thread", async () => {
+  it("reads in a worker thread with the same file info and staged rows as one thread", async () => {
     const file = dir.write("parallel.csv", "");
     await writeGeneralLedgerCsv(file, 5000, 11);
     const inline = await stageFile(pool, file, { table: "ingest.stg_inline", parallel: false });
     const parallel = await stageFile(pool, file, { table: "ingest.stg_parallel", parallel: true });
     expect(parallel.fileInfo).toEqual(inline.fileInfo);
     expect(parallel.columns).toEqual(inline.columns);
+    expect(parallel.rowsPassedThrough).toBe(inline.rowsPassedThrough);
     const difference = await pool.query("SELECT count(*) AS n FROM ((TABLE ingest.stg_inline EXCEPT ALL TABLE ingest.stg_parallel) UNION ALL (TABLE ingest.stg_parallel EXCEPT ALL TABLE ingest.stg_inline)) d");
     expect(Number(difference.rows[0].n)).toBe(0);
-    const grouped = await stageFile(pool, dir.write("qbo-parallel.csv", QUICKBOOKS_ONLINE_JOURNAL), { table: "ingest.stg_qbo_parallel", degroup: true, parallel: true });
+    const qbo = dir.write("qbo-parallel.csv", QUICKBOOKS_ONLINE_JOURNAL);
+    const grouped = await stageFile(pool, qbo, { table: "ingest.stg_qbo_parallel", degroup: true, parallel: true });
     expect(grouped.fileInfo.rowCount).toBe(7);
+    expect(grouped.fileInfo).toEqual((await stageFile(pool, qbo, { table: "ingest.stg_qbo_inline", degroup: true, parallel: false })).fileInfo);
   });
 });
 
@@ -182,10 +185,11 @@ describe("staging bytes as they arrive", () => {
     for (const [name, content] of files) {
       const stored = await stageFile(pool, dir.write(`${name}-stored.csv`, content), { table: `ingest.stg_${name}_stored`, name });
       const original = Buffer.from(content);
-      for (const [largest, chunk] of [[7, 1 << 20], [65_536, 1 << 20], [3_000_000, 1 << 20], [3000, 4096]]) {
+      // Read on this thread, then (as large uploads are) in the staging worker.
+      for (const [largest, chunk, parallel] of [[7, 1 << 20, false], [65_536, 1 << 20, false], [3_000_000, 1 << 20, false], [3000, 4096, false], [65_536, 1 << 20, true]] as const) {
         const bytes = new ArrivingBytes(chunk);
-        const [arrived] = await Promise.all([stageFile(pool, bytes, { table: `ingest.stg_${name}_arrived`, name }), arrive(bytes, content, largest)]);
-        expect(arrived.fileInfo, `${name} in pieces of up to ${largest} bytes, chunks of ${chunk}`).toEqual(stored.fileInfo);
+        const [arrived] = await Promise.all([stageFile(pool, bytes, { table: `ingest.stg_${name}_arrived`, name, parallel }), arrive(bytes, content, largest)]);
+        expect(arrived.fileInfo, `${name} in pieces of up to ${largest} bytes, chunks of ${chunk}${parallel ? ", in the worker" : ""}`).toEqual(stored.fileInfo);
         expect(arrived.columns).toEqual(stored.columns);
         // The pieces are the sender's: reading them (the tokenizer rewrites quoted fields in place) leaves them as they were.
         expect(content.equals(original), "the pushed bytes are untouched").toBe(true);

@@ -1,23 +1,24 @@
 import { once } from "node:events";
-import { availableParallelism } from "node:os";
+import { createReadStream } from "node:fs";
 import { Worker } from "node:worker_threads";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { detectFormat, type DetectOptions, type FormatDetection } from "../detect.js";
 import { byteSource, type ByteSource } from "../byte-source.js";
+import { READ_CHUNK } from "../csv/encoding.js";
 import { recordFromTexts } from "../csv/tokenizer.js";
 import { createDegrouper } from "../formats/index.js";
 import { dateOrderOf, orderBits } from "../profile/date-shape.js";
 import { dominantType, formatCandidates } from "../profile/file-info.js";
-import type { ProfileWorkerData, ProfileWorkerMessage } from "../profile/profile-worker.js";
-import { Profiler, type ShadowSpec, type TableProfile } from "../profile/profiler.js";
-import { readRecords, rowSource, type RowSource } from "../rows.js";
-import { RowRouter, scanColumns, scanFile, sizeOf, type ScanResult } from "../scan.js";
+import { Profiler, type ShadowSpec } from "../profile/profiler.js";
+import { rowSource, type RowSource } from "../rows.js";
+import { scanFile, sizeOf, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
 import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
 import { fileInfoOfScan } from "../inspect.js";
 import { CopyRowEncoder } from "./copy-encoder.js";
+import type { FromStageWorker, StageWorkerData, ToStageWorker } from "./stage-worker.js";
 import { inPgTransaction } from "../../db/pg-transaction.js";
 
 export interface StageOptions extends DetectOptions {
@@ -41,10 +42,10 @@ export interface StageOptions extends DetectOptions {
    */
   fileInfo?: TabularFileInfo | null;
   /**
-   * Profile in a worker thread while this thread tokenizes, encodes and writes. The result is the
-   * same either way; it pays only with a core to spare besides PostgreSQL's (measured slower on
-   * 2 cores, where the second tokenization competes with the COPY), hence the default: more than
-   * two cores.
+   * Read in a worker thread (tokenize, profile, shadows, encode) while this thread only moves the
+   * bytes in and the encoded rows to COPY. The result is the same either way; the default is the
+   * worker for delimited text of WORKER_MIN_BYTES or more (a worker takes a few tens of
+   * milliseconds to start), which keeps an upload's reading off the server's event loop.
    */
   parallel?: boolean;
 }
@@ -146,17 +147,25 @@ async function stage(
         if (!copy.write(buffer)) await Promise.race([once(copy, "drain"), failed]);
       }
     };
-    const scan =
-      !known && (options.parallel ?? availableParallelism() > 2) && rows.chunked
-        ? await scanInParallel(file, detection, degroupFormat, shadows, encoder, () => flush(false))
-        : await scanFile(file, detection, {
-            degroup: degroupFormat,
-            shadows,
-            shadowsOnly: known !== null,
-            onRow: (record, set, value, clean) => encoder!.encode(record, set, value, clean),
-            afterChunk: () => flush(false),
-          });
+    let passedThrough = 0;
+    const write = async (buffers: Buffer[]) => {
+      for (const buffer of buffers) if (!copy.write(buffer)) await Promise.race([once(copy, "drain"), failed]);
+    };
+    const inWorker = rows.chunked && (options.parallel ?? ((await sizeOf(file)) ?? 0) >= WORKER_MIN_BYTES);
+    const scan = inWorker
+      ? await scanInWorker(file, { detection, degroup: degroupFormat, shadows, shadowsOnly: known !== null, width, shadowFields }, write).then((r) => {
+          passedThrough = r.passedThrough;
+          return r.scan;
+        })
+      : await scanFile(file, detection, {
+          degroup: degroupFormat,
+          shadows,
+          shadowsOnly: known !== null,
+          onRow: (record, set, value, clean) => encoder!.encode(record, set, value, clean),
+          afterChunk: () => flush(false),
+        });
     await flush(true);
+    passedThrough += encoder.passedThrough;
     copy.end();
     await Promise.race([finished, failed]);
     copyInProgress = null;
@@ -181,7 +190,7 @@ async function stage(
       profiled,
       detection,
       degrouped: degroupFormat,
-      rowsPassedThrough: encoder.passedThrough,
+      rowsPassedThrough: passedThrough,
     };
   } catch (error) {
     if (copyInProgress) {
@@ -307,77 +316,87 @@ async function planShadows(rows: RowSource, detection: FormatDetection, degroupF
   });
 }
 
-/** Chunks sent to the profiling worker and not yet processed, at most: bounds memory when it falls behind. */
-const MAX_CHUNKS_IN_FLIGHT = 4;
+/** Chunks handed to the staging worker and not yet taken by it, at most: bounds memory when it falls behind. */
+const MAX_CHUNKS_IN_FLIGHT = 3;
+
+/** Files from this size on are read in a worker thread by default (a worker costs a few tens of milliseconds to start). */
+export const WORKER_MIN_BYTES = 16 * 2 ** 20;
 
 /**
- * The staging pass split over two threads: this one reads, tokenizes, computes the typed shadows
- * and encodes rows for COPY; a worker tokenizes copies of the same chunks and profiles every row.
- * Returns what `scanFile` returns.
+ * The staging pass with its per-byte work in a worker thread (stage-worker.ts): this thread reads
+ * the bytes (a file, or an upload arriving), hands them over and writes the encoded rows the worker
+ * hands back to COPY (`write`, which waits while COPY is behind). Returns what `scanFile` returns.
  */
-async function scanInParallel(
+async function scanInWorker(
   file: string | ByteSource,
-  detection: FormatDetection,
-  degroup: GroupedFormat | null,
-  shadows: ShadowSpec[],
-  encoder: CopyRowEncoder,
-  afterChunk: () => Promise<void>,
-): Promise<ScanResult> {
+  data: Omit<StageWorkerData, "expectedBytes">,
+  write: (buffers: Buffer[]) => Promise<void>,
+): Promise<{ scan: ScanResult; passedThrough: number }> {
   const typescript = import.meta.url.endsWith(".ts");
-  const worker = new Worker(new URL(typescript ? "../profile/profile-worker-entry.mjs" : "../profile/profile-worker.js", import.meta.url), {
-    workerData: { detection, degroup, expectedBytes: await sizeOf(file) } satisfies ProfileWorkerData,
+  const worker = new Worker(new URL(typescript ? "./stage-worker-entry.mjs" : "./stage-worker.js", import.meta.url), {
+    workerData: { ...data, expectedBytes: await sizeOf(file) } satisfies StageWorkerData,
   });
   let inFlight = 0;
+  /** Messages of encoded rows not yet accepted by COPY (it waits for a drain meanwhile). */
+  let writesPending = 0;
   let wake: (() => void) | null = null;
   let failure: Error | null = null;
-  const profile = new Promise<TableProfile>((resolve, reject) => {
-    worker.on("message", (message: { ack?: true; profile?: TableProfile; error?: string }) => {
-      if (message.ack) {
+  const nudge = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  // Encoded rows are written in the order they come, one message after the other.
+  let writing: Promise<void> = Promise.resolve();
+  const result = new Promise<{ scan: ScanResult; passedThrough: number }>((resolve, reject) => {
+    const fail = (error: Error) => {
+      failure ??= error;
+      reject(failure);
+      nudge();
+    };
+    worker.on("message", (message: FromStageWorker) => {
+      if ("error" in message) return fail(new Error(message.error));
+      if (message.encoded.length > 0) {
+        const buffers = message.encoded.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+        writesPending++;
+        writing = writing.then(async () => {
+          if (!failure) await write(buffers);
+          writesPending--;
+          nudge();
+        });
+        writing.catch(fail);
+      }
+      if ("taken" in message) {
         inFlight--;
-        wake?.();
-      } else if (message.profile) {
-        resolve(message.profile);
-      } else if (message.error) {
-        failure = new Error(`profiling failed: ${message.error}`);
-        reject(failure);
-        wake?.();
+        nudge();
+      }
+      if ("done" in message) {
+        const { done, passedThrough } = message;
+        writing.then(() => resolve({ scan: done, passedThrough }), fail);
       }
     });
-    worker.once("error", (error) => {
-      failure = error;
-      reject(error);
-      wake?.();
-    });
+    worker.once("error", fail);
+    worker.once("exit", (code) => fail(new Error(`The staging worker exited (${code})`)));
   });
-  profile.catch(() => undefined);
+  result.catch(() => undefined);
   try {
-    const { names, synthetic } = scanColumns(detection, degroup);
-    const shadowProfiler = new Profiler(names, synthetic, shadows, true);
-    const { shadowSet, shadowValue } = shadowProfiler;
-    const router = new RowRouter(detection.headerRowIndex, detection, degroup, {
-      blank: () => undefined,
-      nonBlank: () => undefined,
-      row: (record, clean) => {
-        if (shadowProfiler.add(record)) encoder.encode(record, shadowSet, shadowValue, clean);
-      },
-    });
-    const { invalidCharacters } = await readRecords(
-      file,
-      detection,
-      (record, clean) => router.record(record, clean),
-      async () => {
-        while (inFlight > MAX_CHUNKS_IN_FLIGHT && !failure) await new Promise<void>((resolve) => (wake = resolve));
-        if (failure) throw failure;
-        await afterChunk();
-      },
-      (chunk) => {
-        inFlight++;
-        worker.postMessage({ chunk } satisfies ProfileWorkerMessage);
-      },
-    );
-    await afterChunk();
-    worker.postMessage({ end: true } satisfies ProfileWorkerMessage);
-    return { columnNames: names, synthetic, profile: await profile, invalidCharacters };
+    const source = byteSource(file);
+    let first = true;
+    for await (const piece of typeof file === "string" ? createReadStream(file, { highWaterMark: READ_CHUNK }) : source.chunks()) {
+      const chunk = piece as Uint8Array;
+      // Waits while the worker has enough to do, or while COPY is behind (the worker then runs dry too).
+      while ((inFlight >= MAX_CHUNKS_IN_FLIGHT || writesPending > 1) && !failure) await new Promise<void>((resolve) => (wake = resolve));
+      if (failure) throw failure;
+      inFlight++;
+      // A chunk that owns its memory moves to the worker; others (a view into a head kept for
+      // detection, a pooled buffer) are copied.
+      const owned = !first && chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer;
+      first = false;
+      if (owned) worker.postMessage({ chunk } satisfies ToStageWorker, [chunk.buffer as ArrayBuffer]);
+      else worker.postMessage({ chunk: new Uint8Array(chunk) } satisfies ToStageWorker);
+    }
+    worker.postMessage({ end: true } satisfies ToStageWorker);
+    return await result;
   } finally {
     await worker.terminate();
   }

@@ -1,6 +1,6 @@
 import type { App } from "../../app-types.js";
 import { touchAudit } from "../../entity/index.js";
-import { dropResultTables, dropWorkTablesStatement, engineSteps, planRun, publication, resultTableShapes, survivingSteps } from "../../engine/index.js";
+import { dropResultTables, dropWorkTablesStatement, engineSteps, planRun, publication, resultTableShapes, runSteps, survivingSteps } from "../../engine/index.js";
 import { inTransaction, type Emit } from "../../events/outbox.js";
 import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
 import { publishResultTables } from "../data-tables/data-table.service.js";
@@ -22,8 +22,8 @@ export function emitRunEvent(emit: Emit, type: "analysis.complete" | "analysis.f
 const actorOf = (startedBy: JobStarter) => ({ userId: startedBy.userId, userName: startedBy.userName });
 
 /**
- * ANALYSIS_RUN: the engine's steps one after another (each idempotent; the ones an interrupted
- * attempt finished are recorded in `steps_done` and skipped), then, in the transaction that
+ * ANALYSIS_RUN: the engine's steps, each once the steps it reads are done (runSteps; each
+ * idempotent; the ones an interrupted attempt finished are recorded in `steps_done` and skipped), then, in the transaction that
  * completes the job, the result's data tables, its summary, the analysis's latest result, the
  * `analysis.complete` event and the drop of its working tables. A run that fails leaves the
  * analysis's previous result as it was: the new result is marked FAILED, its tables dropped,
@@ -68,17 +68,17 @@ export const analysisRunJob = defineJob<RunPayload>({
     let published: Awaited<ReturnType<typeof publication>>;
     try {
       await indexAfter(stepsDone);
-      for (const step of steps) {
-        if (stepsDone.includes(step.name)) continue;
+      // Each step once the steps it reads are done: the typeahead tables beside the transactions.
+      await runSteps(steps, stepsDone, async (step) => {
         ctx.signal.throwIfAborted();
         progress.started(step);
         const started = performance.now();
-        await step.run({ pool: app.pool, plan, signal: ctx.signal, pointsDone: (names) => progress.points(names) });
+        await step.run({ pool: app.pool, plan, signal: ctx.signal, pointsDone: (names) => progress.points(step, names) });
         await app.pool.query("UPDATE analysis_result SET steps_done = array_append(steps_done, $2) WHERE id = $1", [analysisResultId, step.name]);
         app.logger.debug("analysis run step", { analysisResultId, step: step.name, ms: Math.round(performance.now() - started) });
         await indexAfter([step.name]);
         progress.finished(step);
-      }
+      });
       ctx.signal.throwIfAborted();
       progress.publishing();
       const publishStarted = performance.now();

@@ -32,7 +32,8 @@ const PUBLISH_SHARE = 5;
 /**
  * Percentages of one run: each step owns a share proportional to its cost; within a step, the
  * control points it has finished move the percentage through the share (so a step of 8 control
- * points reports each). Steps already done by an earlier attempt count as done.
+ * points reports each). Steps already done by an earlier attempt count as done. Steps may run side
+ * by side (runSteps): each running one adds its part; an event names the step it is about.
  */
 export function runProgress(app: App, plan: RunPlan, steps: readonly EngineStep[], ids: { analysisResultId: string; analysisId: string }, done: readonly string[], jobProgress: (percent: number, message: string) => void) {
   const total = steps.reduce((sum, s) => sum + s.cost, 0);
@@ -40,17 +41,18 @@ export function runProgress(app: App, plan: RunPlan, steps: readonly EngineStep[
   const finished = new Set<string>();
   for (const step of steps) if (done.includes(step.name)) for (const p of step.points) if (available.has(p)) finished.add(p);
   let before = steps.filter((s) => done.includes(s.name)).reduce((sum, s) => sum + s.cost, 0);
-  let current: EngineStep | null = null;
-  let inStep = 0;
-  const publish = (controlPoint: string | null, message: string | null) => {
-    const fraction = current && current.points.length > 0 ? Math.min(1, inStep / current.points.length) : 0;
-    const percent = Math.round(((before + (current ? current.cost * fraction : 0)) / Math.max(total, 1)) * (100 - PUBLISH_SHARE));
-    jobProgress(percent, message ?? current?.name ?? "");
+  /** Running steps with the control points each reported so far. */
+  const running = new Map<EngineStep, number>();
+  const publish = (step: EngineStep | null, controlPoint: string | null, message: string | null) => {
+    let inSteps = 0;
+    for (const [s, n] of running) inSteps += s.points.length > 0 ? s.cost * Math.min(1, n / s.points.length) : 0;
+    const percent = Math.round(((before + inSteps) / Math.max(total, 1)) * (100 - PUBLISH_SHARE));
+    jobProgress(percent, message ?? step?.name ?? "");
     publishRunProgress(app, {
       ...ids,
       status: "RUNNING",
       percent,
-      step: current?.name ?? null,
+      step: step?.name ?? null,
       controlPoint,
       controlPointsDone: finished.size,
       controlPointsTotal: available.size,
@@ -59,26 +61,25 @@ export function runProgress(app: App, plan: RunPlan, steps: readonly EngineStep[
   };
   return {
     started(step: EngineStep) {
-      current = step;
-      inStep = 0;
-      publish(null, `step ${step.name}`);
+      running.set(step, 0);
+      publish(step, null, `step ${step.name}`);
     },
-    points(names: readonly string[]) {
+    points(step: EngineStep, names: readonly string[]) {
       for (const name of names) {
-        inStep++;
+        running.set(step, (running.get(step) ?? 0) + 1);
         if (!available.has(name) || finished.has(name)) continue;
         finished.add(name);
-        publish(name, `computed ${name} (${finished.size} of ${available.size} control points)`);
+        publish(step, name, `computed ${name} (${finished.size} of ${available.size} control points)`);
       }
     },
     finished(step: EngineStep) {
       for (const p of step.points) if (available.has(p)) finished.add(p);
       before += step.cost;
-      current = null;
-      publish(null, `step ${step.name} done`);
+      running.delete(step);
+      publish(step, null, `step ${step.name} done`);
     },
     publishing() {
-      publish(null, "publishing the result's data tables");
+      publish(null, null, "publishing the result's data tables");
     },
   };
 }

@@ -26,6 +26,12 @@ export interface DataTableColumn {
   orderIndexed?: boolean;
   /** BOOLEAN columns set on few rows: a partial index on (row_no) WHERE the column (analysis results' cp_failed_*). */
   partialIndex?: boolean;
+  /**
+   * STRING enumerations (analysis results' risk_level, flow_type): the values (lower-case) on many
+   * rows, found walking the row_no order. The column has no full index: one partial index on
+   * (lower(col), row_no) WHERE lower(col) is none of these serves every other value, rare or absent.
+   */
+  commonValues?: string[];
   /** BOOLEAN_FLAGS: flag name -> physical BOOLEAN column; the column has no storage of its own (filter-only). */
   flagColumns?: Record<string, string>;
   /** ARRAY_STRINGS whose values are stored lower-case. */

@@ -9,12 +9,12 @@ import { quotedTable } from "./data-table-rows.js";
  * strings on lower(col) with text_pattern_ops (the query language compares lower-cased strings;
  * the opclass serves both = and LIKE 'prefix%'), every other indexed column as (col, row_no), the
  * order of a sort on it (row_no breaks ties in the sort's direction, see rowsOrderBy). Free-text
- * columns get no index (a btree cannot serve substring search) but expression statistics on
+ * columns, and enumerations (see commonValues), get no full index but expression statistics on
  * lower(col): without them PostgreSQL guesses the selectivity of `lower(memo) LIKE '%x%'` and
  * scans the whole table even when the first page's matches sit at its start. A table's default
  * sort column (`orderIndexed`) also gets (col, row_no) so its first pages walk an index. Names are
- * `<table>_<position>` / `<table>_s<position>` / `<table>_o<position>` (within 63 characters) and
- * go away with the table.
+ * `<table>_<position>` / `<table>_s<position>` / `<table>_o<position>` / `<table>_p<position>` /
+ * `<table>_r<position>` (within 63 characters) and go away with the table.
  */
 export function indexStatements(tableName: string, columns: DataTableColumn[]): string[] {
   const parts = tableName.split(".");
@@ -24,10 +24,17 @@ export function indexStatements(tableName: string, columns: DataTableColumn[]): 
   return columns.flatMap((column, position) => {
     if (column.flagColumns) return [];
     const name = quoteIdent(column.sql);
+    const statistics = `CREATE STATISTICS IF NOT EXISTS ${schema}${quoteIdent(`${base}_s${position}`)} ON (lower(${name})) FROM ${table}`;
     const statements: string[] = [];
     if (column.partialIndex && column.type === "BOOLEAN") {
       // A flag set on few rows: its first pages walk only those rows, in rowid order.
       return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_p${position}`)} ON ${table} ("row_no") WHERE ${name}`];
+    }
+    if (column.commonValues && column.type === "STRING") {
+      // An enumeration: its rare and absent values' rows, in row_no order within each value; the
+      // common ones walk the row_no order (the query's lower(col) = 'v' implies the predicate).
+      const common = column.commonValues.map((v) => `'${v.replaceAll("'", "''")}'`).join(", ");
+      return [`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_r${position}`)} ON ${table} (lower(${name}), "row_no")${common ? ` WHERE lower(${name}) NOT IN (${common})` : ""}`, statistics];
     }
     if (column.indexed && (column.type === "ARRAY_STRINGS" || column.type === "ARRAY_INT64")) {
       const key = column.type === "ARRAY_STRINGS" && !column.storedLowerCase ? `(lower_text_array(${name}))` : `(${name})`;
@@ -45,9 +52,9 @@ export function indexStatements(tableName: string, columns: DataTableColumn[]): 
       return [...statements, `CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_${position}`)} ON ${table} ${key}`];
     }
     if (statements.length > 0) return statements;
-    if (column.type === "STRING" && (column.allowCaseInsensitiveSubstringSearch || column.keywordSearch)) {
-      return [`CREATE STATISTICS IF NOT EXISTS ${schema}${quoteIdent(`${base}_s${position}`)} ON (lower(${name})) FROM ${table}`];
-    }
+    // Enumerations without a full index (commonValues) too: with the share of each value known the
+    // planner walks the default order for a common one rather than sorting the whole table.
+    if (column.type === "STRING" && (column.allowCaseInsensitiveSubstringSearch || column.keywordSearch || column.equalitySearch)) return [statistics];
     return [];
   });
 }

@@ -1,0 +1,86 @@
+// Worker thread of a stage: the staging thread hands it the file's bytes as they come (an upload
+// arriving, a stored file read) and it does all the per-byte work of the pass: UTF-8 checks,
+// tokenizing, routing (degrouping), profiling, typed shadows and the COPY encoding, handing the
+// encoded rows back. The staging thread is left with moving bytes (request, storage, COPY socket),
+// so an upload's reading no longer competes with the server's event loop.
+import { parentPort, workerData } from "node:worker_threads";
+import type { ByteSource } from "../byte-source.js";
+import type { FormatDetection } from "../detect.js";
+import type { ShadowSpec } from "../profile/profiler.js";
+import { scanFile, type ScanResult } from "../scan.js";
+import type { GroupedFormat } from "../types.js";
+import { CopyRowEncoder } from "./copy-encoder.js";
+
+export interface StageWorkerData {
+  detection: FormatDetection;
+  degroup: GroupedFormat | null;
+  shadows: ShadowSpec[];
+  shadowsOnly: boolean;
+  width: number;
+  shadowFields: number[];
+  /** The file's size when known (sizes the duplicate-row table, Profiler.expectBytes). */
+  expectedBytes: number | null;
+}
+
+/** To the worker: the next chunk of the file's bytes, or its end. */
+export type ToStageWorker = { chunk: Uint8Array } | { end: true };
+
+/**
+ * From the worker: encoded rows (in order) and, with `taken`, that it took another chunk; at the
+ * end the scan's result; or the error that ended it.
+ */
+export type FromStageWorker =
+  | { encoded: Uint8Array[]; taken?: true }
+  | { encoded: Uint8Array[]; done: ScanResult; passedThrough: number }
+  | { error: string };
+
+const data = workerData as StageWorkerData;
+const port = parentPort!;
+const queue: (Uint8Array | null)[] = [];
+let wake: (() => void) | null = null;
+port.on("message", (message: ToStageWorker) => {
+  queue.push("chunk" in message ? message.chunk : null);
+  wake?.();
+});
+
+const source: ByteSource = {
+  rereadable: false,
+  size: data.expectedBytes,
+  head: () => Promise.reject(new Error("The staging worker reads its bytes once, in order")),
+  async *chunks() {
+    for (;;) {
+      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      const chunk = queue.shift()!;
+      if (chunk === null) return;
+      port.postMessage({ encoded: [], taken: true } satisfies FromStageWorker);
+      yield chunk;
+    }
+  },
+};
+
+const encoder = new CopyRowEncoder(
+  data.width,
+  data.detection.delimiter.charCodeAt(0),
+  data.detection.quote ? data.detection.quote.charCodeAt(0) : -1,
+  data.shadowFields,
+);
+
+/** Hands the encoded buffers over (each owns its memory: the encoder allocates a new one after handing one out). */
+function send(all: boolean): void {
+  const encoded = encoder.take(all);
+  if (encoded.length > 0) port.postMessage({ encoded } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
+}
+
+try {
+  const done: ScanResult = await scanFile(source, data.detection, {
+    degroup: data.degroup,
+    shadows: data.shadows,
+    shadowsOnly: data.shadowsOnly,
+    onRow: (record, set, value, clean) => encoder.encode(record, set, value, clean),
+    afterChunk: async () => send(false),
+  });
+  const encoded = encoder.take(true);
+  port.postMessage({ encoded, done, passedThrough: encoder.passedThrough } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
+} catch (error) {
+  port.postMessage({ error: (error as Error).message } satisfies FromStageWorker);
+}
