@@ -33,6 +33,17 @@ export const ASYNC_ENTITY_TYPES = [
 ] as const;
 export type AsyncEntityType = (typeof ASYNC_ENTITY_TYPES)[number];
 
+/**
+ * An async result's `type` or `entityType` as the wire enum: the columns are plain text because
+ * internal jobs (file info computation, data table indexes) store names of their own there, but
+ * no caller ever sees those rows, so a value outside the enum here is a bug, not a request error.
+ */
+export function wireEnumValue<V extends string>(values: readonly V[], value: string): V {
+  const known: readonly string[] = values;
+  if (!known.includes(value)) throw new Error(`${value} is not one of the wire's values (${values.join(", ")})`);
+  return values[known.indexOf(value)];
+}
+
 export const ASYNC_STATUSES = ["IN_PROGRESS", "COMPLETE", "ERROR"] as const;
 export type AsyncStatus = (typeof ASYNC_STATUSES)[number];
 

@@ -5,6 +5,7 @@ export {
   ASYNC_RESULT_TYPES,
   ASYNC_ENTITY_TYPES,
   ASYNC_STATUSES,
+  wireEnumValue,
   type AsyncResultType,
   type AsyncEntityType,
   type AsyncStatus,

@@ -10,26 +10,29 @@ export interface TransactionIdSelection {
   type: TransactionIdType;
   /** File column positions whose values together identify a transaction (COMBINATION). */
   columnSelection: number[];
-  /** Indices into the applied virtual columns, also part of the combination. */
-  virtualColumnSelection?: number[];
-  /** Split each combination further where its running total returns to zero. */
-  applySmartSplitter?: boolean;
+  /** Indices into the applied virtual columns, also part of the combination (a GraphQL client may send null: none). */
+  virtualColumnSelection?: number[] | null;
+  /** Split each combination further where its running total returns to zero (null: no). */
+  applySmartSplitter?: boolean | null;
 }
+
+/** A selection with every property present, as stored once chosen. */
+export type NormalizedSelection = { [K in keyof TransactionIdSelection]-?: NonNullable<TransactionIdSelection[K]> };
 
 /** A preview carries its selection as type, columnSelection, virtualColumnSelection and smartSplitter. */
 export interface SelectionLike {
   type: TransactionIdType;
   columnSelection: number[];
-  virtualColumnSelection?: number[];
+  virtualColumnSelection?: number[] | null;
   smartSplitter?: boolean;
-  applySmartSplitter?: boolean;
+  applySmartSplitter?: boolean | null;
 }
 
 function asSelection(s: SelectionLike): TransactionIdSelection {
   return { type: s.type, columnSelection: s.columnSelection, virtualColumnSelection: s.virtualColumnSelection, applySmartSplitter: s.applySmartSplitter ?? s.smartSplitter ?? false };
 }
 
-export function normalizeSelection(selection: TransactionIdSelection): Required<TransactionIdSelection> {
+export function normalizeSelection(selection: TransactionIdSelection): NormalizedSelection {
   return {
     type: selection.type,
     columnSelection: selection.type === "RUNNING_TOTAL" ? [] : [...(selection.columnSelection ?? [])],

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { combinationKey, needsWindow, normalizeSelection, windowedKeys, type TransactionIdSelection } from "../analysis/transaction-keys.js";
+import { combinationKey, needsWindow, normalizeSelection, windowedKeys, type NormalizedSelection, type TransactionIdSelection } from "../analysis/transaction-keys.js";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { FIELDS, fence, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan, type Storage } from "../sql/parse-plan.js";
 import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
@@ -140,7 +140,7 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
  * The column txid comes from, when it is one column: the selection's only column (running totals
  * and combinations of several columns have none), or without a selection the column mapped to txid.
  */
-function txidSource(plan: ParsePlan, selection: Required<TransactionIdSelection> | null, original: (position: number) => string | null): string | null {
+function txidSource(plan: ParsePlan, selection: NormalizedSelection | null, original: (position: number) => string | null): string | null {
   if (!selection) {
     const mapped = plan.fields.find((f) => f.platformField === FIELDS.txid);
     return mapped ? original(mapped.position) : null;

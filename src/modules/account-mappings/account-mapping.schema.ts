@@ -3,7 +3,7 @@ import { builder } from "../../graphql/builder.js";
 import { accountMappingColumns } from "./account-mapping.columns.js";
 import { Entity } from "../common/entity.js";
 import { Engagement } from "../engagements/engagement.schema.js";
-import { engagementOf } from "../engagements/engagement.service.js";
+import { owningEngagement } from "../engagements/engagement.service.js";
 import * as service from "./account-mapping.service.js";
 import { UpdateAccountMappingInput } from "./account-mapping.inputs.js";
 import { entitiesByIds } from "../common/relations.js";
@@ -22,7 +22,7 @@ export const AccountMapping = builder.prismaObject("AccountMapping", {
   interfaces: [Entity],
   fields: (t) => ({
     engagementId: t.exposeID("engagementId"),
-    engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (m, _args, ctx) => engagementOf(ctx, m.engagementId) as never }),
+    engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (m, _args, ctx) => owningEngagement(ctx, m.engagementId) }),
     account: t.exposeString("account"),
     accountDescription: t.exposeString("accountDescription", { nullable: true }),
     code: t.exposeString("code", { nullable: true, description: "Code of the engagement account group the account maps to" }),

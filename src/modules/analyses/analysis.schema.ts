@@ -231,6 +231,6 @@ builder.objectField(AsyncResult, "analysis", (t) =>
     nullable: true,
     description: "The analysis the job works on, when entityType is ANALYSIS",
     authScopes: { permission: "api.analyses.read" },
-    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS" ? (analysisById(ctx, r.entityId) as never) : null),
+    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS" ? analysisById(ctx, r.entityId) : null),
   }),
 );

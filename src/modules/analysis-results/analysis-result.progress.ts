@@ -1,8 +1,6 @@
 import type { App } from "../../app-types.js";
+import { transientEventKind } from "../../events/transient-kind.js";
 import type { EngineStep, RunPlan } from "../../engine/index.js";
-
-/** Transient event type of analysis run progress (subscribers see it live; not stored). */
-export const RUN_PROGRESS_EVENT = "analysis-result.progress";
 
 export type RunState = "RUNNING" | "COMPLETED" | "FAILED";
 
@@ -21,14 +19,11 @@ export interface RunProgress {
   message: string | null;
 }
 
+/** Transient events of analysis run progress (subscribers see them live; not stored). */
+export const runProgressEvents = transientEventKind<RunProgress>("analysis-result.progress", "ANALYSIS_RESULT");
+
 export function publishRunProgress(app: App, progress: RunProgress): void {
-  app.pubsub.publish("transient-event", {
-    type: RUN_PROGRESS_EVENT,
-    entityType: "ANALYSIS_RESULT",
-    entityId: progress.analysisResultId,
-    payload: { ...progress },
-    occurredAt: new Date().toISOString(),
-  });
+  runProgressEvents.publish(app.pubsub, progress.analysisResultId, progress);
 }
 
 /** Share of the run that publishing (summary and data tables) takes after the steps. */

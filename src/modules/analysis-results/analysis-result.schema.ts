@@ -4,13 +4,12 @@ import { analysisResultColumns } from "./analysis-result.columns.js";
 import { builder } from "../../graphql/builder.js";
 import type { ControlPointSummary, Explanation, ResultSummary } from "../../engine/index.js";
 import type { ExplainedPoint } from "../../engine/explain.js";
-import type { TransientEvent } from "../../events/domain-event.js";
 import { Entity } from "../common/entity.js";
 import { relatedListArgs } from "../common/page.js";
 import { AnalysisPeriod } from "../analyses/analysis.schema.js";
 import "../data-tables/data-table.schema.js";
 import { RESULT_STATUSES } from "./analysis-result.columns.js";
-import { RUN_PROGRESS_EVENT, type RunProgress } from "./analysis-result.progress.js";
+import { runProgressEvents, type RunProgress } from "./analysis-result.progress.js";
 import * as service from "./analysis-result.service.js";
 import { entityById } from "../common/relations.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
@@ -226,10 +225,8 @@ builder.subscriptionField("analysisRunProgress", (t) =>
         }
         (async () => {
           for (let next = await pending; !next.done; next = await events.next()) {
-            const event = next.value as TransientEvent;
-            if (event.type !== RUN_PROGRESS_EVENT || event.entityId !== analysisResultId) continue;
-            // Transient events carry what their emitter built: this type's payload is a RunProgress.
-            const progress = event.payload as unknown as RunProgress;
+            const progress = runProgressEvents.payloadOf(next.value, analysisResultId);
+            if (!progress) continue;
             await push(progress);
             if (progress.status !== "RUNNING") {
               stop();
@@ -249,6 +246,6 @@ builder.objectField(AsyncResult, "analysisResult", (t) =>
     nullable: true,
     description: "The analysis run the job performs, when entityType is ANALYSIS_RESULT",
     authScopes: { permission: "api.analyses.read" },
-    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_RESULT" ? (entityById("analysisResult")(ctx, r.entityId) as never) : null),
+    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_RESULT" ? entityById("analysisResult")(ctx, r.entityId) : null),
   }),
 );

@@ -1,9 +1,8 @@
 import type { SourceMessage } from "./analysis-source.messages.js";
 import type { App } from "../../app-types.js";
+import { transientEventKind } from "../../events/transient-kind.js";
 import { isWorkflowState, stateDefinition, workflowPath, type WorkflowFeature, type WorkflowState } from "../../ingestion/index.js";
 
-/** Transient event type of analysis source progress (not stored; subscribers see it live). */
-export const SOURCE_PROGRESS_EVENT = "analysis-source.progress";
 
 export interface SourceProgress {
   analysisSourceId: string;
@@ -23,6 +22,9 @@ export interface SourceProgress {
   engagementId?: string;
 }
 
+/** Transient events of analysis source progress (not stored; subscribers see them live). */
+export const sourceProgressEvents = transientEventKind<SourceProgress>("analysis-source.progress", "ANALYSIS_SOURCE");
+
 /** States after which nothing follows: the subscription ends with them. */
 export function isTerminalState(state: string): boolean {
   return state === "COMPLETED" || state === "FAILED";
@@ -36,13 +38,7 @@ function shareOf(path: readonly WorkflowState[], state: WorkflowState): { from: 
 }
 
 export function publishSourceProgress(app: App, progress: SourceProgress): void {
-  app.pubsub.publish("transient-event", {
-    type: SOURCE_PROGRESS_EVENT,
-    entityType: "ANALYSIS_SOURCE",
-    entityId: progress.analysisSourceId,
-    payload: { ...progress },
-    occurredAt: new Date().toISOString(),
-  });
+  sourceProgressEvents.publish(app.pubsub, progress.analysisSourceId, progress);
 }
 
 /**

@@ -3,12 +3,8 @@ import { Repeater } from "graphql-yoga";
 import { transactionIdPreviewColumns } from "./analysis-source.columns.js";
 import { whereArg } from "../common/where.js";
 import { analysisSourceColumns } from "./analysis-source.columns.js";
-import type { TransientEvent } from "../../events/domain-event.js";
 import { builder } from "../../graphql/builder.js";
 import {
-  OFF_PATH_STATES,
-  TRANSACTION_ID_TYPES,
-  WORKFLOW_STATES,
   type AmbiguousColumnResolution as AmbiguousColumnResolutionModel,
   type ColumnMapping as ColumnMappingModel,
   type ProposedAmbiguousColumnResolution as ProposedAmbiguousColumnResolutionModel,
@@ -24,9 +20,10 @@ import { DATA_PREVIEW, FileInfoNode, FILE_METRICS, GroupedFormat } from "../file
 import { BOOLEAN, INTEGER, listOf, mapOf, namedShape, OBJECT_ID, objectOf, ref, shaped, STRING } from "../common/json-shape.js";
 import type { SourceMessage as SourceMessageModel } from "./analysis-source.messages.js";
 import { wireIndicators } from "./transaction-id-preview.wire.js";
-import { currentSourceProgress, isTerminalState, SOURCE_PROGRESS_EVENT, supersededBy, type SourceProgress } from "./analysis-source.progress.js";
+import { currentSourceProgress, isTerminalState, sourceProgressEvents, supersededBy, type SourceProgress } from "./analysis-source.progress.js";
 import type { AuditedVirtualColumn } from "./analysis-source.virtual-columns.js";
 import * as service from "./analysis-source.service.js";
+import { CreateAnalysisSourceInput, TransactionIdType, UpdateAnalysisSourceInput, VirtualColumnType, WorkflowStateEnum } from "./analysis-source.inputs.js";
 import "./analysis-source.hooks.js";
 import "./analysis-source.cleanup.js";
 import { childrenOf, entityById } from "../common/relations.js";
@@ -37,10 +34,6 @@ import { dataTableColumns } from "../data-tables/data-table.columns.js";
 
 registerEventPermission("ANALYSIS_SOURCE", "api.analysis-sources.read");
 
-// Every state of the wire enum (wire reference 7), also those off this server's paths: a client
-// generated from the schema must be able to read any state the API can name. Requests for an
-// off-path target are refused by the workflow planner (400 naming the state).
-export const WorkflowStateEnum = builder.enumType("AnalysisSourceWorkflowState", { values: [...WORKFLOW_STATES.map((d) => d.state), ...OFF_PATH_STATES] });
 const PreviewRating = builder.enumType("PreviewRating", { values: ["BLOCK", "FAIL", "POOR", "NEUTRAL", "GOOD"] as const });
 const FileVersion = builder.enumType("FileVersion", {
   description: "Which reading of a source's file a file info describes",
@@ -105,8 +98,6 @@ const INDICATOR = namedShape(
     ["rating", "value", "data"],
   ),
 );
-const VirtualColumnType = builder.enumType("VirtualColumnType", { values: ["DUPLICATE", "SPLIT_BY_POSITION", "SPLIT_BY_DELIMITER", "JOIN"] as const });
-const TransactionIdType = builder.enumType("TransactionIdType", { values: TRANSACTION_ID_TYPES });
 const PeriodTypeEnum = builder.enumType("EffectiveDatePeriodType", { values: service.PERIOD_TYPES });
 
 const json = (description: string) => ({ type: "JSON" as const, nullable: true, description });
@@ -193,7 +184,6 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
     analysisId: t.exposeID("analysisId"),
     analysisPeriodId: t.exposeID("analysisPeriodId", { nullable: true }),
     analysisSourceTypeId: t.exposeID("analysisSourceTypeId"),
-    // String columns written only from their enum's values (`as never`: Pothos wants the enum's own type).
     workflowState: t.field({ type: WorkflowStateEnum, resolve: (s) => s.workflowState }),
     targetWorkflowState: t.field({ type: WorkflowStateEnum, nullable: true, resolve: (s) => s.targetWorkflowState }),
     warnings: t.field({ type: [SourceMessage], description: "Values the parse could not read (UNPARSEABLE_VALUES)", resolve: (s) => s.warnings }),
@@ -212,7 +202,7 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
       authScopes: { permission: "api.file-manager.read" },
       resolve: async (s, _args, ctx) => {
         const file = await fileManagerEntityOf(ctx, s.fileManagerFileId);
-        return file?.type === "FILE" ? (file as never) : null;
+        return file?.type === "FILE" ? file : null;
       },
     }),
     fileManagerFiles: t.field({ ...json("File manager files by role"), ...shaped(objectOf({ ORIGINAL: OBJECT_ID })), resolve: (s) => ({ ORIGINAL: s.fileManagerFileId }) }),
@@ -235,7 +225,7 @@ export const AnalysisSource = builder.prismaObject("AnalysisSource", {
       args: { version: t.arg({ type: FileVersion, required: true }) },
       resolve: (s, { version }, ctx) => {
         const id = s.fileInfoVersions[version];
-        return id ? (fileInfoOf(ctx, id) as never) : null;
+        return id ? fileInfoOf(ctx, id) : null;
       },
     }),
     columnMappings: t.field({ type: [ColumnMapping], nullable: true, description: "Applied column mappings", resolve: (s) => s.columnMappings }),
@@ -278,86 +268,6 @@ export const TransactionIdPreview = builder.prismaObject("TransactionIdPreview",
     analysisSource: t.prismaField({ type: "AnalysisSource", nullable: true, authScopes: { permission: "api.analysis-sources.read" }, resolve: (_q, p, _a, ctx) => entityById("analysisSource")(ctx, p.analysisSourceId) }),
     analysis: t.prismaField({ type: "Analysis", nullable: true, authScopes: { permission: "api.analyses.read" }, resolve: (_q, p, _a, ctx) => entityById("analysis")(ctx, p.analysisId) }),
     engagement: t.prismaField({ type: "Engagement", nullable: true, authScopes: { permission: "api.engagements.read" }, resolve: (_q, p, _a, ctx) => entityById("engagement")(ctx, p.engagementId) }),
-  }),
-});
-
-const ProposedColumnMappingInput = builder.inputType("ProposedColumnMappingInput", {
-  fields: (t) => ({
-    columnPosition: t.int(),
-    platformField: t.string(),
-    additionalColumnName: t.string(),
-    virtualColumnIndex: t.int({ description: "Index into proposedVirtualColumns, instead of columnPosition" }),
-  }),
-});
-
-const virtualColumnFields = (t: any) => ({
-  name: t.string({ required: true }),
-  type: t.field({ type: VirtualColumnType, required: true }),
-  columnIndex: t.int(),
-  columnIndices: t.intList(),
-  delimiter: t.string(),
-  splitIndex: t.int(),
-  startPosition: t.int(),
-  endPosition: t.int(),
-});
-
-const ProposedVirtualColumnInput = builder.inputType("ProposedVirtualColumnInput", { fields: (t) => virtualColumnFields(t) });
-const VirtualColumnInput = builder.inputType("VirtualColumnInput", {
-  description: "An applied virtual column sent back: `version` is the column's as read (0 for a new column), else 409; `position` (as read) names the column, else its name does",
-  fields: (t) => ({ ...virtualColumnFields(t), position: t.int(), version: t.int({ required: true }) }),
-});
-
-const ProposedAmbiguousColumnResolutionInput = builder.inputType("ProposedAmbiguousColumnResolutionInput", {
-  fields: (t) => ({ position: t.int({ required: true }), selectedFormat: t.string({ required: true }) }),
-});
-
-const ColumnMappingInput = builder.inputType("ColumnMappingInput", {
-  fields: (t) => ({ position: t.int({ required: true }), platformField: t.string(), additionalColumnName: t.string() }),
-});
-
-const TransactionIdSelectionInput = builder.inputType("TransactionIdSelectionInput", {
-  fields: (t) => ({
-    type: t.field({ type: TransactionIdType, required: true }),
-    columnSelection: t.intList({ required: true }),
-    virtualColumnSelection: t.intList(),
-    applySmartSplitter: t.boolean(),
-  }),
-});
-
-const proposedFields = (t: any) => ({
-  proposedColumnMappings: t.field({ type: [ProposedColumnMappingInput] }),
-  proposedVirtualColumns: t.field({ type: [ProposedVirtualColumnInput] }),
-  proposedAmbiguousColumnResolutions: t.field({ type: [ProposedAmbiguousColumnResolutionInput] }),
-  proposedTransactionIdSelection: t.field({ type: TransactionIdSelectionInput }),
-});
-
-const CreateAnalysisSourceInput = builder.inputType("CreateAnalysisSourceInput", {
-  fields: (t) => ({
-    engagementId: t.id(),
-    analysisId: t.id({ required: true }),
-    analysisPeriodId: t.id(),
-    analysisSourceTypeId: t.id({ required: true }),
-    fileManagerFileId: t.id({ required: true }),
-    warningsIgnored: t.boolean(),
-    targetWorkflowState: t.field({ type: WorkflowStateEnum }),
-    applyDegrouper: t.boolean(),
-    presetHeaderRowIndex: t.int(),
-    additionalDataColumnField: t.string(),
-    ...proposedFields(t),
-  }),
-});
-
-const UpdateAnalysisSourceInput = builder.inputType("UpdateAnalysisSourceInput", {
-  fields: (t) => ({
-    columnMappings: t.field({ type: [ColumnMappingInput] }),
-    virtualColumns: t.field({ type: [VirtualColumnInput] }),
-    ambiguousColumnResolutions: t.field({ type: [ProposedAmbiguousColumnResolutionInput] }),
-    transactionIdSelection: t.field({ type: TransactionIdSelectionInput }),
-    targetWorkflowState: t.field({ type: WorkflowStateEnum }),
-    warningsIgnored: t.boolean(),
-    applyDegrouper: t.boolean(),
-    version: t.int({ required: true }),
-    ...proposedFields(t),
   }),
 });
 
@@ -425,14 +335,14 @@ builder.mutationFields((t) => ({
     description: "Creates the source and starts its ingestion (async result ANALYSIS_SOURCE_INGESTION, entityId = the source)",
     authScopes: { permission: "api.analysis-sources.write" },
     args: { input: t.arg({ type: CreateAnalysisSourceInput, required: true }) },
-    resolve: (_root, { input }, ctx) => service.createAnalysisSource(ctx, input as never),
+    resolve: (_root, { input }, ctx) => service.createAnalysisSource(ctx, input),
   }),
   updateAnalysisSource: t.field({
     type: AsyncResult,
     description: "Updates the source and moves its workflow (async result ANALYSIS_SOURCE_INGESTION); 409 outside the updatable states or while a job runs",
     authScopes: { permission: "api.analysis-sources.write" },
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateAnalysisSourceInput, required: true }) },
-    resolve: (_root, { id, input }, ctx) => service.updateAnalysisSource(ctx, id, input as never),
+    resolve: (_root, { id, input }, ctx) => service.updateAnalysisSource(ctx, id, input),
   }),
 }));
 
@@ -477,11 +387,8 @@ builder.subscriptionField("analysisSourceProgress", (t) =>
         }
         (async () => {
           for (let next = await pending; !next.done; next = await events.next()) {
-            const event = next.value as TransientEvent;
-            if (event.type !== SOURCE_PROGRESS_EVENT || event.entityId !== analysisSourceId) continue;
-            // Transient events carry what their emitter built: this type's payload is a SourceProgress.
-            const progress = event.payload as unknown as SourceProgress;
-            if (supersededBy(progress, current)) continue;
+            const progress = sourceProgressEvents.payloadOf(next.value, analysisSourceId);
+            if (!progress || supersededBy(progress, current)) continue;
             await push(progress);
             if (isTerminalState(progress.workflowState)) {
               stop();
@@ -501,7 +408,7 @@ builder.objectField(AsyncResult, "analysisSource", (t) =>
     nullable: true,
     description: "The analysis source the job works on, when entityType is ANALYSIS_SOURCE",
     authScopes: { permission: "api.analysis-sources.read" },
-    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_SOURCE" ? (service.analysisSourceOf(ctx, r.entityId) as never) : null),
+    resolve: (r, _args, ctx) => (r.entityType === "ANALYSIS_SOURCE" ? service.analysisSourceOf(ctx, r.entityId) : null),
   }),
 );
 
@@ -513,7 +420,7 @@ builder.objectField(FileManagerFile, "analysisSources", (t) =>
     description: "The analysis sources reading this file",
     authScopes: { permission: "api.analysis-sources.read" },
     args: { ...relatedListArgs(t), ...whereArg(t, "AnalysisSource", analysisSourceColumns) },
-    resolve: (f, args, ctx) => childrenOf("analysisSource", analysisSourceColumns, "fileManagerFileId")(ctx, f.id, args) as never,
+    resolve: (f, args, ctx) => childrenOf("analysisSource", analysisSourceColumns, "fileManagerFileId")(ctx, f.id, args),
   }),
 );
 
@@ -523,6 +430,6 @@ builder.interfaceField(FileInfoNode, "analysisSource", (t) =>
     nullable: true,
     description: "The analysis source whose own reading of its file this is (analysisSourceId)",
     authScopes: { permission: "api.analysis-sources.read" },
-    resolve: (i, _args, ctx) => service.analysisSourceOf(ctx, i.analysisSourceId) as never,
+    resolve: (i, _args, ctx) => service.analysisSourceOf(ctx, i.analysisSourceId),
   }),
 );

@@ -22,6 +22,7 @@ import {
   type ProposedColumnMapping,
   type TransactionIdSelection,
   type VirtualColumnDefinition,
+  type WorkflowFeature,
   type WorkflowState,
 } from "../../ingestion/index.js";
 import { jobStarter, startJob } from "../../jobs/index.js";
@@ -31,40 +32,10 @@ import { analysisSourceColumns, transactionIdPreviewColumns } from "./analysis-s
 import { checkPositions } from "./analysis-source.input-checks.js";
 import { checkVirtualColumnVersions, storedVirtualColumns } from "./analysis-source.virtual-columns.js";
 import type { SourceRow } from "./analysis-source.steps.js";
+import type { CreateAnalysisSourceInput, ProposedFields, UpdateAnalysisSourceInput } from "./analysis-source.inputs.js";
 import { announceEntriesDropped, ingestionJob, sourceTypeOf, type IngestionPayload } from "./analysis-source.workflow.js";
 
 const ENTITY = "AnalysisSource";
-
-interface ProposedFields {
-  proposedColumnMappings?: ProposedColumnMapping[] | null;
-  proposedVirtualColumns?: VirtualColumnDefinition[] | null;
-  proposedAmbiguousColumnResolutions?: ProposedAmbiguousColumnResolution[] | null;
-  proposedTransactionIdSelection?: TransactionIdSelection | null;
-}
-
-export interface CreateAnalysisSourceInput extends ProposedFields {
-  engagementId?: string | null;
-  analysisId: string;
-  analysisPeriodId?: string | null;
-  analysisSourceTypeId: string;
-  fileManagerFileId: string;
-  warningsIgnored?: boolean | null;
-  targetWorkflowState?: string | null;
-  applyDegrouper?: boolean | null;
-  presetHeaderRowIndex?: number | null;
-  additionalDataColumnField?: string | null;
-}
-
-export interface UpdateAnalysisSourceInput extends ProposedFields {
-  version: number;
-  columnMappings?: Array<{ position: number; platformField?: string | null; additionalColumnName?: string | null }> | null;
-  virtualColumns?: Array<VirtualColumnDefinition & { version: number; position?: number | null }> | null;
-  ambiguousColumnResolutions?: Array<{ position: number; selectedFormat: string }> | null;
-  transactionIdSelection?: TransactionIdSelection | null;
-  targetWorkflowState?: string | null;
-  warningsIgnored?: boolean | null;
-  applyDegrouper?: boolean | null;
-}
 
 export function getAnalysisSource(ctx: RequestContext, id: string) {
   return findEntity(ctx.app, "analysisSource", ENTITY, id);
@@ -101,11 +72,11 @@ export async function jobRunning(tx: Pick<Tx, "asyncResult">, sourceId: string):
   return (await tx.asyncResult.count({ where: { entityId: sourceId, entityType: "ANALYSIS_SOURCE", status: "IN_PROGRESS" } })) > 0;
 }
 
-function checkTarget(features: readonly string[], current: WorkflowState | null, target: string | null | undefined): WorkflowState | null {
+function checkTarget(features: readonly WorkflowFeature[], current: WorkflowState | null, target: string | null | undefined): WorkflowState | null {
   if (target == null) return null;
   if (!isWorkflowState(target)) throw new ValidationError(`targetWorkflowState ${target} is not a workflow state`, { identifier: "targetWorkflowState", values: [target] });
   try {
-    validateMove({ features: features as never, current, target });
+    validateMove({ features, current, target });
   } catch (error) {
     if (!(error instanceof WorkflowMoveError)) throw error;
     if (error.reason === "TERMINAL" || error.reason === "BACKWARDS") throw new ConflictError(error.message, { problemType: "INVALID_STATE", identifier: "targetWorkflowState", values: [target] });

@@ -32,6 +32,13 @@ function sameDefinition(a: VirtualColumn, b: VirtualColumn): boolean {
   return DEFINITION_KEYS.every((key) => JSON.stringify(a[key] ?? null) === JSON.stringify(b[key] ?? null));
 }
 
+/** The column's own keys (DEFINITION_KEYS) that it has: an item sent back may carry more. */
+function definitionOf(column: VirtualColumn): VirtualColumn {
+  const definition: VirtualColumn = { name: column.name, type: column.type, position: column.position };
+  for (const key of DEFINITION_KEYS) if (column[key] !== undefined) Object.assign(definition, { [key]: column[key] });
+  return definition;
+}
+
 /**
  * Pairs each item with a stored column: the one at the item's `position` when it has one, else
  * the first not yet paired with the same name. Unpaired items are new columns.
@@ -61,8 +68,7 @@ export function auditVirtualColumns(previous: AuditedVirtualColumn[], next: Virt
   const at = now.toISOString();
   return next.map((column, i) => {
     const before = matches[i];
-    // Object.fromEntries forgets the keys: these are VirtualColumn's own (DEFINITION_KEYS).
-    const definition = Object.fromEntries(DEFINITION_KEYS.filter((k) => column[k] !== undefined).map((k) => [k, column[k]])) as unknown as VirtualColumn;
+    const definition = definitionOf(column);
     if (before && sameDefinition(before, column)) return { ...before, ...definition };
     const modified = { lastModifiedDate: at, lastModifiedUserId: actor.userId, lastModifiedUserName: actor.userName };
     if (before) return { ...definition, id: before.id, version: before.version + 1, creationDate: before.creationDate, createdUserId: before.createdUserId, createdUserName: before.createdUserName, ...modified };

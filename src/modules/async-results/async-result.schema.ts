@@ -3,7 +3,7 @@ import { Repeater } from "graphql-yoga";
 import { asyncResultColumns } from "./async-result.columns.js";
 import { builder } from "../../graphql/builder.js";
 import { Entity } from "../common/entity.js";
-import { ASYNC_ENTITY_TYPES, ASYNC_RESULT_TYPES, ASYNC_STATUSES, JOB_COMPLETED_EVENT, JOB_FAILED_EVENT, JOB_PROGRESS_EVENT } from "../../jobs/index.js";
+import { ASYNC_ENTITY_TYPES, ASYNC_RESULT_TYPES, ASYNC_STATUSES, JOB_COMPLETED_EVENT, JOB_FAILED_EVENT, JOB_PROGRESS_EVENT, wireEnumValue, type AsyncStatus } from "../../jobs/index.js";
 import type { DomainEvent, TransientEvent } from "../../events/domain-event.js";
 import * as service from "./async-result.service.js";
 
@@ -15,10 +15,10 @@ export const AsyncResult = builder.prismaObject("AsyncResult", {
   description: "The state of an asynchronous job; the job's outcome is read from its target entity (entityId, entityType)",
   interfaces: [Entity],
   fields: (t) => ({
-    type: t.field({ type: AsyncResultTypeEnum, resolve: (r) => r.type as never }),
+    type: t.field({ type: AsyncResultTypeEnum, resolve: (r) => wireEnumValue(ASYNC_RESULT_TYPES, r.type) }),
     status: t.field({ type: AsyncStatusEnum, resolve: (r) => r.status }),
     entityId: t.exposeID("entityId", { nullable: true }),
-    entityType: t.field({ type: AsyncEntityTypeEnum, nullable: true, resolve: (r) => r.entityType as never }),
+    entityType: t.field({ type: AsyncEntityTypeEnum, nullable: true, resolve: (r) => (r.entityType === null ? null : wireEnumValue(ASYNC_ENTITY_TYPES, r.entityType)) }),
     error: t.exposeString("error", { nullable: true, description: "Why the job failed; set when status is ERROR" }),
   }),
 });
@@ -37,7 +37,7 @@ defineCrudFields({
 
 interface JobProgress {
   asyncResultId: string;
-  status: string;
+  status: AsyncStatus;
   percent: number | null;
   message: string | null;
   error: string | null;
@@ -47,7 +47,7 @@ const JobProgressRef = builder.objectRef<JobProgress>("JobProgress").implement({
   description: "Live progress of a job: percentages while it runs, then its final status",
   fields: (t) => ({
     asyncResultId: t.exposeID("asyncResultId"),
-    status: t.field({ type: AsyncStatusEnum, resolve: (p) => p.status as never }),
+    status: t.field({ type: AsyncStatusEnum, resolve: (p) => p.status }),
     percent: t.exposeInt("percent", { nullable: true }),
     message: t.exposeString("message", { nullable: true }),
     error: t.exposeString("error", { nullable: true }),

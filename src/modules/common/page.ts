@@ -1,4 +1,4 @@
-import type { ArgBuilder, ObjectRef } from "@pothos/core";
+import type { ArgBuilder, InterfaceRef, ObjectRef } from "@pothos/core";
 import { builder, type AppSchemaTypes } from "../../graphql/builder.js";
 import type { Page } from "../../entity/paging.js";
 
@@ -25,7 +25,7 @@ type Ref<T> = ObjectRef<AppSchemaTypes, T, T>;
 const pages = new Map<string, Ref<any>>();
 
 /** The wire reference's page envelope (section 2) around a list of `item`. */
-export function pageOf<T>(item: ObjectRef<AppSchemaTypes, T, any>, name: string): Ref<Page<T>> {
+export function pageOf<T>(item: ObjectRef<AppSchemaTypes, T, any> | InterfaceRef<AppSchemaTypes, T, any>, name: string): Ref<Page<T>> {
   const existing = pages.get(name);
   if (existing) return existing as Ref<Page<T>>;
   const ref = builder.objectRef<Page<T>>(name).implement({

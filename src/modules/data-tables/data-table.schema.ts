@@ -4,7 +4,7 @@ import { listOf, mapOf, ref, shaped } from "../common/json-shape.js";
 import { COLUMN_TYPES } from "../../query-language/columns.js";
 import { Entity } from "../common/entity.js";
 import { Engagement } from "../engagements/engagement.schema.js";
-import { engagementOf } from "../engagements/engagement.service.js";
+import { owningEngagement } from "../engagements/engagement.service.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { API_STABILITIES, type ApiStability as ApiStabilityValue, type DataTableColumn as StoredColumn } from "./data-table-definition.js";
 import type { DataPage } from "./data-table-rows.js";
@@ -53,7 +53,7 @@ export const DataTable = builder.prismaObject("DataTable", {
     columns: t.field({ type: [DataTableColumn], resolve: (d) => d.columns }),
     analysis: t.relation("analysis", { authScopes: { permission: "api.analyses.read" } }),
     analysisResult: t.relation("analysisResult", { nullable: true, authScopes: { permission: "api.analyses.read" } }),
-    engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (d, _args, ctx) => engagementOf(ctx, d.engagementId) as never }),
+    engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (d, _args, ctx) => owningEngagement(ctx, d.engagementId) }),
     analysisSource: t.relation("analysisSource", { nullable: true, authScopes: { permission: "api.analysis-sources.read" } }),
   }),
 });
@@ -65,7 +65,7 @@ builder.objectField(DataTableColumn, "typeaheadDataTable", (t) =>
     description: "The table listing this column's distinct values for type-ahead (typeaheadDataTableId)",
     extensions: { rest: false },
     authScopes: { permission: "api.data-tables.read" },
-    resolve: (c, _args, ctx) => (c.typeaheadDataTableId ? (dataTableById(ctx, c.typeaheadDataTableId) as never) : null),
+    resolve: (c, _args, ctx) => (c.typeaheadDataTableId ? dataTableById(ctx, c.typeaheadDataTableId) : null),
   }),
 );
 

@@ -26,6 +26,13 @@ export function engagementOf(ctx: RequestContext, id: string | null | undefined)
   return engagementById(ctx.app, ctx, id);
 }
 
+/** The engagement an entity belongs to: its foreign key names one while the entity exists (else 404). */
+export async function owningEngagement(ctx: RequestContext, id: string) {
+  const engagement = await engagementById(ctx.app, ctx, id);
+  if (!engagement) throw new NotFoundError("Engagement", id);
+  return engagement;
+}
+
 const engagementsByOrganization = relatedList({ model: "engagement", columns: engagementColumns, parentField: "organizationId" });
 
 /** `Organization.engagements`: the organization's engagements with the /engagements/query filter and sort. */

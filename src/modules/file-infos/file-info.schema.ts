@@ -116,9 +116,9 @@ builder.queryFields((t) => ({
     resolve: (_root, { id }, ctx) => service.getFileInfo(ctx, id),
   }),
   fileInfos: t.field({
-    type: pageOf(FileInfoNode as never, "FileInfoNodePage"),
+    type: pageOf(FileInfoNode, "FileInfoNodePage"),
     authScopes: { permission: "api.file-infos.read" },
     args: { ...pageArgs(t), ...whereArg(t, "FileInfo", fileInfoColumns) },
-    resolve: (_root, args, ctx) => service.queryFileInfos(ctx, args) as never,
+    resolve: (_root, args, ctx) => service.queryFileInfos(ctx, args),
   }),
 }));

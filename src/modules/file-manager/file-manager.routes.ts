@@ -40,24 +40,17 @@ export const fileManagerRoutes: RouteDef[] = [
     download: { storageKey: (d: FileDownloadShape) => fileObjectKey(d.id), fileName: (d: FileDownloadShape) => d.fileName },
   }),
   route({ method: "POST", path: "/file-manager/create-from-chunked-file", operation: "mutation", field: "createFileFromChunkedFile", args: { input: { from: "body" } }, summary: "Create a file from a completely uploaded chunked file", tag }),
-  route({
-    method: "POST",
-    path: "/file-manager/import-from-chunked-file/{chunkedFileId}",
-    operation: "mutation",
-    field: "importFileFromChunkedFile",
-    args: { input: { from: "body" } },
-    summary: "Create a file from a chunked file (deprecated: use create-from-chunked-file)",
-    tag,
-    deprecated: true,
-  }),
-  route({
-    method: "POST",
-    path: "/file-manager/import-from-chunked/{chunkedFileId}",
-    operation: "mutation",
-    field: "importFileFromChunkedFile",
-    args: { input: { from: "body" } },
-    summary: "Create a file from a chunked file (deprecated: use create-from-chunked-file)",
-    tag,
-    deprecated: true,
-  }),
+  // The two deprecated spellings of create-from-chunked-file.
+  ...["import-from-chunked-file", "import-from-chunked"].map((action) =>
+    route({
+      method: "POST",
+      path: `/file-manager/${action}/{chunkedFileId}`,
+      operation: "mutation",
+      field: "importFileFromChunkedFile",
+      args: { input: { from: "body" } },
+      summary: "Create a file from a chunked file (deprecated: use create-from-chunked-file)",
+      tag,
+      deprecated: true,
+    }),
+  ),
 ];

@@ -5,7 +5,7 @@ import { Entity, type AuditShape } from "../common/entity.js";
 import { DeleteResult } from "../common/delete-result.js";
 import { pageArgs, pageOf, relatedListArgs } from "../common/page.js";
 import { Engagement } from "../engagements/engagement.schema.js";
-import { engagementOf } from "../engagements/engagement.service.js";
+import { owningEngagement } from "../engagements/engagement.service.js";
 import { FileInfoNode } from "../file-infos/file-info.schema.js";
 import { AsyncResult } from "../async-results/async-result.schema.js";
 import { registerEventPermission } from "../events/event-permissions.js";
@@ -42,12 +42,12 @@ export const FileManagerNode = builder.interfaceRef<FileManagerRow>("FileManager
 });
 
 builder.interfaceFields(FileManagerNode, (t) => ({
-  engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (e, _args, ctx) => engagementOf(ctx, e.engagementId) as never }),
+  engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (e, _args, ctx) => owningEngagement(ctx, e.engagementId) }),
   parent: t.field({
     type: FileManagerNode,
     nullable: true,
     description: "The directory holding this entry; null at the engagement's top level",
-    resolve: (e, _args, ctx) => service.fileManagerEntityOf(ctx, e.parentFileManagerEntityId) as never,
+    resolve: (e, _args, ctx) => service.fileManagerEntityOf(ctx, e.parentFileManagerEntityId),
   }),
 }));
 
@@ -60,7 +60,7 @@ export const FileManagerFile = builder.prismaObject("FileManagerEntity", {
     originalName: t.exposeString("originalName", { nullable: true }),
     fileInfoId: t.exposeID("fileInfoId", { nullable: true }),
     status: t.field({ type: [FileStatus], resolve: (f) => f.status }),
-    fileInfo: t.field({ type: FileInfoNode, nullable: true, authScopes: { permission: "api.file-infos.read" }, resolve: (f, _args, ctx) => service.fileInfoOf(ctx, f.fileInfoId) as never }),
+    fileInfo: t.field({ type: FileInfoNode, nullable: true, authScopes: { permission: "api.file-infos.read" }, resolve: (f, _args, ctx) => service.fileInfoOf(ctx, f.fileInfoId) }),
   }),
 });
 
@@ -73,7 +73,7 @@ export const FileManagerDirectory = builder.prismaObject("FileManagerEntity", {
       type: [FileManagerNode],
       description: "The files and directories in this directory (default order: name)",
       args: relatedListArgs(t),
-      resolve: (d, args, ctx) => service.directoryChildren(ctx, d.id, args) as never,
+      resolve: (d, args, ctx) => service.directoryChildren(ctx, d.id, args),
     }),
   }),
 });
@@ -87,7 +87,7 @@ builder.interfaceField(FileInfoNode, "fileManagerFile", (t) =>
     authScopes: { permission: "api.file-manager.read" },
     resolve: async (i, _args, ctx) => {
       const file = await service.fileManagerEntityOf(ctx, i.fileManagerFileId);
-      return file?.type === "FILE" ? (file as never) : null;
+      return file?.type === "FILE" ? file : null;
     },
   }),
 );
@@ -101,7 +101,7 @@ builder.objectField(AsyncResult, "fileManagerFile", (t) =>
     resolve: async (r, _args, ctx) => {
       if (r.entityType !== "FILE_MANAGER_FILE") return null;
       const file = await service.fileManagerEntityOf(ctx, r.entityId);
-      return file?.type === "FILE" ? (file as never) : null;
+      return file?.type === "FILE" ? file : null;
     },
   }),
 );
@@ -117,10 +117,10 @@ builder.queryFields((t) => ({
     resolve: (_root, { id }, ctx) => service.getFileManagerEntity(ctx, id),
   }),
   fileManagerEntities: t.field({
-    type: pageOf(FileManagerNode as never, "FileManagerNodePage"),
+    type: pageOf(FileManagerNode, "FileManagerNodePage"),
     authScopes: read,
     args: { ...pageArgs(t), ...whereArg(t, "FileManagerEntity", fileManagerColumns) },
-    resolve: (_root, args, ctx) => service.queryFileManagerEntities(ctx, args) as never,
+    resolve: (_root, args, ctx) => service.queryFileManagerEntities(ctx, args),
   }),
   fileManagerFileDownload: t.field({
     type: FileDownload,

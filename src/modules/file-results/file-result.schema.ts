@@ -45,7 +45,7 @@ builder.objectField(AsyncResult, "fileResult", (t) =>
     type: FileResult,
     nullable: true,
     description: "The file the job produces, when entityType is FILE_RESULT (only for the token that started it)",
-    resolve: (r, _args, ctx) => (r.entityType === "FILE_RESULT" ? (service.fileResultOf(ctx, r.entityId) as never) : null),
+    resolve: (r, _args, ctx) => (r.entityType === "FILE_RESULT" ? service.fileResultOf(ctx, r.entityId) : null),
   }),
 );
 

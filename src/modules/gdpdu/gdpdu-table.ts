@@ -21,15 +21,17 @@ function skipBytes(count: number): Transform {
   });
 }
 
-async function* variableRecords(text: AsyncIterable<string>, table: GdpduTable & { layout: { kind: "variable" } }): AsyncGenerator<string[]> {
-  const parser = new DelimitedParser({ delimiter: table.layout.columnDelimiter, recordDelimiter: table.layout.recordDelimiter, quote: table.layout.textEncapsulator });
+type Layout<K extends GdpduTable["layout"]["kind"]> = Extract<GdpduTable["layout"], { kind: K }>;
+
+async function* variableRecords(text: AsyncIterable<string>, layout: Layout<"variable">): AsyncGenerator<string[]> {
+  const parser = new DelimitedParser({ delimiter: layout.columnDelimiter, recordDelimiter: layout.recordDelimiter, quote: layout.textEncapsulator });
   for await (const chunk of text) yield* parser.push(chunk);
   yield* parser.push("", true);
 }
 
-async function* fixedRecords(text: AsyncIterable<string>, table: GdpduTable & { layout: { kind: "fixed" } }): AsyncGenerator<string[]> {
-  const { recordLength, recordDelimiter } = table.layout;
-  const cut = (record: string) => table.columns.map((column) => record.substr(column.fixed!.from - 1, column.fixed!.length));
+async function* fixedRecords(text: AsyncIterable<string>, layout: Layout<"fixed">, columns: GdpduTable["columns"]): AsyncGenerator<string[]> {
+  const { recordLength, recordDelimiter } = layout;
+  const cut = (record: string) => columns.map((column) => record.substr(column.fixed!.from - 1, column.fixed!.length));
   let buffer = "";
   for await (const chunk of text) {
     buffer += chunk;
@@ -59,7 +61,7 @@ async function* fixedRecords(text: AsyncIterable<string>, table: GdpduTable & { 
 export async function* readGdpduTable(bytes: Readable, table: GdpduTable): AsyncGenerator<string[]> {
   const source = table.skipNumBytes > 0 ? bytes.pipe(skipBytes(table.skipNumBytes)) : bytes;
   const text = decodeText(source, table.encoding);
-  const records = table.layout.kind === "variable" ? variableRecords(text, table as never) : fixedRecords(text, table as never);
+  const records = table.layout.kind === "variable" ? variableRecords(text, table.layout) : fixedRecords(text, table.layout, table.columns);
   const width = table.columns.length;
   let number = 0;
   for await (const record of records) {

@@ -10,17 +10,17 @@ import * as service from "./gdpdu.service.js";
 import { FileManagerDirectory, FileManagerFile, FileManagerNode } from "../file-manager/file-manager.schema.js";
 import { fileManagerEntityOf } from "../file-manager/file-manager.service.js";
 import { Engagement } from "../engagements/engagement.schema.js";
-import { engagementOf } from "../engagements/engagement.service.js";
+import { owningEngagement } from "../engagements/engagement.service.js";
 import type { RequestContext } from "../../graphql/context.js";
 
 /** File manager entries by id, batched per response; an id of the other kind (or a deleted entry) gives null. */
 async function entryOf(ctx: RequestContext, id: string | null | undefined, type: "FILE" | "DIRECTORY") {
   const entry = await fileManagerEntityOf(ctx, id);
-  return entry?.type === type ? (entry as never) : null;
+  return entry?.type === type ? entry : null;
 }
 
 async function entriesOf(ctx: RequestContext, ids: readonly string[], type: "FILE" | "DIRECTORY") {
-  return (await Promise.all(ids.map((id) => entryOf(ctx, id, type)))).filter((e) => e !== null) as never[];
+  return (await Promise.all(ids.map((id) => entryOf(ctx, id, type)))).filter((e) => e !== null);
 }
 
 const FILE_MANAGER_READ = { permission: "api.file-manager.read" } as const;
@@ -56,9 +56,9 @@ export const GdpduUnpackJob = builder.prismaObject("GdpduUnpackJob", {
     fileManagerFileIds: t.exposeIDList("fileManagerFileIds"),
     fileManagerDirectoryIds: t.exposeIDList("fileManagerDirectoryIds"),
     tables: t.field({ type: [UnpackedTableRef], resolve: (j) => j.tables }),
-    engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (j, _a, ctx) => engagementOf(ctx, j.engagementId) as never }),
+    engagement: t.field({ type: Engagement, authScopes: { permission: "api.engagements.read" }, resolve: (j, _a, ctx) => owningEngagement(ctx, j.engagementId) }),
     fileManagerFile: t.field({ type: FileManagerFile, nullable: true, description: "The archive (fileManagerFileId)", authScopes: FILE_MANAGER_READ, resolve: (j, _a, ctx) => entryOf(ctx, j.fileManagerFileId, "FILE") }),
-    parent: t.field({ type: FileManagerNode, nullable: true, description: "Where the new directory went (parentFileManagerEntityId)", authScopes: FILE_MANAGER_READ, resolve: async (j, _a, ctx) => (await fileManagerEntityOf(ctx, j.parentFileManagerEntityId)) as never }),
+    parent: t.field({ type: FileManagerNode, nullable: true, description: "Where the new directory went (parentFileManagerEntityId)", authScopes: FILE_MANAGER_READ, resolve: async (j, _a, ctx) => (await fileManagerEntityOf(ctx, j.parentFileManagerEntityId)) }),
     directory: t.field({ type: FileManagerDirectory, nullable: true, description: "The directory created for the tables (directoryId)", authScopes: FILE_MANAGER_READ, resolve: (j, _a, ctx) => entryOf(ctx, j.directoryId, "DIRECTORY") }),
     fileManagerFiles: t.field({ type: [FileManagerFile], description: "The files created (fileManagerFileIds), the deleted left out", authScopes: FILE_MANAGER_READ, resolve: (j, _a, ctx) => entriesOf(ctx, j.fileManagerFileIds, "FILE") }),
     fileManagerDirectories: t.field({ type: [FileManagerDirectory], description: "The directories created (fileManagerDirectoryIds), the deleted left out", authScopes: FILE_MANAGER_READ, resolve: (j, _a, ctx) => entriesOf(ctx, j.fileManagerDirectoryIds, "DIRECTORY") }),

@@ -1,5 +1,5 @@
 import { builder } from "../../graphql/builder.js";
-import type { InputOf } from "../common/crud-fields.js";
+import type { InputFields, InputOf } from "../common/crud-fields.js";
 import { TASK_APPROVAL_STATUSES, TASK_STATUSES, TASK_TYPES } from "./task.columns.js";
 
 /** Most tasks one bulk request creates; the default when `limit` is not given. */
@@ -10,6 +10,20 @@ export const TaskType = builder.enumType("TaskType", { values: TASK_TYPES });
 export const TaskStatus = builder.enumType("TaskStatus", { values: TASK_STATUSES });
 export const TaskApprovalStatus = builder.enumType("TaskApprovalStatus", { values: TASK_APPROVAL_STATUSES });
 
+/** The fields a task's create, update and bulk create share, with the descriptions each gives them. */
+const taskFields = (t: InputFields, notes: { approverId?: string; description?: string; taskApprovalStatus?: string } = {}) => ({
+  status: t.field({ type: TaskStatus }),
+  assignedId: t.id(),
+  approverId: t.id({ description: notes.approverId }),
+  description: t.string({ description: notes.description }),
+  dueDate: t.field({ type: "Date" }),
+  sample: t.boolean(),
+  tags: t.stringList(),
+  assertions: t.stringList(),
+  auditAreas: t.stringList(),
+  taskApprovalStatus: t.field({ type: TaskApprovalStatus, description: notes.taskApprovalStatus }),
+});
+
 export const CreateTaskInput = builder.inputType("CreateTaskInput", {
   description: "A task for one row of a completed result: rowId (any type) or transactionId (TRANSACTION, ENTRY: the txid)",
   fields: (t) => ({
@@ -18,32 +32,14 @@ export const CreateTaskInput = builder.inputType("CreateTaskInput", {
     rowId: t.field({ type: "Long" }),
     transactionId: t.string(),
     type: t.field({ type: TaskType, description: "Default: ENTRY (AP_ENTRY / AR_ENTRY for payables / receivables results); TRANSACTION when only transactionId is given" }),
-    status: t.field({ type: TaskStatus }),
-    assignedId: t.id(),
-    approverId: t.id(),
-    description: t.string({ description: "Default: the row's memo or description" }),
-    dueDate: t.field({ type: "Date" }),
-    sample: t.boolean(),
-    tags: t.stringList(),
-    assertions: t.stringList(),
-    auditAreas: t.stringList(),
-    taskApprovalStatus: t.field({ type: TaskApprovalStatus, description: "APPROVED / REJECTED only by the approver" }),
+    ...taskFields(t, { description: "Default: the row's memo or description", taskApprovalStatus: "APPROVED / REJECTED only by the approver" }),
   }),
 });
 export type CreateTaskInput = InputOf<typeof CreateTaskInput>;
 
 export const UpdateTaskInput = builder.inputType("UpdateTaskInput", {
   fields: (t) => ({
-    status: t.field({ type: TaskStatus }),
-    assignedId: t.id(),
-    approverId: t.id({ description: "A new approver opens a new approval (new approvalId, PENDING)" }),
-    description: t.string(),
-    dueDate: t.field({ type: "Date" }),
-    sample: t.boolean(),
-    tags: t.stringList(),
-    assertions: t.stringList(),
-    auditAreas: t.stringList(),
-    taskApprovalStatus: t.field({ type: TaskApprovalStatus, description: "APPROVED / REJECTED only by the task's approver" }),
+    ...taskFields(t, { approverId: "A new approver opens a new approval (new approvalId, PENDING)", taskApprovalStatus: "APPROVED / REJECTED only by the task's approver" }),
     version: t.int({ required: true }),
   }),
 });
@@ -58,16 +54,7 @@ export const CreateTasksFromFilterInput = builder.inputType("CreateTasksFromFilt
     query: t.field({ type: "JSON", description: "Query language filter over that data table's columns, as POST /data-tables/{id}/data takes it" }),
     savedFilterId: t.id({ description: "A saved filter the token can read, compiled on that data table; with query, both must hold (AND)" }),
     limit: t.int(),
-    status: t.field({ type: TaskStatus }),
-    assignedId: t.id(),
-    approverId: t.id(),
-    description: t.string(),
-    dueDate: t.field({ type: "Date" }),
-    sample: t.boolean(),
-    tags: t.stringList(),
-    assertions: t.stringList(),
-    auditAreas: t.stringList(),
-    taskApprovalStatus: t.field({ type: TaskApprovalStatus }),
+    ...taskFields(t),
   }),
 });
 export type CreateTasksFromFilterInput = InputOf<typeof CreateTasksFromFilterInput>;

@@ -22,7 +22,7 @@ type Amount = { amount: number; currency: string | null };
 const TaskComment = builder.objectRef<TaskComment>("TaskComment").implement({
   fields: (t) => ({
     authorId: t.exposeID("authorId"),
-    author: t.field({ type: User, nullable: true, description: "The user who wrote the comment (authorId)", extensions: { rest: false }, authScopes: { permission: "api.users.read" }, resolve: (c, _a, ctx) => entityById("user")(ctx, c.authorId) as never }),
+    author: t.field({ type: User, nullable: true, description: "The user who wrote the comment (authorId)", extensions: { rest: false }, authScopes: { permission: "api.users.read" }, resolve: (c, _a, ctx) => entityById("user")(ctx, c.authorId) }),
     captured: t.field({ type: "DateTime", resolve: (c) => new Date(c.captured) }),
     commentText: t.exposeString("commentText"),
   }),
