@@ -15,7 +15,11 @@ export type TransactionalEventHandler = (event: DomainEvent, client: pg.ClientBa
  * Runs `work` in one database transaction; events it emits are written to the outbox in that same
  * transaction, so they exist exactly when the change does. The relay is nudged after commit.
  */
-export async function inTransaction<T>(app: { prisma: PrismaClient; relay: OutboxRelay }, work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  app: { prisma: PrismaClient; relay: OutboxRelay },
+  work: (tx: Tx, emit: Emit) => Promise<T>,
+  options?: { timeout?: number; maxWait?: number },
+): Promise<T> {
   const result = await app.prisma.$transaction(async (tx) => {
     const pending: NewDomainEvent[] = [];
     const value = await work(tx, (event) => pending.push(event));
@@ -31,7 +35,7 @@ export async function inTransaction<T>(app: { prisma: PrismaClient; relay: Outbo
       });
     }
     return value;
-  });
+  }, options);
   app.relay.kick();
   return result;
 }

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { App } from "../app-types.js";
 import { textWithoutNul } from "../core/db-text.js";
 import { isAppError } from "../core/errors.js";
-import type { Emit, Tx } from "../events/outbox.js";
+import { inTransaction, type Emit, type Tx } from "../events/outbox.js";
 import type { NewDomainEvent } from "../events/domain-event.js";
 import { JobError, JobRetry, type FailureContext, type JobContext, type JobDefinition, type JobStarter } from "./define.js";
 import { INTERNAL_JOB_STARTED_EVENT, JOB_STARTED_EVENT } from "./start.js";
@@ -267,22 +267,19 @@ export class JobRuntime {
 
   /** The job's final writes and COMPLETE in one transaction, only while this process holds the lease. */
   private async complete<T>(row: ClaimedRow, work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
-    const value = await this.app.prisma.$transaction(
-      async (tx) => {
+    return inTransaction(
+      this.app,
+      async (tx, emit) => {
         const held = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM async_result WHERE id = ${row.id} AND lease_owner = ${this.workerId} AND status = 'IN_PROGRESS' FOR UPDATE`;
         if (held.length === 0) throw new LeaseLost(row.id);
-        const events: NewDomainEvent[] = [];
-        const result = await work(tx, (event) => events.push(event));
+        const result = await work(tx, emit);
         await tx.$executeRaw`UPDATE async_result SET status = 'COMPLETE', error = NULL, progress = 100, lease_owner = NULL, lease_expires_at = NULL,
             completed_at = now(), last_modified_date = now(), version = version + 1 WHERE id = ${row.id}`;
-        if (!row.internal) events.push(this.statusEvent(row, JOB_COMPLETED_EVENT, { status: "COMPLETE" }));
-        await this.writeEvents(tx, events);
+        if (!row.internal) emit(this.statusEvent(row, JOB_COMPLETED_EVENT, { status: "COMPLETE" }));
         return result;
       },
       { timeout: 10 * 60_000, maxWait: 30_000 },
     );
-    this.app.relay.kick();
-    return value;
   }
 
   private async fail(row: ClaimedRow, definition: JobDefinition<unknown> | undefined, message: string, code: string): Promise<void> {
@@ -290,12 +287,11 @@ export class JobRuntime {
     if (definition?.onFailure) {
       await definition.onFailure(this.failureContext(row), row.payload, message, code).catch((error) => this.app.logger.error("job failure cleanup failed", { error, asyncResultId: row.id }));
     }
-    await this.app.prisma.$transaction(async (tx) => {
+    await inTransaction(this.app, async (tx, emit) => {
       const updated = await tx.$executeRaw`UPDATE async_result SET status = 'ERROR', error = ${message}, last_error = ${message}, lease_owner = NULL, lease_expires_at = NULL,
           completed_at = now(), last_modified_date = now(), version = version + 1 WHERE id = ${row.id} AND lease_owner = ${this.workerId} AND status = 'IN_PROGRESS'`;
-      if (updated > 0 && !row.internal) await this.writeEvents(tx, [this.statusEvent(row, JOB_FAILED_EVENT, { status: "ERROR", error: message })]);
+      if (updated > 0 && !row.internal) emit(this.statusEvent(row, JOB_FAILED_EVENT, { status: "ERROR", error: message }));
     });
-    this.app.relay.kick();
   }
 
   private async releaseForRetry(row: ClaimedRow, definition: JobDefinition<unknown>, message: string, delay?: number): Promise<{ delayMs: number }> {
@@ -307,19 +303,6 @@ export class JobRuntime {
     );
     this.app.logger.info("job will be retried", { asyncResultId: row.id, job: row.job_name, attempt: row.attempts, delaySeconds });
     return { delayMs: Math.round(delaySeconds * 1000) };
-  }
-
-  private async writeEvents(tx: Tx, events: NewDomainEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    await tx.outboxEvent.createMany({
-      data: events.map((e) => ({
-        type: e.type,
-        entityType: e.entityType,
-        entityId: e.entityId ?? null,
-        userId: e.userId ?? null,
-        payload: e.payload ?? {},
-      })),
-    });
   }
 
   /**

@@ -60,12 +60,15 @@ function ingestionEvent(type: "ingestion.complete" | "ingestion.failed", source:
   return { type, entityType: "ANALYSIS_SOURCE", entityId: source.id, userId, payload: { analysisId: source.analysisId, analysisSourceId: source.id, engagementId: source.engagementId } };
 }
 
-/** Writes a step's outputs; every save of the source increments its version. */
-async function save(tx: Tx | App["prisma"], id: string, patch: Patch, actor: Actor): Promise<SourceRow> {
+/**
+ * Writes a step's outputs; every save of the source increments its version. Given the app rather
+ * than a transaction, a save that carries a new file info opens its own (the two rows together).
+ */
+async function save(db: Tx | App, id: string, patch: Patch, actor: Actor): Promise<SourceRow> {
   const update = (client: Tx | App["prisma"], extra: Patch = {}) =>
     client.analysisSource.update({ where: { id }, data: { ...patch, ...extra, ...touchAudit(actor), version: { increment: 1 } } });
-  if (!patch.fileInfo) return update(tx);
-  // A new reading of the file: the source's own file info entity follows it in the same transaction.
+  const app = "relay" in db ? db : null;
+  if (!patch.fileInfo) return update(app ? app.prisma : (db as Tx));
   const withFileInfo = async (client: Tx) => {
     const source = await client.analysisSource.findUniqueOrThrow({ where: { id }, select: { id: true, fileManagerFileId: true } });
     // A step writes a reading of the file here, never a JSON null.
@@ -73,7 +76,7 @@ async function save(tx: Tx | App["prisma"], id: string, patch: Patch, actor: Act
     const ownId = await saveSourceFileInfo(client, source, info, actor);
     return update(client, { fileInfoVersions: await fileInfoVersionsOf(client, source.fileManagerFileId, ownId, Boolean(info.degrouped)) });
   };
-  return "$transaction" in tx ? tx.$transaction(withFileInfo) : withFileInfo(tx);
+  return app ? inTransaction(app, withFileInfo) : withFileInfo(db as Tx);
 }
 
 /**
@@ -157,7 +160,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
     };
 
     // The in-place changes of spec 3.2 at the Step the source rests in (before moving on, if asked).
-    if (payload.reapplyMappings && current === "DATA_VALIDATION_CONFIRMED") source = await save(app.prisma, source.id, await mappingStep(env, source), actor);
+    if (payload.reapplyMappings && current === "DATA_VALIDATION_CONFIRMED") source = await save(app, source.id, await mappingStep(env, source), actor);
     if (payload.selectionChanged && current === "INTEGRITY_CHECKED") await inTransaction(app, (tx) => reselect(env, tx, source!, actor));
     if (stateDefinition(current).kind === "Step" && (!payload.target || payload.target === current)) {
       await ctx.finish(async () => undefined);
@@ -178,7 +181,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
       if (!decision) break;
       const { state, stop } = decision;
       const kind = stateDefinition(state).kind;
-      if (kind === "Transition") source = await save(app.prisma, source.id, { workflowState: state }, actor);
+      if (kind === "Transition") source = await save(app, source.id, { workflowState: state }, actor);
       progress.entered(state);
       const stepStarted = performance.now();
 
@@ -253,7 +256,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
         progress.reached(state);
         return;
       }
-      if (Object.keys(patch).length > 0 || kind === "Step") source = await save(app.prisma, source.id, { ...patch, workflowState: state }, actor);
+      if (Object.keys(patch).length > 0 || kind === "Step") source = await save(app, source.id, { ...patch, workflowState: state }, actor);
       from = state;
     }
   },

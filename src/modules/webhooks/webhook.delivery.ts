@@ -178,10 +178,10 @@ async function attemptDelivery(ctx: JobContext, deliveryId: string): Promise<voi
   if (attempt) app.metrics.webhookDuration.observe({ status: outcome.status }, attempt.seconds);
 
   if (outcome.status === "COMPLETED") {
-    await app.prisma.$transaction([
-      app.prisma.webhookEventLog.update({ where: { id: logId }, data: { ...response, responseTimeSec, status: "COMPLETED", lastModifiedDate: new Date() } }),
-      app.prisma.webhookDelivery.update({ where: { id: deliveryId }, data: { status: "COMPLETED", finishedAt: new Date() } }),
-    ]);
+    await inTransaction(app, async (tx) => {
+      await tx.webhookEventLog.update({ where: { id: logId }, data: { ...response, responseTimeSec, status: "COMPLETED", lastModifiedDate: new Date() } });
+      await tx.webhookDelivery.update({ where: { id: deliveryId }, data: { status: "COMPLETED", finishedAt: new Date() } });
+    });
     return;
   }
   const lastAttempt = ctx.attempt >= ctx.maxAttempts;
