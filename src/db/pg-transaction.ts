@@ -8,14 +8,25 @@ import type pg from "pg";
 export async function inPgTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query("BEGIN");
+    return await inClientTransaction(client, work);
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The same on a connection the caller holds (session settings of its own around the transaction).
+ * The two streams that own their transaction (staging's COPY ... FREEZE, a data table export's
+ * cursor) stay outside: their work is a stream of writes or reads, not one callback.
+ */
+export async function inClientTransaction<C extends pg.ClientBase, T>(client: C, work: (client: C) => Promise<T>): Promise<T> {
+  await client.query("BEGIN");
+  try {
     const result = await work(client);
     await client.query("COMMIT");
     return result;
   } catch (error) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
-  } finally {
-    client.release();
   }
 }

@@ -71,7 +71,6 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
       if (selection) sets.push(["k"]);
       if (account) sets.push(["fund", "acct", "descr"]);
       if (sets.length === 0) {
-        await client.query("COMMIT");
         return { effectiveDates: null, accounts: null, transactionIdPreview: null };
       }
       const base = `SELECT row_no, ${d} AS d, ${amount} AS a, ${selection ? `hashtextextended(${combinationKey(selection, plan)}, 0)` : "NULL::bigint"} AS k,

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inPgTransaction } from "../../db/pg-transaction.js";
 import { indexStatements } from "../data-tables/data-table.indexes.js";
 import type { DataTableColumn } from "../data-tables/data-table-definition.js";
 import { quotedTable } from "../data-tables/data-table-rows.js";
@@ -98,18 +99,10 @@ export class ResultIndexer {
 
   private async execute(task: Task): Promise<void> {
     this.signal.throwIfAborted();
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inPgTransaction(this.pool, async (client) => {
       // Sorting a million keys in memory rather than in batches on disk.
       await client.query("SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL max_parallel_maintenance_workers = 0; SET LOCAL default_statistics_target = 30; SET LOCAL synchronous_commit = off");
       await client.query(task.sql);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { inClientTransaction } from "../../db/pg-transaction.js";
 import { quoteIdent } from "../../query-language/index.js";
 import { defineJob } from "../../jobs/index.js";
 import type { DataTableColumn } from "./data-table-definition.js";
@@ -77,14 +78,13 @@ export async function buildIndexes(pool: pg.Pool, tableName: string, columns: Da
       options.progress?.((i + 1) / statements.length);
     }
     if (options.signal?.aborted) return false;
-    await client.query("BEGIN");
-    // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
-    await client.query("SET LOCAL default_statistics_target = 30");
-    await client.query(`ANALYZE ${quotedTable(tableName)}`);
-    await client.query("COMMIT");
+    await inClientTransaction(client, async () => {
+      // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
+      await client.query("SET LOCAL default_statistics_target = 30");
+      await client.query(`ANALYZE ${quotedTable(tableName)}`);
+    });
     return true;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
     if ((error as { code?: string }).code === "42P01") return false;
     throw error;
   } finally {
