@@ -5,7 +5,6 @@
 // 13-text-column table in the same run, with the server's peak RSS. Then filtered pages of the
 // result tables (by risk level, by control point, by flow) are timed one request at a time.
 // Environment: BENCH_GL_LINES (default 1,000,000), BENCH_ROUNDS (default 2), BENCH_QUERIES (default 30 per filter).
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -15,7 +14,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { subscribe } from "../test/helpers/ws-client.js";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
-import { benchDatabase, machine, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
+import { benchDatabase, machine, quiesce, restCaller, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -40,14 +39,7 @@ process.on("uncaughtException", async (error) => {
   process.exit(1);
 });
 
-const auth = { authorization: `Bearer ${token}` };
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.url}/api/v1${path}`, { method, headers: { ...auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = response.status === 204 ? {} : await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
+const api = restCaller(server.url, token);
 async function withDatabase<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
@@ -70,21 +62,6 @@ async function bareCopy(file: string): Promise<number> {
     await client.query("DROP TABLE bench_bare");
     return ms;
   });
-}
-
-/** No job and no autovacuum running, a checkpoint and a sync: each timed run has the machine to itself. */
-async function quiesce(): Promise<void> {
-  await withDatabase(async (client) => {
-    for (;;) {
-      const { rows } = await client.query(
-        "SELECT (SELECT count(*) FROM async_result WHERE status = 'IN_PROGRESS') + (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker') AS n",
-      );
-      if (Number(rows[0].n) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    await client.query("CHECKPOINT");
-  });
-  spawnSync("sync");
 }
 
 async function awaitJob(id: string): Promise<void> {
@@ -134,7 +111,7 @@ try {
   let resultId = "";
   for (let round = 0; round < ROUNDS; round++) {
     const runOnce = async () => {
-      await quiesce();
+      await withDatabase(quiesce);
       rss.reset();
       const started = performance.now();
       const job = await api("POST", `/analyses/${analysis.id}/run`, {});
@@ -146,7 +123,7 @@ try {
       process.stdout.write(`round ${round + 1} analysis run: ${Math.round(ms)} ms, server peak RSS ${rss.peakMb().toFixed(0)} MB\n`);
     };
     const copyOnce = async () => {
-      await quiesce();
+      await withDatabase(quiesce);
       const ms = await bareCopy(file);
       bare.push(ms);
       process.stdout.write(`round ${round + 1} bare COPY: ${Math.round(ms)} ms\n`);
@@ -165,7 +142,7 @@ try {
 
   // The run builds the result tables' indexes before it says COMPLETE; any job still running is waited for.
   const indexStarted = performance.now();
-  await quiesce();
+  await withDatabase(quiesce);
   const indexMs = performance.now() - indexStarted;
   const tables = await api("POST", "/data-tables/query?include-unstable-schemas=true", { analysisResultId: resultId });
   const table = (name: string) => tables.content.find((t: { logicalName: string }) => t.logicalName === name);

@@ -7,7 +7,6 @@
 // file once, and filtered data-table pages one request at a time (p50/p95).
 // Environment: BENCH_GL_LINES (default 1,000,000), BENCH_ROUNDS (3), BENCH_WARM_ROUNDS (3),
 // BENCH_BIG_LINES (5,000,000; 0 skips), BENCH_QUERIES (200).
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -17,7 +16,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { subscribe } from "../test/helpers/ws-client.js";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
-import { benchDatabase, machine, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
+import { benchDatabase, machine, quiesce, restCaller, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -42,14 +41,7 @@ process.on("uncaughtException", async (error) => {
   process.exit(1);
 });
 
-const auth = { authorization: `Bearer ${token}` };
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.url}/api/v1${path}`, { method, headers: { ...auth, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
+const api = restCaller(server.url, token);
 async function bareCopy(file: string): Promise<number> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
@@ -145,23 +137,11 @@ async function ingestOnly(engagementId: string, fileId: string, round: string): 
  * timed run has the machine to itself. Internal jobs are not async results a client can see, so
  * the benchmark asks the database.
  */
-async function quiesce(): Promise<void> {
+async function settle(): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    for (;;) {
-      // Jobs (the previous round's data table indexes) and autovacuum (which visits the previous
-      // round's new tables) both compete for the same two cores.
-      const { rows } = await client.query(
-        "SELECT (SELECT count(*) FROM async_result WHERE status = 'IN_PROGRESS') + (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker') AS n",
-      );
-      if (Number(rows[0].n) === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    // ...and the disk: what earlier rounds left dirty (new tables, indexes) would otherwise be
-    // written back during this one, and every commit of a bulk load waits for its own sync.
-    await client.query("CHECKPOINT");
-    spawnSync("sync");
+    await quiesce(client);
   } finally {
     await client.end();
   }
@@ -188,7 +168,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate the order so drifting machine load does not favour one side.
     const runUser = async () => {
-      await quiesce();
+      await settle();
       rss.reset();
       const result = await uploadAndIngest(engagement.id, file, `Round ${round}`);
       peakMb = Math.max(peakMb, rss.peakMb());
@@ -197,7 +177,7 @@ try {
       log(`  ${JSON.stringify(Object.fromEntries(Object.entries(result.phases).map(([k, v]) => [k, Math.round(v)])))}`);
     };
     const runBare = async () => {
-      await quiesce();
+      await settle();
       const ms = await bareCopy(file);
       bare.push(ms);
       log(`round ${round + 1} bare COPY: ${Math.round(ms)} ms`);
@@ -215,9 +195,9 @@ try {
   const warm: Timed[] = [];
   let warmFile = "";
   for (let round = 0; round < WARM_ROUNDS; round++) {
-    await quiesce();
+    await settle();
     warmFile = await uploadLedgerFile(server.url, token, engagement.id, file);
-    await quiesce();
+    await settle();
     rss.reset();
     const result = await ingestOnly(engagement.id, warmFile, `Warm ${round}`);
     peakMb = Math.max(peakMb, rss.peakMb());
@@ -225,14 +205,14 @@ try {
     log(`warm round ${round + 1} source alone: ${Math.round(result.ms)} ms`);
   }
   // A second source of a file: its staging table went to the first, so it stages from the stored file (profile reused).
-  await quiesce();
+  await settle();
   const second = await ingestOnly(engagement.id, warmFile, "Second source");
   log(`second source of the same file: ${Math.round(second.ms)} ms`);
   const loadAfter = loadavg()[0];
 
   // The data table's indexes are built by a job after COMPLETED; queries are timed once it is done.
   const indexStarted = performance.now();
-  await quiesce();
+  await settle();
   const indexMs = performance.now() - indexStarted;
   const last = user.at(-1)!;
   const tables = await api("POST", "/data-tables/query?include-unstable-schemas=true", { analysisId: last.analysisId });
@@ -262,10 +242,10 @@ try {
     const bigFile = join(dir, "general-ledger-big.csv");
     await writeGeneralLedgerCsv(bigFile, BIG_LINES);
     const bigMegabytes = statSync(bigFile).size / 2 ** 20;
-    await quiesce();
+    await settle();
     const bigBare = await bareCopy(bigFile);
     log(`${BIG_LINES} lines: bare COPY ${Math.round(bigBare)} ms`);
-    await quiesce();
+    await settle();
     rss.reset();
     const result = await uploadAndIngest(engagement.id, bigFile, "Big");
     big = { lines: BIG_LINES, megabytes: bigMegabytes, bare: bigBare, user: result, peakMb: rss.peakMb(), load: loadavg()[0] };

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { subscribe } from "../test/helpers/ws-client.js";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
-import { benchDatabase, startServer, uploadLedgerFile } from "./lib.js";
+import { benchDatabase, quiesce, restCaller, startServer, uploadLedgerFile } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -35,6 +35,7 @@ const server = await startServer(
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const admin = new pg.Client({ connectionString: db.url });
 await admin.connect();
+const api = restCaller(server.url, token);
 const dataDir = (await admin.query("SHOW data_directory")).rows[0].data_directory as string;
 const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
 const serverPid = server.child.pid!;
@@ -174,25 +175,6 @@ function cpuBetween(samples: Sample[], from: number, to: number): number[] {
   return x.map((v, j) => (y[j] - v) / 1000);
 }
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.url}/api/v1${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function quiesce(): Promise<void> {
-  for (;;) {
-    const { rows } = await admin.query(
-      "SELECT (SELECT count(*) FROM async_result WHERE status = 'IN_PROGRESS') + (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker') AS n",
-    );
-    if (Number(rows[0].n) === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  await admin.query("CHECKPOINT");
-  spawnSync("sync");
-}
-
 try {
   const file = process.env.BENCH_FILE ?? join(dir, "general-ledger.csv");
   if (!existsSync(file)) await writeGeneralLedgerCsv(file, LINES);
@@ -200,7 +182,7 @@ try {
   const engagement = await api("POST", "/engagements", { organizationId: organization.id, name: "Bench", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
   for (let round = 0; round < ROUNDS; round++) {
     const analysis = await api("POST", "/analyses", { engagementId: engagement.id, analysisTypeId: GENERAL_LEDGER_ANALYSIS_TYPE, name: `Round ${round}`, analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }] });
-    await quiesce();
+    await quiesce(admin);
     const load = loadavg()[0];
     const sampling = sampler();
     await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS * 2));

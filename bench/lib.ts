@@ -6,6 +6,7 @@ import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
+import type pg from "pg";
 
 export const ROOT = new URL("../", import.meta.url).pathname;
 const RESULTS = join(ROOT, "docs/benchmarks.md");
@@ -189,4 +190,35 @@ export async function uploadLedgerFile(baseUrl: string, token: string, engagemen
   const result = JSON.parse(body);
   if (status < 200 || status >= 300) throw new Error(`upload: ${status} ${body}`);
   return result.id;
+}
+
+/**
+ * Waits until no job and no autovacuum runs (both compete for the same two cores), then a
+ * checkpoint and a sync: what earlier rounds left dirty (new tables, indexes) would otherwise be
+ * written back during the next timed run, and every commit of a bulk load waits for its own sync.
+ */
+export async function quiesce(client: pg.ClientBase): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query(
+      "SELECT (SELECT count(*) FROM async_result WHERE status = 'IN_PROGRESS') + (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker') AS n",
+    );
+    if (Number(rows[0].n) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await client.query("CHECKPOINT");
+  spawnSync("sync");
+}
+
+/** A JSON call of the REST API with the bench's token; throws with the error body on a non-2xx answer. */
+export function restCaller(baseUrl: string, token: string) {
+  return async function api(method: string, path: string, body?: unknown) {
+    const response = await fetch(`${baseUrl}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = response.status === 204 ? {} : await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
 }

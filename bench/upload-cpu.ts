@@ -7,7 +7,6 @@
 // generated file), BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
 // BENCH_FILE_NAME (the name it is uploaded as: a .pdf is stored without being read),
 // BENCH_FILE_INFO_OUT (writes the last upload's file info as JSON, to compare two versions).
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -17,7 +16,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { Readable } from "node:stream";
-import { benchDatabase, cpuMicros, startServer, uploadLedgerFile } from "./lib.js";
+import { benchDatabase, cpuMicros, quiesce, restCaller, startServer, uploadLedgerFile } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -31,6 +30,7 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 
 const admin = new pg.Client({ connectionString: db.url });
 await admin.connect();
+const api = restCaller(server.url, token);
 const dataDir = (await admin.query("SHOW data_directory")).rows[0].data_directory as string;
 const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
 
@@ -64,25 +64,6 @@ function threadCpu(pid: number): Map<string, number> {
     }
   }
   return out;
-}
-
-async function quiesce(): Promise<void> {
-  for (;;) {
-    const { rows } = await admin.query(
-      "SELECT (SELECT count(*) FROM async_result WHERE status = 'IN_PROGRESS') + (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker') AS n",
-    );
-    if (Number(rows[0].n) === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  await admin.query("CHECKPOINT");
-  spawnSync("sync");
-}
-
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.url}/api/v1${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 async function measure(work: () => Promise<unknown>) {
@@ -155,10 +136,10 @@ try {
   const engagement = await api("POST", "/engagements", { organizationId: organization.id, name: "Bench", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
   let fileId = "";
   for (let round = 0; round < ROUNDS; round++) {
-    await quiesce();
+    await quiesce(admin);
     const bare = await measure(() => bareCopy(file));
     log(`round ${round + 1} bare COPY: ${fmt(bare)}`);
-    await quiesce();
+    await quiesce(admin);
     // BENCH_CLIENT=fetch: the fetch client the benchmarks used before (bench/lib.ts now sends as curl does).
     const uploaded = await measure(async () =>
       process.env.BENCH_CLIENT === "fetch" ? upload(engagement.id, file, process.env.BENCH_FILE_NAME) : { id: await uploadLedgerFile(server.url, token, engagement.id, file, process.env.BENCH_FILE_NAME), bodySentMs: 0 },
