@@ -59,25 +59,3 @@ export function excessScore(observedOverExpected: string, ratio: number): string
   const excess = Math.max(ratio - 1, 0.01);
   return `least(10000, greatest(0, round((${observedOverExpected} - 1) * 5000.0 / ${excess})))`;
 }
-
-/**
- * Runs independent tasks (each its own engine transaction) on `lanes` connections side by side, in
- * the order given (longest first keeps the lanes even): one statement keeps one core busy, and a
- * step of several leaves the other idle. After a failure no new task starts; the ones running are
- * awaited (no statement outlives the step) and the first error is thrown.
- */
-export async function sideBySide(lanes: number, tasks: ReadonlyArray<() => Promise<void>>): Promise<void> {
-  const queue = [...tasks];
-  let failure: { error: unknown } | null = null;
-  const lane = async () => {
-    for (let task = queue.shift(); task && !failure; task = queue.shift()) {
-      try {
-        await task();
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(lanes, tasks.length) }, lane));
-  if (failure) throw (failure as { error: unknown }).error;
-}

@@ -1,6 +1,6 @@
 import { EXPERT_SCORES, type ExpertRule } from "../control-points/index.js";
 import type { RunPlan } from "../run-plan.js";
-import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
+import { createTableAs, engineTransaction, sideBySide, type EngineStep } from "../steps.js";
 import { ident, int, ramp, table, text } from "../sql.js";
 import { glContext, rarityScore, type GlContext } from "./context.js";
 import { failedExpression } from "../scoring.js";
@@ -209,8 +209,9 @@ export const glFlowsStep: EngineStep = {
   cost: 6,
   async run({ pool, plan, pointsDone }) {
     const ctx = await glContext(pool, plan);
-    await Promise.all(
-      Array.from({ length: HALVES }, (_x, half) => {
+    await sideBySide(
+      HALVES,
+      Array.from({ length: HALVES }, (_x, half) => () => {
         const sql = flowsSql(plan, half);
         return engineTransaction(pool, async (client) => {
           // The remainder and its totals are CTEs estimated at a few rows: a merge join would sort a million of them.
@@ -223,10 +224,11 @@ export const glFlowsStep: EngineStep = {
         });
       }),
     );
-    await Promise.all(
-      Array.from({ length: PAIR_PARTS }, (_x, part) =>
-        engineTransaction(pool, (client) => createTableAs(client, plan.tables.work(`pairs${part}`), pairPartSql(plan, part), { analyze: false })),
-      ),
+    await sideBySide(
+      PAIR_PARTS,
+      Array.from({ length: PAIR_PARTS }, (_x, part) => async () => {
+        await engineTransaction(pool, (client) => createTableAs(client, plan.tables.work(`pairs${part}`), pairPartSql(plan, part), { analyze: false }));
+      }),
     );
     await engineTransaction(pool, async (client) => {
       // Flows join their pair by two text keys: a merge join sorts both sides on them, a hash join does not.

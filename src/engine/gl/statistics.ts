@@ -1,7 +1,7 @@
 import { int, num, ramp, table } from "../sql.js";
-import { createTableAs, engineTransaction, type EngineStep, type StepContext } from "../steps.js";
+import { createTableAs, engineTransaction, sideBySide, type EngineStep, type StepContext } from "../steps.js";
 import { GL_COLUMNS, sourcesSql } from "../source.js";
-import { excessScore, FIRST_TWO_DIGITS, glContext, sideBySide, type GlContext } from "./context.js";
+import { excessScore, FIRST_TWO_DIGITS, glContext, type GlContext } from "./context.js";
 
 /**
  * The statistics the statistical and machine-learning entry points compare each entry with, one

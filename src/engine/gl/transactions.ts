@@ -1,8 +1,8 @@
 import type pg from "pg";
 import type { RunPlan } from "../run-plan.js";
-import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
+import { createTableAs, engineTransaction, sideBySide, type EngineStep } from "../steps.js";
 import { ident, int, table, textArray } from "../sql.js";
-import { glContext, sideBySide, type GlContext } from "./context.js";
+import { glContext, type GlContext } from "./context.js";
 import { entryPointColumns } from "./entries.js";
 
 /**
