@@ -6,7 +6,9 @@
 // Environment: BENCH_GL_LINES (1,000,000), BENCH_ROUNDS (3), BENCH_FILE (a path to reuse the
 // generated file), BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
 // BENCH_FILE_NAME (the name it is uploaded as: a .pdf is stored without being read),
-// BENCH_FILE_INFO_OUT (writes the last upload's file info as JSON, to compare two versions).
+// BENCH_FILE_INFO_OUT (writes the last upload's file info as JSON, to compare two versions),
+// BENCH_PERF (a path prefix: `perf record -a` of the whole machine during each upload).
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -84,7 +86,11 @@ async function measure(work: () => Promise<unknown>) {
     const group = name === "main" ? "main" : name.split("#")[0];
     if (delta > 0) threads.set(group, (threads.get(group) ?? 0) + delta / 1000);
   }
-  return { result, ms, serverMs: (cpuMicros(server.child.pid!) - serverBefore) / 1000, pgMs: (pgCpu() - pgBefore) / 1000, load, threads, clientMs: (clientUsage.user + clientUsage.system) / 1000 };
+  const serverMs = (cpuMicros(server.child.pid!) - serverBefore) / 1000;
+  // Threads that ended meanwhile (the staging worker): the process's counters keep their time.
+  const exited = serverMs - [...threads.values()].reduce((a, b) => a + b, 0);
+  if (exited > 20) threads.set("exited", exited);
+  return { result, ms, serverMs, pgMs: (pgCpu() - pgBefore) / 1000, load, threads, clientMs: (clientUsage.user + clientUsage.system) / 1000 };
 }
 
 /** POST /file-manager/import of the file; notes when the last byte of the body was handed to the socket. */
@@ -141,9 +147,16 @@ try {
     log(`round ${round + 1} bare COPY: ${fmt(bare)}`);
     await quiesce(admin);
     // BENCH_CLIENT=fetch: the fetch client the benchmarks used before (bench/lib.ts now sends as curl does).
+    // BENCH_PERF=prefix: the whole machine sampled by `perf record` during the upload (prefix-N.data).
+    const perf = process.env.BENCH_PERF ? spawn("perf", ["record", "-q", "-a", "-o", `${process.env.BENCH_PERF}-${round + 1}.data`], { stdio: "ignore" }) : null;
+    if (perf) await new Promise((resolve) => setTimeout(resolve, 500));
     const uploaded = await measure(async () =>
       process.env.BENCH_CLIENT === "fetch" ? upload(engagement.id, file, process.env.BENCH_FILE_NAME) : { id: await uploadLedgerFile(server.url, token, engagement.id, file, process.env.BENCH_FILE_NAME), bodySentMs: 0 },
     );
+    if (perf) {
+      perf.kill("SIGINT");
+      await new Promise((resolve) => perf.once("exit", resolve));
+    }
     const { id, bodySentMs } = uploaded.result as { id: string; bodySentMs: number };
     fileId = id;
     log(`round ${round + 1} upload:    ${fmt(uploaded)}; body sent after ${Math.round(bodySentMs)} ms`);

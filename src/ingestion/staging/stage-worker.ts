@@ -3,7 +3,11 @@
 // tokenizing, routing (degrouping), profiling, typed shadows and the COPY encoding, handing the
 // encoded rows back. The staging thread is left with moving bytes (request, storage, COPY socket),
 // so an upload's reading no longer competes with the server's event loop.
-import { parentPort, workerData } from "node:worker_threads";
+//
+// One worker serves one stage after another (stage.ts keeps it between stages): its code stays
+// compiled and optimized from one file to the next instead of being compiled again, on the same
+// cores, for every upload.
+import { parentPort } from "node:worker_threads";
 import type { ByteSource } from "../byte-source.js";
 import type { FormatDetection } from "../detect.js";
 import type { ShadowSpec } from "../profile/profiler.js";
@@ -22,65 +26,69 @@ export interface StageWorkerData {
   expectedBytes: number | null;
 }
 
-/** To the worker: the next chunk of the file's bytes, or its end. */
-export type ToStageWorker = { chunk: Uint8Array } | { end: true };
+/** To the worker: a new stage, then the next chunk of its file's bytes, then their end. */
+export type ToStageWorker = { start: StageWorkerData } | { chunk: Uint8Array } | { end: true };
 
 /**
  * From the worker: encoded rows (in order) and, with `taken`, that it took another chunk; at the
- * end the scan's result; or the error that ended it.
+ * end the scan's result; or the error that ended it. After either it waits for the next `start`.
  */
 export type FromStageWorker =
   | { encoded: Uint8Array[]; taken?: true }
   | { encoded: Uint8Array[]; done: ScanResult; passedThrough: number }
   | { error: string };
 
-const data = workerData as StageWorkerData;
 const port = parentPort!;
-const queue: (Uint8Array | null)[] = [];
+/** The running stage's chunks not yet read (null: their end); a `start` begins the next stage. */
+let queue: (Uint8Array | null)[] = [];
 let wake: (() => void) | null = null;
+let running: Promise<void> = Promise.resolve();
 port.on("message", (message: ToStageWorker) => {
+  if ("start" in message) {
+    // The staging thread sends a stage's `start` only after the previous one answered.
+    const chunks: (Uint8Array | null)[] = [];
+    queue = chunks;
+    running = running.then(() => stage(message.start, chunks));
+    return;
+  }
   queue.push("chunk" in message ? message.chunk : null);
-  wake?.();
+  const w = wake;
+  wake = null;
+  w?.();
 });
 
-const source: ByteSource = {
-  rereadable: false,
-  size: data.expectedBytes,
-  head: () => Promise.reject(new Error("The staging worker reads its bytes once, in order")),
-  async *chunks() {
-    for (;;) {
-      while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-      const chunk = queue.shift()!;
-      if (chunk === null) return;
-      port.postMessage({ encoded: [], taken: true } satisfies FromStageWorker);
-      yield chunk;
-    }
-  },
-};
-
-const encoder = new CopyRowEncoder(
-  data.width,
-  data.detection.delimiter.charCodeAt(0),
-  data.detection.quote ? data.detection.quote.charCodeAt(0) : -1,
-  data.shadowFields,
-);
-
-/** Hands the encoded buffers over (each owns its memory: the encoder allocates a new one after handing one out). */
-function send(all: boolean): void {
-  const encoded = encoder.take(all);
-  if (encoded.length > 0) port.postMessage({ encoded } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
-}
-
-try {
-  const done: ScanResult = await scanFile(source, data.detection, {
-    degroup: data.degroup,
-    shadows: data.shadows,
-    shadowsOnly: data.shadowsOnly,
-    onRow: (record, set, value, clean) => encoder.encode(record, set, value, clean),
-    afterChunk: async () => send(false),
-  });
-  const encoded = encoder.take(true);
-  port.postMessage({ encoded, done, passedThrough: encoder.passedThrough } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
-} catch (error) {
-  port.postMessage({ error: (error as Error).message } satisfies FromStageWorker);
+async function stage(data: StageWorkerData, queue: (Uint8Array | null)[]): Promise<void> {
+  const source: ByteSource = {
+    rereadable: false,
+    size: data.expectedBytes,
+    head: () => Promise.reject(new Error("The staging worker reads its bytes once, in order")),
+    async *chunks() {
+      for (;;) {
+        while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+        const chunk = queue.shift()!;
+        if (chunk === null) return;
+        port.postMessage({ encoded: [], taken: true } satisfies FromStageWorker);
+        yield chunk;
+      }
+    },
+  };
+  const encoder = new CopyRowEncoder(data.width, data.detection.delimiter.charCodeAt(0), data.detection.quote ? data.detection.quote.charCodeAt(0) : -1, data.shadowFields);
+  /** Hands the encoded buffers over (each owns its memory: the encoder allocates a new one after handing one out). */
+  const send = (all: boolean) => {
+    const encoded = encoder.take(all);
+    if (encoded.length > 0) port.postMessage({ encoded } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
+  };
+  try {
+    const done: ScanResult = await scanFile(source, data.detection, {
+      degroup: data.degroup,
+      shadows: data.shadows,
+      shadowsOnly: data.shadowsOnly,
+      onRow: (record, set, value, clean) => encoder.encode(record, set, value, clean),
+      afterChunk: async () => send(false),
+    });
+    const encoded = encoder.take(true);
+    port.postMessage({ encoded, done, passedThrough: encoder.passedThrough } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
+  } catch (error) {
+    port.postMessage({ error: (error as Error).message } satisfies FromStageWorker);
+  }
 }

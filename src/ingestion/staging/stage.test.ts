@@ -157,6 +157,37 @@ describe("parallel staging", () => {
     expect(grouped.fileInfo.rowCount).toBe(7);
     expect(grouped.fileInfo).toEqual((await stageFile(pool, qbo, { table: "ingest.stg_qbo_inline", degroup: true, parallel: false })).fileInfo);
   });
+
+  it("reads one file after another in the worker kept between stages, also after a stage that failed midway", async () => {
+    const file = dir.write("kept.csv", "");
+    await writeGeneralLedgerCsv(file, 3000, 5);
+    const inline = await stageFile(pool, file, { table: "ingest.stg_kept_inline", parallel: false });
+    const content = readFileSync(file);
+    // Upload-like stages side by side (two workers), then one whose bytes stop halfway.
+    const both = await Promise.all(
+      ["a", "b"].map(async (name) => {
+        const bytes = new ArrivingBytes(64 * 1024, content.length);
+        const [staged] = await Promise.all([stageFile(pool, bytes, { table: `ingest.stg_kept_${name}`, name: inline.fileInfo.name, parallel: true }), (async () => {
+          for (let at = 0; at < content.length; at += 50_000) await bytes.push(content.subarray(at, at + 50_000));
+          bytes.end();
+        })()]);
+        return staged;
+      }),
+    );
+    for (const staged of both) expect(staged.fileInfo).toEqual(inline.fileInfo);
+    const broken = new ArrivingBytes(64 * 1024, content.length);
+    const failing = stageFile(pool, broken, { table: "ingest.stg_kept_broken", parallel: true });
+    await broken.push(content.subarray(0, 200_000));
+    broken.fail(new Error("The upload ended early"));
+    await expect(failing).rejects.toThrow(/ended early/);
+    expect(await stagedRowCount(pool, "ingest.stg_kept_broken")).toBeNull();
+    for (let round = 0; round < 2; round++) {
+      const again = await stageFile(pool, file, { table: "ingest.stg_kept_again", parallel: true });
+      expect(again.fileInfo).toEqual(inline.fileInfo);
+      const difference = await pool.query("SELECT count(*) AS n FROM ((TABLE ingest.stg_kept_inline EXCEPT ALL TABLE ingest.stg_kept_again) UNION ALL (TABLE ingest.stg_kept_again EXCEPT ALL TABLE ingest.stg_kept_inline)) d");
+      expect(Number(difference.rows[0].n)).toBe(0);
+    }
+  });
 });
 
 

@@ -323,24 +323,71 @@ const MAX_CHUNKS_IN_FLIGHT = 3;
 export const WORKER_MIN_BYTES = 16 * 2 ** 20;
 
 /**
+ * Staging workers not in use, kept for the next stage: a worker's code is compiled and optimized
+ * while it reads its first file (on the same cores as the rest of the upload), and a new worker
+ * would pay that again for every file. At most IDLE_WORKERS wait; they do not keep the process
+ * alive, and one left unused for IDLE_WORKER_MS ends.
+ */
+const idleWorkers: Worker[] = [];
+const IDLE_WORKERS = 2;
+const IDLE_WORKER_MS = 10 * 60 * 1000;
+const idleTimers = new WeakMap<Worker, NodeJS.Timeout>();
+
+function takeWorker(): Worker {
+  const kept = idleWorkers.pop();
+  if (kept) {
+    clearTimeout(idleTimers.get(kept));
+    kept.ref();
+    return kept;
+  }
+  const typescript = import.meta.url.endsWith(".ts");
+  const worker = new Worker(new URL(typescript ? "./stage-worker-entry.mjs" : "./stage-worker.js", import.meta.url));
+  // A kept worker that fails or ends while it waits only leaves the pool (a stage's own listeners report it otherwise).
+  const leave = () => {
+    const at = idleWorkers.indexOf(worker);
+    if (at >= 0) idleWorkers.splice(at, 1);
+  };
+  worker.on("error", leave);
+  worker.on("exit", leave);
+  return worker;
+}
+
+/** Keeps a worker that finished a stage for the next one (or ends it when enough wait). */
+function keepWorker(worker: Worker): void {
+  if (idleWorkers.length >= IDLE_WORKERS) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  idleWorkers.push(worker);
+  const timer = setTimeout(() => {
+    const at = idleWorkers.indexOf(worker);
+    if (at < 0) return;
+    idleWorkers.splice(at, 1);
+    void worker.terminate();
+  }, IDLE_WORKER_MS);
+  timer.unref();
+  idleTimers.set(worker, timer);
+}
+
+/**
  * The staging pass with its per-byte work in a worker thread (stage-worker.ts): this thread reads
  * the bytes (a file, or an upload arriving), hands them over and writes the encoded rows the worker
  * hands back to COPY (`write`, which waits while COPY is behind). Returns what `scanFile` returns.
+ * A worker whose stage failed, on either side, is ended rather than kept.
  */
 async function scanInWorker(
   file: string | ByteSource,
   data: Omit<StageWorkerData, "expectedBytes">,
   write: (buffers: Buffer[]) => Promise<void>,
 ): Promise<{ scan: ScanResult; passedThrough: number }> {
-  const typescript = import.meta.url.endsWith(".ts");
-  const worker = new Worker(new URL(typescript ? "./stage-worker-entry.mjs" : "./stage-worker.js", import.meta.url), {
-    workerData: { ...data, expectedBytes: await sizeOf(file) } satisfies StageWorkerData,
-  });
+  const worker = takeWorker();
   let inFlight = 0;
   /** Messages of encoded rows not yet accepted by COPY (it waits for a drain meanwhile). */
   let writesPending = 0;
   let wake: (() => void) | null = null;
   let failure: Error | null = null;
+  let completed = false;
   const nudge = () => {
     const w = wake;
     wake = null;
@@ -348,13 +395,16 @@ async function scanInWorker(
   };
   // Encoded rows are written in the order they come, one message after the other.
   let writing: Promise<void> = Promise.resolve();
+  let onMessage: (message: FromStageWorker) => void = () => undefined;
+  let onError: (error: Error) => void = () => undefined;
+  let onExit: (code: number) => void = () => undefined;
   const result = new Promise<{ scan: ScanResult; passedThrough: number }>((resolve, reject) => {
     const fail = (error: Error) => {
       failure ??= error;
       reject(failure);
       nudge();
     };
-    worker.on("message", (message: FromStageWorker) => {
+    onMessage = (message) => {
       if ("error" in message) return fail(new Error(message.error));
       if (message.encoded.length > 0) {
         const buffers = message.encoded.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
@@ -372,14 +422,21 @@ async function scanInWorker(
       }
       if ("done" in message) {
         const { done, passedThrough } = message;
-        writing.then(() => resolve({ scan: done, passedThrough }), fail);
+        writing.then(() => {
+          completed = failure === null;
+          resolve({ scan: done, passedThrough });
+        }, fail);
       }
-    });
-    worker.once("error", fail);
-    worker.once("exit", (code) => fail(new Error(`The staging worker exited (${code})`)));
+    };
+    onError = fail;
+    onExit = (code) => fail(new Error(`The staging worker exited (${code})`));
   });
+  worker.on("message", onMessage);
+  worker.once("error", onError);
+  worker.once("exit", onExit);
   result.catch(() => undefined);
   try {
+    worker.postMessage({ start: { ...data, expectedBytes: await sizeOf(file) } } satisfies ToStageWorker);
     const source = byteSource(file);
     let first = true;
     for await (const piece of typeof file === "string" ? createReadStream(file, { highWaterMark: READ_CHUNK }) : source.chunks()) {
@@ -398,6 +455,10 @@ async function scanInWorker(
     worker.postMessage({ end: true } satisfies ToStageWorker);
     return await result;
   } finally {
-    await worker.terminate();
+    worker.off("message", onMessage);
+    worker.off("error", onError);
+    worker.off("exit", onExit);
+    if (completed) keepWorker(worker);
+    else await worker.terminate();
   }
 }
