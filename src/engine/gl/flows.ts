@@ -39,9 +39,11 @@ function flowsSql(plan: RunPlan, half: number): { sides: string; exact: string; 
   const sides = `SELECT b.tx, b.account, sign(b.amount)::smallint AS side, sum(abs(b.amount))::bigint AS amount
       FROM ${table(plan.tables.base)} b WHERE b.amount <> 0 AND b.tx % ${HALVES} = ${half} GROUP BY 1, 2, 3`;
   const fa = table(plan.tables.work(`sides${half}`));
-  // Only amounts found on both sides of a transaction can pair: the numbering windows sort those alone.
-  const exact = `WITH cx AS (SELECT f.* FROM ${fa} f JOIN ${t} t USING (tx) WHERE t.debit_accounts >= 2 AND t.credit_accounts >= 2 AND t.debit = t.credit),
-      m AS (SELECT cx.* FROM cx JOIN (SELECT tx, amount FROM cx GROUP BY tx, amount HAVING min(side) < 0 AND max(side) > 0) k USING (tx, amount)),
+  // Only amounts found on both sides of a transaction can pair (k: a hash join of the debit sides
+  // with the credit sides on transaction and amount, a few rows), and only in transactions debiting
+  // and crediting two accounts or more, balanced: the numbering windows sort those alone.
+  const exact = `WITH k AS (SELECT DISTINCT d.tx, d.amount FROM ${fa} d JOIN ${fa} c ON c.tx = d.tx AND c.amount = d.amount AND c.side = -1 WHERE d.side = 1),
+      m AS (SELECT f.* FROM ${fa} f JOIN k USING (tx, amount) JOIN ${t} t USING (tx) WHERE t.debit_accounts >= 2 AND t.credit_accounts >= 2 AND t.debit = t.credit),
       d AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = 1),
       c AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = -1)
     SELECT d.tx, d.account AS debit_account, c.account AS credit_account, d.amount FROM d JOIN c USING (tx, amount, rn)`;
@@ -215,7 +217,9 @@ export const glFlowsStep: EngineStep = {
         const sql = flowsSql(plan, half);
         return engineTransaction(pool, async (client) => {
           // The remainder and its totals are CTEs estimated at a few rows: a merge join would sort a million of them.
-          await client.query("SET LOCAL enable_mergejoin = off");
+          // One process per half: the two halves keep both cores busy, and a parallel worker is a fresh
+          // process whose first touch of each shared buffer page costs a fault (docs/architecture.md).
+          await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
           // Analyzed: the exact pairs and the remainder join it with itself.
           await createTableAs(client, plan.tables.work(`sides${half}`), sql.sides);
           await createTableAs(client, plan.tables.work(`exact${half}`), sql.exact);
@@ -227,7 +231,10 @@ export const glFlowsStep: EngineStep = {
     await sideBySide(
       PAIR_PARTS,
       Array.from({ length: PAIR_PARTS }, (_x, part) => async () => {
-        await engineTransaction(pool, (client) => createTableAs(client, plan.tables.work(`pairs${part}`), pairPartSql(plan, part), { analyze: false }));
+        await engineTransaction(pool, async (client) => {
+          await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
+          await createTableAs(client, plan.tables.work(`pairs${part}`), pairPartSql(plan, part), { analyze: false });
+        });
       }),
     );
     await engineTransaction(pool, async (client) => {
@@ -237,6 +244,8 @@ export const glFlowsStep: EngineStep = {
       await client.query(`DROP TABLE ${Array.from({ length: PAIR_PARTS }, (_x, i) => table(plan.tables.work(`pairs${i}`))).join(", ")}`);
       await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx), { analyze: false });
       const points = flowPoints(plan);
+      // One process: a grouped pass over the table just written, which parallel workers would fault in again.
+      await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
       const maxima = points.map((p) => `max(${ident(`cp_score_${plan.points[p.index].definition.name}`)})::smallint AS ${ident(p.column)}`);
       await createTableAs(
         client,
