@@ -56,17 +56,17 @@ function flowsSql(plan: RunPlan, half: number): { sides: string; exact: string; 
         UNION ALL
         SELECT f.* FROM ${fa} f WHERE f.side = -1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.credit_account = f.account)),
       rt AS (
-        SELECT t.tx, t.debit_side_total::numeric AS rd, t.credit_side_total::numeric AS rc, t.debit_sides::bigint AS nd, t.credit_sides::bigint AS nc,
+        SELECT t.tx, t.debit_side_total::bigint AS rd, t.credit_side_total::bigint AS rc, t.debit_sides::bigint AS nd, t.credit_sides::bigint AS nc,
                ${kind("t")} AS flow_type, t.txid, t.effective_date
           FROM ${t} t WHERE NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = t.tx)
         UNION ALL
-        SELECT r.tx, coalesce(sum(r.amount) FILTER (WHERE r.side = 1), 0)::numeric, coalesce(sum(r.amount) FILTER (WHERE r.side = -1), 0)::numeric,
+        SELECT r.tx, coalesce(sum(r.amount) FILTER (WHERE r.side = 1), 0)::bigint, coalesce(sum(r.amount) FILTER (WHERE r.side = -1), 0)::bigint,
                count(*) FILTER (WHERE r.side = 1), count(*) FILTER (WHERE r.side = -1), min(${kind("t")}), min(t.txid), min(t.effective_date)
           FROM rem r JOIN ${t} t USING (tx) WHERE r.tx IN (SELECT tx FROM ${ex}) GROUP BY r.tx)
     SELECT tx, debit_account, credit_account, amount, flow_type, txid, effective_date FROM (
       SELECT e.tx, e.debit_account, e.credit_account, e.amount, 'SIMPLE' AS flow_type, t.txid, t.effective_date FROM ${ex} e JOIN ${t} t USING (tx)
       UNION ALL
-      SELECT d.tx, d.account, c.account, round(d.amount::numeric * c.amount / greatest(rt.rd, rt.rc))::bigint, rt.flow_type, rt.txid, rt.effective_date
+      SELECT d.tx, d.account, c.account, ${proportion("d.amount", "c.amount", "greatest(rt.rd, rt.rc)")}, rt.flow_type, rt.txid, rt.effective_date
         FROM rem d JOIN rem c ON c.tx = d.tx AND c.side = -1 JOIN rt ON rt.tx = d.tx
        WHERE d.side = 1 AND rt.nd * rt.nc <= ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
@@ -80,6 +80,20 @@ function flowsSql(plan: RunPlan, half: number): { sides: string; exact: string; 
        WHERE (r.side = 1 AND rt.rd > rt.rc) OR (r.side = -1 AND rt.rc > rt.rd)) f
     WHERE amount > 0`;
   return { sides, exact, flows };
+}
+
+/**
+ * round(a x b / c) as numeric arithmetic rounds it (half away from zero), for amounts with
+ * 0 <= a, b <= c (a side's amount, the greatest side total): in bigint when all three are below
+ * 10^8 (one in 10^8 cents), else in numeric. Exact: numeric division rounds the quotient to at
+ * least 16 - 4 x (its weight in base-10000 digits) decimals, 8 or more when c < 10^8 and a x b <
+ * 10^16; a remainder below half differs from half by at least 1/(2c) > 10^-8 / 2, so that rounding
+ * never lifts it to half, and one at half or above stays there. (Checked against numeric on 3M
+ * random and 1M remainders one below half.) Numeric multiplication and division were a fifth of
+ * the flows statement's CPU.
+ */
+function proportion(a: string, b: string, c: string): string {
+  return `CASE WHEN ${c} < 100000000 AND ${a} < 100000000 AND ${b} < 100000000 THEN (2 * ${a} * ${b} + ${c}) / (2 * ${c}) ELSE round(${a}::numeric * ${b} / ${c})::bigint END`;
 }
 
 /**
