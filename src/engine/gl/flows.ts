@@ -83,14 +83,14 @@ function flowsSql(plan: RunPlan, half: number): { sides: string; exact: string; 
 }
 
 /**
- * round(a x b / c) as numeric arithmetic rounds it (half away from zero), for amounts with
- * 0 <= a, b <= c (a side's amount, the greatest side total): in bigint when all three are below
- * 10^8 (one in 10^8 cents), else in numeric. Exact: numeric division rounds the quotient to at
- * least 16 - 4 x (its weight in base-10000 digits) decimals, 8 or more when c < 10^8 and a x b <
- * 10^16; a remainder below half differs from half by at least 1/(2c) > 10^-8 / 2, so that rounding
+ * round(a x b / c) as numeric arithmetic rounds it (half away from zero), for a side's amount a,
+ * b and a side total c, all positive: in bigint when all three are below 10^8 (1,000,000.00 in
+ * cents), else in numeric. The same value: numeric division rounds the quotient to at least
+ * 16 - 4 x (its weight in base-10000 digits) decimals, 4 or more when c < 10^4 and 8 or more when
+ * c < 10^8 (a x b < 10^16); a remainder below half is at least 1/(2c) from it, so that rounding
  * never lifts it to half, and one at half or above stays there. (Checked against numeric on 3M
- * random and 1M remainders one below half.) Numeric multiplication and division were a fifth of
- * the flows statement's CPU.
+ * random triples and 1M built one unit below half.) Numeric multiplication and division were a
+ * fifth of the flows statement's CPU.
  */
 function proportion(a: string, b: string, c: string): string {
   return `CASE WHEN ${c} < 100000000 AND ${a} < 100000000 AND ${b} < 100000000 THEN (2 * ${a} * ${b} + ${c}) / (2 * ${c}) ELSE round(${a}::numeric * ${b} / ${c})::bigint END`;
