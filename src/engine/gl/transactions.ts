@@ -212,7 +212,7 @@ export const glTransactionsStep: EngineStep = {
       signal.throwIfAborted();
       if (!plan.planned(name)) return;
       const findings = pointTable(plan, name);
-      await serialTransaction(pool, async (client) => {
+      await engineTransaction(pool, async (client) => {
         if (ctx.runs(name)) await createTableAs(client, findings, sql(), { analyze: false });
         else await client.query(`DROP TABLE IF EXISTS ${table(findings)}`);
       });
@@ -222,12 +222,12 @@ export const glTransactionsStep: EngineStep = {
     const simple = (name: string) => point(name, () => byName.get(name)!.sql(ctx, table(aggregate)));
     const reversals = async () => {
       if (REVERSAL_POINTS.some((p) => ctx.runs(p))) {
-        await serialTransaction(pool, (client) => createTableAs(client, plan.tables.work("reversals"), reversalPairs(ctx, table(aggregate)), { analyze: false }));
+        await engineTransaction(pool, (client) => createTableAs(client, plan.tables.work("reversals"), reversalPairs(ctx, table(aggregate)), { analyze: false }));
       }
       for (const name of REVERSAL_POINTS) await simple(name)();
     };
     const scoreChange = async () => {
-      await serialTransaction(pool, async (client) => {
+      await engineTransaction(pool, async (client) => {
         const findings = pointTable(plan, change);
         if (changes) await createTableAs(client, findings, `SELECT tx, score_change AS score FROM ${table(aggregate)} WHERE score_change IS NOT NULL`, { analyze: false });
         else await client.query(`DROP TABLE IF EXISTS ${table(findings)}`);
@@ -244,7 +244,7 @@ export const glTransactionsStep: EngineStep = {
       scoreChange,
     ]);
     // Duplicates and reversals keep their signatures, so explain can name the other transaction.
-    await serialTransaction(pool, async (client) => {
+    await engineTransaction(pool, async (client) => {
       const flagged = ["journal_entry_duplicate_v2", "journal_entry_is_reversal_of", "journal_entry_is_reversed_by"]
         .filter((n) => ctx.runs(n))
         .map((n) => `SELECT tx FROM ${table(pointTable(plan, n))}`);
@@ -258,19 +258,6 @@ export const glTransactionsStep: EngineStep = {
     });
   },
 };
-
-/**
- * An engine transaction whose statements run in one process each: the transaction points read
- * the 250,000-row aggregate (1M lines), and a parallel worker is a fresh process that faults in
- * every shared-buffer page it touches (the reversal pairs' parallel hash join cost 1.1-1.6 CPU-s,
- * serially 0.5-1.0 at the same load); the two lanes keep both cores busy instead.
- */
-function serialTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return engineTransaction(pool, async (client) => {
-    await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
-    return work(client);
-  });
-}
 
 /** The work table of a transaction- or flow-level point's findings (`w_p<index>`: names stay within 63 characters). */
 export function pointTable(plan: RunPlan, name: string): string {
