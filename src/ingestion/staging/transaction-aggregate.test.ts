@@ -112,3 +112,13 @@ describe("transactions summed while staging", () => {
     expect((await stageAndPlan(dir.write("accented.csv", accented), true)).staged.aggregate).toBeNull();
   });
 });
+
+describe("an aggregate table that lost its rows", () => {
+  it("is not used: nothing is built and the caller groups in SQL", async () => {
+    const file = dir.write("lost.csv", ERP_GENERAL_LEDGER);
+    const { staging, staged, plan } = await stageAndPlan(file, false);
+    await pool.query(`TRUNCATE ${staging}_agg`);
+    expect(await buildTransactionsFromAggregate(pool, { staging, target: `${staging}_tx`, plan, aggregate: staged.aggregate! })).toBeNull();
+    expect((await pool.query(`SELECT to_regclass('${staging}_tx') AS t`)).rows[0].t).toBeNull();
+  });
+});

@@ -227,15 +227,20 @@ export async function buildTransactionsFromAggregate(
     last_effective_date: `${day("eff_hi")} AS last_effective_date`,
     [ENTRY_DATE]: `${day("entry_lo")} AS ${ENTRY_DATE}`,
   };
+  const present = await pool.query("SELECT to_regclass($1) AS t", [aggregateTable(options.staging)]);
+  if (!present.rows[0].t) return null;
+  const lost = new Error("the aggregate table does not hold what was staged");
   return inPgTransaction(pool, async (client) => {
-    const present = await client.query("SELECT to_regclass($1) AS t", [aggregateTable(options.staging)]);
-    if (!present.rows[0].t) return null;
-    const { rows } = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${source}`);
-    if (Number(rows[0].n) !== options.aggregate.transactions) return null;
+    await client.query(SERIAL_PASS_SETTINGS);
     await client.query(`DROP TABLE IF EXISTS ${target}`);
     const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${summaries.map((s) => expressions[s.name]).join(", ")} FROM ${source}`);
+    // Fewer rows than were summed: the table was emptied (a crash); the transaction is rolled back.
+    if (result.rowCount !== options.aggregate.transactions) throw lost;
     await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
     await client.query(`ANALYZE ${target}`);
     return { table: options.target, rowCount: result.rowCount ?? 0, columns: transactionColumns(summaries) };
+  }).catch((error) => {
+    if (error === lost) return null;
+    throw error;
   });
 }
