@@ -130,7 +130,14 @@ export const glEntriesStep: EngineStep = {
   cost: 6,
   async run({ pool, plan, pointsDone }) {
     const ctx = await glContext(pool, plan);
-    const joins: Joins = Object.fromEntries(["amount", "benford", "sos", "trend", "iso_user", "iso_dow", "flurry", "fund_flurry", "split"].map((n) => [n, statisticTable(ctx, n)]));
+    // An empty statistic table is not joined: every expression reading it gives what its NULL
+    // columns give (no finding), and a left join on a million entries still computes and hashes
+    // each entry's key (the generated ledger's isolation forest tables are empty).
+    const joins: Joins = {};
+    for (const n of ["amount", "benford", "sos", "trend", "iso_user", "iso_dow", "flurry", "fund_flurry", "split"]) {
+      const name = statisticTable(ctx, n);
+      joins[n] = name && (await pool.query<{ rows: boolean }>(`SELECT EXISTS (SELECT FROM ${name}) AS rows`)).rows[0].rows ? name : null;
+    }
     const joinSql = [
       ctx.accountJoin("s"),
       joins.amount && `LEFT JOIN ${joins.amount} sa ON sa.account = s.account`,
@@ -149,10 +156,14 @@ export const glEntriesStep: EngineStep = {
     const own = entryPointColumns(plan).map(({ name, column }) => `(${ENTRY_POINTS.find((e) => e.name === name)!.expression(ctx, joins)})::smallint AS ${ident(column)}`);
     const fallback = riskGroupOf(plan.spec.riskGroups, new Set());
     const extra = additionalColumns(plan.spec.sources).map((x) => `s.${ident(x)}`);
+    // Fixed-width columns first, then the texts: the later steps read the base table seven times
+    // (transaction aggregate halves, score changes, flow sides, typeahead, entries table), and each
+    // pass reads its numbers at fixed offsets instead of walking every text before them. The
+    // sources' position and line number are read by no step and are not kept.
     const select = `
-      SELECT s.row_no, s.tx, s.src, s.txid, s.effective_date, s.entered_date, s.account, s.account_description, s.memo, s.type, s.user_id,
-             s.approved_by, s.currency, s.line_number, s.fund_id, s.debit, s.credit, s.amount, s.rp${extra.map((x) => `, ${x}`).join("")},
-             coalesce(a.risk_group, ${fallback})::smallint AS risk_group${own.map((o) => `,\n             ${o}`).join("")}
+      SELECT s.row_no, s.tx, s.debit, s.credit, s.amount, s.effective_date, s.entered_date, s.rp,
+             coalesce(a.risk_group, ${fallback})::smallint AS risk_group${own.map((o) => `,\n             ${o}`).join("")},
+             s.account, s.txid, s.type, s.user_id, s.fund_id, s.memo, s.account_description, s.approved_by, s.currency${extra.map((x) => `, ${x}`).join("")}
         FROM (SELECT s.*, ${FIRST_TWO_DIGITS("s.amount")} AS d2, ${ctx.periods.reportingStart("s.effective_date")} AS rp,
                      extract(isodow FROM s.effective_date)::integer AS dow, (s.entered_date - s.effective_date) AS lag
                 FROM (${ctx.sourcesWithTx}) s) s

@@ -233,13 +233,20 @@ export const glScoresStep: EngineStep = {
       .join("")} FROM (${inner(hierarchy)}) x OFFSET 0`;
     await engineTransaction(pool, async (client) => {
       const layout = transactionLayout(plan);
-      // The two small statements in one process: parallel workers (fresh processes whose first
-      // touches of shared memory fault page by page, and a shared hash or sort to merge) doubled
-      // their CPU time for no shorter wait (1M lines: findings 2.0 -> 1.0 CPU-s, load 14).
+      // This transaction's statements in one process: for the two small ones, parallel workers
+      // (fresh processes whose first touches of shared memory fault page by page, and a shared
+      // hash or sort to merge) doubled their CPU time for no shorter wait (1M lines: findings
+      // 2.0 -> 1.0 CPU-s, load 14).
       await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
       const hierarchy = await hierarchyCodesJoin(ctx, client);
       if (pivot) await createTableAs(client, plan.tables.work("findings"), pivot);
-      await client.query("SET LOCAL max_parallel_workers_per_gather = DEFAULT");
+      // The flows step leaves its per-transaction maxima unanalyzed: without statistics on
+      // fm.tx the planner expected long hash buckets and hashed the wide aggregate (97 MB for
+      // 250,000 transactions) instead of the narrow maxima. The transaction table stays in one
+      // process: with workers the planner hashed the aggregate anyway (its partial row count is
+      // the smaller), 5.8-7.6 CPU-s against 4.4-5.0 serial for the same wait at load 12-14, and
+      // the flows table's index builds have the other core during this step.
+      await client.query(`ANALYZE ${table(plan.tables.work("flowmax"))}`);
       const levels = groups.map(({ group, index }) => `${riskLevel(group, `x.${ident(`risk_g${index}`)}`)} AS ${ident(`level_g${index}`)}`);
       const columns = [
         { select: "x.tx AS row_no", rank: 0 },
