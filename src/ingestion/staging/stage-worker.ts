@@ -14,6 +14,7 @@ import type { ShadowSpec } from "../profile/profiler.js";
 import { scanFile, type ScanResult } from "../scan.js";
 import type { GroupedFormat } from "../types.js";
 import { CopyRowEncoder } from "./copy-encoder.js";
+import { TransactionAggregator, type TransactionAggregateSpec } from "./transaction-aggregate.js";
 
 export interface StageWorkerData {
   detection: FormatDetection;
@@ -24,6 +25,8 @@ export interface StageWorkerData {
   shadowFields: number[];
   /** The file's size when known (sizes the duplicate-row table, Profiler.expectBytes). */
   expectedBytes: number | null;
+  /** Sum the rows per transaction as planned (transaction-aggregate.ts), or not. */
+  aggregate: TransactionAggregateSpec | null;
 }
 
 /** To the worker: a new stage, then the next chunk of its file's bytes, then their end. */
@@ -34,8 +37,8 @@ export type ToStageWorker = { start: StageWorkerData } | { chunk: Uint8Array } |
  * end the scan's result; or the error that ended it. After either it waits for the next `start`.
  */
 export type FromStageWorker =
-  | { encoded: Uint8Array[]; taken?: true }
-  | { encoded: Uint8Array[]; done: ScanResult; passedThrough: number }
+  | { encoded: Uint8Array[]; aggregate?: Uint8Array[]; taken?: true }
+  | { encoded: Uint8Array[]; aggregate?: Uint8Array[]; done: ScanResult; passedThrough: number; aggregateFailed: boolean; transactions: number }
   | { error: string };
 
 const port = parentPort!;
@@ -73,21 +76,30 @@ async function stage(data: StageWorkerData, queue: (Uint8Array | null)[]): Promi
     },
   };
   const encoder = new CopyRowEncoder(data.width, data.detection.delimiter.charCodeAt(0), data.detection.quote ? data.detection.quote.charCodeAt(0) : -1, data.shadowFields);
-  /** Hands the encoded buffers over (each owns its memory: the encoder allocates a new one after handing one out). */
+  const aggregator = data.aggregate ? new TransactionAggregator(data.aggregate) : null;
+  /** Hands the encoded buffers over (each owns its memory: the encoders allocate a new one after handing one out). */
   const send = (all: boolean) => {
     const encoded = encoder.take(all);
-    if (encoded.length > 0) port.postMessage({ encoded } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
+    const aggregate = aggregator?.take() ?? [];
+    if (encoded.length + aggregate.length > 0) port.postMessage({ encoded, aggregate } satisfies FromStageWorker, [...encoded, ...aggregate].map((b) => b.buffer as ArrayBuffer));
   };
   try {
     const done: ScanResult = await scanFile(source, data.detection, {
       degroup: data.degroup,
       shadows: data.shadows,
       shadowsOnly: data.shadowsOnly,
-      onRow: (record, set, value, clean) => encoder.encode(record, set, value, clean),
+      onRow: (record, set, value, clean) => {
+        encoder.encode(record, set, value, clean);
+        aggregator?.add(record, set, value);
+      },
       afterChunk: async () => send(false),
     });
     const encoded = encoder.take(true);
-    port.postMessage({ encoded, done, passedThrough: encoder.passedThrough } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
+    const aggregate = aggregator?.take(true) ?? [];
+    port.postMessage(
+      { encoded, aggregate, done, passedThrough: encoder.passedThrough, aggregateFailed: !aggregator || aggregator.failed !== null, transactions: aggregator?.transactions ?? 0 } satisfies FromStageWorker,
+      [...encoded, ...aggregate].map((b) => b.buffer as ArrayBuffer),
+    );
   } catch (error) {
     port.postMessage({ error: (error as Error).message } satisfies FromStageWorker);
   }

@@ -33,6 +33,32 @@ async function ingestFile(name: string, content: string | Buffer, degroup: boole
   return { source, rows: data.body.content as Array<{ txid?: string; account?: string; amount?: number; effective_date?: string }> };
 }
 
+/**
+ * The stored transactions (gl_journal_tx) against their stored entries: one per txid with the
+ * entries' count, debit and credit totals and first and last effective date, whichever way the
+ * table was built (summed while staging, or grouped in SQL).
+ */
+async function expectTransactionsOfEntries(source: { id: string }, rows: Awaited<ReturnType<typeof ingestFile>>["rows"]) {
+  const tables = await server.api.post("/data-tables/query", { $and: [{ analysisSourceId: source.id }, { logicalName: "gl_journal_tx" }] });
+  const data = await server.api.post(`/data-tables/${tables.body.content[0].id}/data`, { pageSize: 2000 });
+  expect(data.status, JSON.stringify(data.body)).toBe(200);
+  const expected = new Map<string, { entry_count: number; debit_total: number; credit_total: number; effective_date: string; last_effective_date: string }>();
+  for (const row of rows) {
+    const t = expected.get(row.txid!) ?? { entry_count: 0, debit_total: 0, credit_total: 0, effective_date: row.effective_date!, last_effective_date: row.effective_date! };
+    t.entry_count++;
+    if (row.amount! > 0) t.debit_total += row.amount!;
+    else t.credit_total -= row.amount!;
+    if (row.effective_date! < t.effective_date) t.effective_date = row.effective_date!;
+    if (row.effective_date! > t.last_effective_date) t.last_effective_date = row.effective_date!;
+    expected.set(row.txid!, t);
+  }
+  const stored = data.body.content as Array<Record<string, unknown>>;
+  expect(stored).toHaveLength(expected.size);
+  for (const t of stored) {
+    expect({ entry_count: Number(t.entry_count), debit_total: Number(t.debit_total), credit_total: Number(t.credit_total), effective_date: t.effective_date, last_effective_date: t.last_effective_date }, String(t.txid)).toEqual(expected.get(String(t.txid)));
+  }
+}
+
 /** Every stored entry against the truth (matched by its amount, which is unique in the ledger). */
 function expectExactEntries(rows: Awaited<ReturnType<typeof ingestFile>>["rows"], account: (e: TruthEntry) => string, transactions: boolean) {
   const byCents = new Map(truth.map((e) => [e.cents, e]));
@@ -66,6 +92,7 @@ describe("every stored entry equals the generator's truth", () => {
     const { source, rows } = await ingestFile("ledger.csv", rendering.content, rendering.degroup);
     expect(source.degrouperApplied).toBe(rendering.degroup);
     expectExactEntries(rows, rendering.account, rendering.transactions);
+    if (rendering.transactions) await expectTransactionsOfEntries(source, rows);
   });
 
   it.each(Object.entries(WORKBOOK_LAYOUTS))("%s (.xlsx)", async (name, render) => {
