@@ -145,7 +145,13 @@ const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" 
 
 /** Resident memory of a process, sampled every 20 ms; `peakMb()` is the highest since the last `reset()`. */
 export function rssSampler(pid: number) {
-  const read = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  const read = () => {
+    try {
+      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+    } catch {
+      return 0; // the process has exited (a sample can fire between its exit and stop())
+    }
+  };
   let peak = read();
   const timer = setInterval(() => (peak = Math.max(peak, read())), 20);
   return { reset: () => (peak = read()), peakMb: () => Math.max(peak, read()) / 2 ** 20, stop: () => clearInterval(timer) };

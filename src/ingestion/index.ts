@@ -34,7 +34,6 @@ export {
   type StageResult,
   type StagedColumn,
 } from "./staging/stage.js";
-export type { StagedTransactionAggregate } from "./staging/transaction-aggregate.js";
 export { ingestionTables, INGEST_SCHEMA } from "./sql/identifiers.js";
 
 // Column mapping.
@@ -86,7 +85,7 @@ export { needsWindow, normalizeSelection, sameSelection, selectionProblems, TRAN
 export { discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";
 
 // Transactions summarised from the entries (General Ledger Transactions).
-export { aggregateServes, buildTransactionsFromAggregate, buildTransactionsFromStaging, buildTransactionsTable, hasTransactions, type TransactionColumn, type TransactionsTableOptions, type TransactionsTableResult } from "./transactions/transactions-table.js";
+export { buildTransactionsFromStaging, buildTransactionsTable, hasTransactions, type TransactionColumn, type TransactionsTableOptions, type TransactionsTableResult } from "./transactions/transactions-table.js";
 
 // The seam to the data tables module.
 export * from "./entries-table-hooks.js";

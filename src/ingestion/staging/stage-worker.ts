@@ -14,7 +14,6 @@ import type { ShadowSpec } from "../profile/profiler.js";
 import { scanFile, type ScanResult } from "../scan.js";
 import type { GroupedFormat } from "../types.js";
 import { CopyRowEncoder } from "./copy-encoder.js";
-import { TransactionAggregator, type TransactionAggregateSpec } from "./transaction-aggregate.js";
 
 export interface StageWorkerData {
   detection: FormatDetection;
@@ -25,8 +24,6 @@ export interface StageWorkerData {
   shadowFields: number[];
   /** The file's size when known (sizes the duplicate-row table, Profiler.expectBytes). */
   expectedBytes: number | null;
-  /** Sum the rows per transaction as planned (transaction-aggregate.ts), or not. */
-  aggregate: TransactionAggregateSpec | null;
 }
 
 /** To the worker: a new stage, then the next chunk of its file's bytes, then their end. */
@@ -37,8 +34,8 @@ export type ToStageWorker = { start: StageWorkerData } | { chunk: Uint8Array } |
  * end the scan's result; or the error that ended it. After either it waits for the next `start`.
  */
 export type FromStageWorker =
-  | { encoded: Uint8Array[]; aggregate?: Uint8Array[]; taken?: true }
-  | { encoded: Uint8Array[]; aggregate?: Uint8Array[]; done: ScanResult; passedThrough: number; aggregateFailed: boolean; transactions: number }
+  | { encoded: Uint8Array[]; taken?: true }
+  | { encoded: Uint8Array[]; done: ScanResult; passedThrough: number }
   | { error: string };
 
 const port = parentPort!;
@@ -76,30 +73,21 @@ async function stage(data: StageWorkerData, queue: (Uint8Array | null)[]): Promi
     },
   };
   const encoder = new CopyRowEncoder(data.width, data.detection.delimiter.charCodeAt(0), data.detection.quote ? data.detection.quote.charCodeAt(0) : -1, data.shadowFields);
-  const aggregator = data.aggregate ? new TransactionAggregator(data.aggregate) : null;
-  /** Hands the encoded buffers over (each owns its memory: the encoders allocate a new one after handing one out). */
+  /** Hands the encoded buffers over (each owns its memory: the encoder allocates a new one after handing one out). */
   const send = (all: boolean) => {
     const encoded = encoder.take(all);
-    const aggregate = aggregator?.take() ?? [];
-    if (encoded.length + aggregate.length > 0) port.postMessage({ encoded, aggregate } satisfies FromStageWorker, [...encoded, ...aggregate].map((b) => b.buffer as ArrayBuffer));
+    if (encoded.length > 0) port.postMessage({ encoded } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
   };
   try {
     const done: ScanResult = await scanFile(source, data.detection, {
       degroup: data.degroup,
       shadows: data.shadows,
       shadowsOnly: data.shadowsOnly,
-      onRow: (record, set, value, clean) => {
-        encoder.encode(record, set, value, clean);
-        aggregator?.add(record, set, value);
-      },
+      onRow: (record, set, value, clean) => encoder.encode(record, set, value, clean),
       afterChunk: async () => send(false),
     });
     const encoded = encoder.take(true);
-    const aggregate = aggregator?.take(true) ?? [];
-    port.postMessage(
-      { encoded, aggregate, done, passedThrough: encoder.passedThrough, aggregateFailed: !aggregator || aggregator.failed !== null, transactions: aggregator?.transactions ?? 0 } satisfies FromStageWorker,
-      [...encoded, ...aggregate].map((b) => b.buffer as ArrayBuffer),
-    );
+    port.postMessage({ encoded, done, passedThrough: encoder.passedThrough } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
   } catch (error) {
     port.postMessage({ error: (error as Error).message } satisfies FromStageWorker);
   }

@@ -12,13 +12,12 @@ import { dateOrderOf, orderBits } from "../profile/date-shape.js";
 import { dominantType, formatCandidates } from "../profile/file-info.js";
 import { Profiler, type ShadowSpec } from "../profile/profiler.js";
 import { rowSource, type RowSource } from "../rows.js";
-import { columnNames, scanFile, sizeOf, type ScanResult } from "../scan.js";
+import { scanFile, sizeOf, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
 import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
 import { fileInfoOfScan } from "../inspect.js";
 import { CopyRowEncoder } from "./copy-encoder.js";
-import { aggregateTable, createAggregateTableSql, planTransactionAggregate, TransactionAggregator, type StagedTransactionAggregate, type TransactionAggregateSpec } from "./transaction-aggregate.js";
 import type { FromStageWorker, StageWorkerData, ToStageWorker } from "./stage-worker.js";
 import { inPgTransaction } from "../../db/pg-transaction.js";
 
@@ -49,11 +48,6 @@ export interface StageOptions extends DetectOptions {
    * milliseconds to start), which keeps an upload's reading off the server's event loop.
    */
   parallel?: boolean;
-  /**
-   * Sum the rows per transaction while staging, for the columns the header names as transaction
-   * id, amounts and dates (transaction-aggregate.ts; default true, never for degrouped rows).
-   */
-  aggregateTransactions?: boolean;
 }
 
 export interface StagedColumn {
@@ -80,8 +74,6 @@ export interface StageResult {
   degrouped: GroupedFormat | null;
   /** Rows handed to COPY as the file had them (the rest were rebuilt field by field). */
   rowsPassedThrough: number;
-  /** The transactions summed while staging, in `aggregateTable(table)`; null when none were (see TransactionAggregator). */
-  aggregate: StagedTransactionAggregate | null;
 }
 
 /**
@@ -131,13 +123,11 @@ async function stage(
   let copyInProgress: { stream: ReturnType<typeof copyFrom>; failed: Promise<never> } | null = null;
   try {
     await client.query("BEGIN");
-    await client.query(`DROP TABLE IF EXISTS ${table}, ${qualifiedTable(aggregateTable(options.table))}`);
+    await client.query(`DROP TABLE IF EXISTS ${table}`);
     const width = degroupFormat ? createDegrouper(degroupFormat, detection.header).header.length : detection.width;
     const rows = rowSource(file, detection);
     const shadows = options.typedShadows === false ? [] : await planShadows(rows, detection, degroupFormat, width);
     const shadowFields = shadows.map((spec, f) => (spec ? f : -1)).filter((f) => f >= 0);
-    const aggregateSpec = options.aggregateTransactions === false || degroupFormat ? null : planTransactionAggregate(columnNames(detection.header, width).names, shadows);
-    const aggregated: { buffers: Buffer[]; failed: boolean; transactions: number } = { buffers: [], failed: aggregateSpec === null, transactions: 0 };
     const columns = Array.from({ length: width }, (_, i) => `${column(stagingColumn(i))} text`);
     columns.push("extra text");
     for (const f of shadowFields) columns.push(shadows[f]!.kind === "MONEY_100" ? `n${f} bigint` : `d${f} integer`);
@@ -163,11 +153,17 @@ async function stage(
     };
     const inWorker = rows.chunked && (options.parallel ?? ((await sizeOf(file)) ?? 0) >= WORKER_MIN_BYTES);
     const scan = inWorker
-      ? await scanInWorker(file, { detection, degroup: degroupFormat, shadows, shadowsOnly: known !== null, width, shadowFields, aggregate: aggregateSpec }, write, aggregated).then((r) => {
+      ? await scanInWorker(file, { detection, degroup: degroupFormat, shadows, shadowsOnly: known !== null, width, shadowFields }, write).then((r) => {
           passedThrough = r.passedThrough;
           return r.scan;
         })
-      : await scanOnThisThread(file, detection, { degroup: degroupFormat, shadows, shadowsOnly: known !== null }, encoder, flush, aggregateSpec, aggregated);
+      : await scanFile(file, detection, {
+          degroup: degroupFormat,
+          shadows,
+          shadowsOnly: known !== null,
+          onRow: (record, set, value, clean) => encoder!.encode(record, set, value, clean),
+          afterChunk: () => flush(false),
+        });
     await flush(true);
     passedThrough += encoder.passedThrough;
     copy.end();
@@ -177,7 +173,6 @@ async function stage(
       await client.query("ROLLBACK");
       return null;
     }
-    const aggregate = aggregateSpec && !aggregated.failed && aggregated.transactions > 0 ? await copyAggregate(client, options.table, aggregated.buffers, { ...aggregateSpec, transactions: aggregated.transactions }) : null;
     await client.query("COMMIT");
     const profiled = known ? null : fileInfoOfScan(detection, scan, { name: options.name, degrouped: degroupFormat !== null });
     const read = profiled ?? { ...known!, name: options.name ?? known!.name };
@@ -196,7 +191,6 @@ async function stage(
       detection,
       degrouped: degroupFormat,
       rowsPassedThrough: passedThrough,
-      aggregate,
     };
   } catch (error) {
     if (copyInProgress) {
@@ -225,13 +219,11 @@ export async function adoptStagingTable(pool: pg.Pool, from: string, table: stri
       // Waits for a concurrent adoption of the same table (which then leaves nothing to take).
       await client.query(`LOCK TABLE ${qualifiedTable(from)} IN ACCESS EXCLUSIVE MODE`);
       if (rowCount > 0 && (await client.query(`SELECT 1 FROM ${qualifiedTable(from)} LIMIT 1`)).rowCount !== 1) {
-        await client.query(`DROP TABLE IF EXISTS ${qualifiedTable(from)}, ${qualifiedTable(aggregateTable(from))}`);
+        await client.query(`DROP TABLE ${qualifiedTable(from)}`);
         return false;
       }
-      await client.query(`DROP TABLE IF EXISTS ${qualifiedTable(table)}, ${qualifiedTable(aggregateTable(table))}`);
+      await client.query(`DROP TABLE IF EXISTS ${qualifiedTable(table)}`);
       await client.query(`ALTER TABLE ${qualifiedTable(from)} RENAME TO ${column(name)}`);
-      // The transactions summed while it was staged go with it.
-      await client.query(`ALTER TABLE IF EXISTS ${qualifiedTable(aggregateTable(from))} RENAME TO ${column(aggregateTable(name))}`);
       return true;
     });
   } catch (error) {
@@ -280,9 +272,9 @@ export async function indexStagedRows(pool: pg.Pool, table: string): Promise<voi
   await inPgTransaction(pool, (client) => ensureRowIndex(client, table));
 }
 
-/** Drops the engine's tables of a source (staging and entries), each with the transaction aggregate staged beside it if any. */
+/** Drops the engine's tables of a source (staging and entries). */
 export async function dropTables(pool: pg.Pool, tables: string[]): Promise<void> {
-  for (const t of tables) await pool.query(`DROP TABLE IF EXISTS ${qualifiedTable(t)}, ${qualifiedTable(aggregateTable(t))}`);
+  for (const t of tables) await pool.query(`DROP TABLE IF EXISTS ${qualifiedTable(t)}`);
 }
 
 /** Puts tables built elsewhere in the places of others (dropping those), all in one transaction. */
@@ -388,7 +380,6 @@ async function scanInWorker(
   file: string | ByteSource,
   data: Omit<StageWorkerData, "expectedBytes">,
   write: (buffers: Buffer[]) => Promise<void>,
-  aggregated: { buffers: Buffer[]; failed: boolean; transactions: number },
 ): Promise<{ scan: ScanResult; passedThrough: number }> {
   const worker = takeWorker();
   let inFlight = 0;
@@ -415,9 +406,6 @@ async function scanInWorker(
     };
     onMessage = (message) => {
       if ("error" in message) return fail(new Error(message.error));
-      if ("aggregate" in message && message.aggregate) {
-        for (const u of message.aggregate) aggregated.buffers.push(Buffer.from(u.buffer, u.byteOffset, u.byteLength));
-      }
       if (message.encoded.length > 0) {
         const buffers = message.encoded.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
         writesPending++;
@@ -434,8 +422,6 @@ async function scanInWorker(
       }
       if ("done" in message) {
         const { done, passedThrough } = message;
-        aggregated.failed = message.aggregateFailed;
-        aggregated.transactions = message.transactions;
         writing.then(() => {
           completed = failure === null;
           resolve({ scan: done, passedThrough });
@@ -475,45 +461,4 @@ async function scanInWorker(
     if (completed) keepWorker(worker);
     else await worker.terminate();
   }
-}
-
-/** The scan on this thread (small files): rows encoded for COPY and, when planned, summed per transaction. */
-async function scanOnThisThread(
-  file: string | ByteSource,
-  detection: FormatDetection,
-  options: { degroup: GroupedFormat | null; shadows: ShadowSpec[]; shadowsOnly: boolean },
-  encoder: CopyRowEncoder,
-  flush: (all: boolean) => Promise<void>,
-  spec: TransactionAggregateSpec | null,
-  aggregated: { buffers: Buffer[]; failed: boolean; transactions: number },
-): Promise<ScanResult> {
-  const aggregator = spec ? new TransactionAggregator(spec) : null;
-  const scan = await scanFile(file, detection, {
-    ...options,
-    onRow: (record, set, value, clean) => {
-      encoder.encode(record, set, value, clean);
-      aggregator?.add(record, set, value);
-    },
-    afterChunk: () => flush(false),
-  });
-  if (aggregator) {
-    aggregated.buffers.push(...aggregator.take(true));
-    aggregated.failed = aggregator.failed !== null;
-    aggregated.transactions = aggregator.transactions;
-  }
-  return scan;
-}
-
-/** The transactions summed while staging, into their table beside the staging table (same transaction). */
-async function copyAggregate(client: pg.PoolClient, staging: string, buffers: Buffer[], aggregate: StagedTransactionAggregate): Promise<StagedTransactionAggregate> {
-  await client.query(createAggregateTableSql(staging));
-  const copy = client.query(copyFrom(`COPY ${qualifiedTable(aggregateTable(staging))} FROM STDIN`));
-  const failed = new Promise<never>((_, reject) => copy.once("error", reject));
-  failed.catch(() => undefined);
-  const finished = once(copy, "finish");
-  finished.catch(() => undefined);
-  for (const buffer of buffers) if (!copy.write(buffer)) await Promise.race([once(copy, "drain"), failed]);
-  copy.end();
-  await Promise.race([finished, failed]);
-  return aggregate;
 }

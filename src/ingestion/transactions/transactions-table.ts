@@ -1,8 +1,7 @@
 import type pg from "pg";
 import { WRITE_ONCE, type EntryColumn } from "../parse/parse.js";
 import { qualifiedTable } from "../sql/identifiers.js";
-import { combinationKey, needsWindow, normalizeSelection, type TransactionIdSelection } from "../analysis/transaction-keys.js";
-import { aggregateTable, aggregateTableSql, type StagedTransactionAggregate } from "../staging/transaction-aggregate.js";
+import { combinationKey, needsWindow, type TransactionIdSelection } from "../analysis/transaction-keys.js";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan, type ResolvedField } from "../sql/parse-plan.js";
 import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
 import { inPgTransaction } from "../../db/pg-transaction.js";
@@ -165,82 +164,5 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
       rowCount: result.rowCount ?? 0,
       columns: transactionColumns(summaries),
     };
-  });
-}
-
-/**
- * Whether the transactions summed while staging (`TransactionAggregator`) are those this plan and
- * selection would group in SQL: the selection is the aggregate's one key column alone, and the
- * signed amount and the dates the table carries are read from the same columns through the same
- * typed shadows (a shadow is used only when its format is the one the mapping applies).
- */
-export function aggregateServes(aggregate: StagedTransactionAggregate | null | undefined, plan: ParsePlan, selection: TransactionIdSelection | null): aggregate is StagedTransactionAggregate {
-  if (!aggregate || !selection) return false;
-  const s = normalizeSelection(selection);
-  if (s.type !== "COMBINATION" || s.applySmartSplitter || s.virtualColumnSelection.length > 0 || s.columnSelection.length !== 1 || s.columnSelection[0] !== aggregate.key) return false;
-  if (aggregate.key >= plan.physicalCount) return false;
-  const shadowed = (f: ResolvedField | undefined, position: number | null) => (f === undefined ? position === null : f.shadow !== undefined && f.position === position);
-  const amount = field(plan, FIELDS.amount);
-  if (amount && amount.storage === "MONEY_100") {
-    if (aggregate.amount === null || !shadowed(amount, aggregate.amount)) return false;
-  } else {
-    const debit = field(plan, FIELDS.debit);
-    const credit = field(plan, FIELDS.credit);
-    if (aggregate.amount !== null || (!debit && !credit)) return false;
-    if (!shadowed(debit, aggregate.debit) || !shadowed(credit, aggregate.credit)) return false;
-    if ((debit && debit.storage !== "MONEY_100") || (credit && credit.storage !== "MONEY_100")) return false;
-  }
-  for (const [name, position] of [
-    [FIELDS.effectiveDate, aggregate.effectiveDate],
-    [ENTRY_DATE, aggregate.entryDate],
-  ] as const) {
-    const f = field(plan, name);
-    if (f && f.storage === "DATE" && !(f.shadow !== undefined && f.position === position)) return false;
-  }
-  return true;
-}
-
-/**
- * The transactions table from the aggregate summed while staging (see `aggregateServes`): the same
- * columns, types and values as `buildTransactionsFromStaging`, rows in row_no order, from a quarter
- * of a million aggregate rows instead of a grouping of every staged row. Null, and nothing built,
- * when the aggregate table does not hold what was staged (it is UNLOGGED: emptied by a crash).
- */
-export async function buildTransactionsFromAggregate(
-  pool: pg.Pool,
-  options: { staging: string; target: string; plan: ParsePlan; aggregate: StagedTransactionAggregate; statisticsTarget?: number },
-): Promise<TransactionsTableResult | null> {
-  const target = qualifiedTable(options.target);
-  const source = aggregateTableSql(options.staging);
-  const dated = (name: string) => field(options.plan, name)?.storage === "DATE";
-  const summaries = transactionSummaries(dated(FIELDS.effectiveDate), dated(ENTRY_DATE));
-  const day = (c: string) => `(DATE '2000-01-01' + ${c})`;
-  const expressions: Record<string, string> = {
-    row_no: "row_no",
-    [FIELDS.txid]: FIELDS.txid,
-    entry_count: "n AS entry_count",
-    debit_total: "debit AS debit_total",
-    credit_total: "credit AS credit_total",
-    balance: "debit - credit AS balance",
-    balanced: "debit = credit AS balanced",
-    [FIELDS.effectiveDate]: `${day("eff_lo")} AS ${FIELDS.effectiveDate}`,
-    last_effective_date: `${day("eff_hi")} AS last_effective_date`,
-    [ENTRY_DATE]: `${day("entry_lo")} AS ${ENTRY_DATE}`,
-  };
-  const present = await pool.query("SELECT to_regclass($1) AS t", [aggregateTable(options.staging)]);
-  if (!present.rows[0].t) return null;
-  const lost = new Error("the aggregate table does not hold what was staged");
-  return inPgTransaction(pool, async (client) => {
-    await client.query(SERIAL_PASS_SETTINGS);
-    await client.query(`DROP TABLE IF EXISTS ${target}`);
-    const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${summaries.map((s) => expressions[s.name]).join(", ")} FROM ${source}`);
-    // Fewer rows than were summed: the table was emptied (a crash); the transaction is rolled back.
-    if (result.rowCount !== options.aggregate.transactions) throw lost;
-    await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
-    await client.query(`ANALYZE ${target}`);
-    return { table: options.target, rowCount: result.rowCount ?? 0, columns: transactionColumns(summaries) };
-  }).catch((error) => {
-    if (error === lost) return null;
-    throw error;
   });
 }

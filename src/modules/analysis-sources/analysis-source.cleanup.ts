@@ -10,7 +10,7 @@ import { defineScheduledTask } from "../../jobs/index.js";
 export async function dropOrphanedTables(app: App): Promise<number> {
   const { rows } = await app.pool.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname ~ '^(stg|entries|tx)_[0-9a-f]{24}(_ahead|_agg)?$'
+      WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname ~ '^(stg|entries|tx)_[0-9a-f]{24}(_ahead)?$'
         AND NOT EXISTS (SELECT 1 FROM analysis_source s WHERE s.id = substring(c.relname from '_([0-9a-f]{24})'))`,
     [INGEST_SCHEMA],
   );

@@ -1,11 +1,9 @@
 import type { App } from "../../app-types.js";
 import {
   adoptStagingTable,
-  aggregateServes,
   analyzeStagedData,
   applyColumnMappings,
   buildParsePlan,
-  buildTransactionsFromAggregate,
   buildTransactionsFromStaging,
   buildTransactionsTable,
   chooseTransactionId,
@@ -46,7 +44,6 @@ import {
   type ParseResult,
   type StagedColumn,
   type StageResult,
-  type StagedTransactionAggregate,
   type TabularFileInfo,
   type TransactionIdPreview,
   type TransactionIdSelection,
@@ -72,8 +69,6 @@ export interface StoredStage {
   degrouped: string | null;
   /** Wall time of the staging pass: the pace the later steps' progress estimates scale by. */
   ms?: number;
-  /** The transactions summed while staging (beside the staging table), when they were. */
-  aggregate?: StagedTransactionAggregate | null;
 }
 
 /** Everything a step needs besides the row. */
@@ -174,7 +169,7 @@ export async function stageStep(env: StepEnv, source: SourceRow, degroup: boolea
     // A table taken over was loaded at the pace its bytes arrived: no measure of this machine's
     // staging speed, so the later steps estimate their progress by rows instead.
     const ms = staged.adopted ? undefined : Math.round(performance.now() - started);
-    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, aggregate: staged.aggregate, ...(ms !== undefined ? { ms } : {}) };
+    const stage: StoredStage = { rowCount: staged.rowCount, columns: staged.columns, degrouped: staged.degrouped, ...(ms !== undefined ? { ms } : {}) };
     env.app.metrics.ingestionRows.inc({ stage: "staged" }, staged.rowCount);
     if (ms !== undefined) env.app.metrics.ingestionRowsPerSecond.set({ stage: "staged" }, staged.rowCount / Math.max(0.001, ms / 1000));
     return { stage, fileInfo: staged.fileInfo, degrouperApplied: staged.degrouped !== null, detectedFormat: staged.detection.groupedFormat };
@@ -225,7 +220,6 @@ async function adoptArrivalStaging(env: StepEnv, reading: FileReading, detection
     detection,
     degrouped: null,
     rowsPassedThrough: 0,
-    aggregate: staged.aggregate ?? null,
     adopted: true,
   };
 }
@@ -332,7 +326,7 @@ export async function effectiveDatesStep(
         // The rating's example rows are found through the staging table's row index: built first on
         // the third connection (a tenth of a second), it is ready when the rating needs it.
         const indexed = indexStagedRows(env.app.pool, staging);
-        const transactions = buildTransactions(env, stage, { staging, target: transactionsAhead, plan, transactionIdSelection: selection });
+        const transactions = buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection });
         const days = indexed.then(() => summarizeStagedRows(env.app.pool, staging, plan));
         const rated = settleAll(transactions, indexed).then(async ([table]) => ({
           table,
@@ -447,7 +441,7 @@ export async function parseStep(
       const milestone = (ms: number) => () => report(Math.round((100 * ms) / (parseMs + transactionsMs)));
       [result, transactions] = await settleAll(
         parse().finally(milestone(parseMs)),
-        buildTransactions(env, stage, { staging, target: transactionsTable, plan, transactionIdSelection: selection }).finally(milestone(transactionsMs)),
+        buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsTable, plan, transactionIdSelection: selection }).finally(milestone(transactionsMs)),
       );
     } else {
       result = await parse();
@@ -460,22 +454,6 @@ export async function parseStep(
   } finally {
     stop();
   }
-}
-
-/**
- * The transactions table of a selection: from the transactions summed while staging when they are
- * this plan's and selection's (`aggregateServes`), else grouped from the staging table.
- */
-async function buildTransactions(
-  env: StepEnv,
-  stage: StoredStage,
-  options: { staging: string; target: string; plan: ParsePlan; transactionIdSelection: TransactionIdSelection | null },
-): Promise<TransactionsTableResult> {
-  if (aggregateServes(stage.aggregate, options.plan, options.transactionIdSelection)) {
-    const built = await buildTransactionsFromAggregate(env.app.pool, { staging: options.staging, target: options.target, plan: options.plan, aggregate: stage.aggregate });
-    if (built) return built;
-  }
-  return buildTransactionsFromStaging(env.app.pool, options);
 }
 
 /** A progress reporter that starts at 0 and ignores anything below what it already reported. */

@@ -18,7 +18,7 @@ export const ARRIVAL_TABLE_TTL_MS = 2 * 3600 * 1000;
 const WORKBOOKS = new Set(["xlsx", "xlsm", "xls"]);
 
 /** `arr_<UTC yyyymmddhhmmss>_<random>`: the name carries its creation time for the cleanup. */
-const ARRIVAL_TABLE = /^arr_(\d{14})_[0-9a-f]{12}(_agg)?$/;
+const ARRIVAL_TABLE = /^arr_(\d{14})_[0-9a-f]{12}$/;
 
 function arrivalTable(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:T]/g, "").slice(0, 14);
@@ -65,7 +65,7 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
     try {
       if (!table) return inspectionOf(await inspectFile(bytes, { name: file.name }));
       const staged = await stageFile(app.pool, bytes, { table, name: file.name });
-      return inspectionOf(staged.fileInfo, { table, rowCount: staged.rowCount, columns: staged.columns, ms: Math.round(performance.now() - started), aggregate: staged.aggregate });
+      return inspectionOf(staged.fileInfo, { table, rowCount: staged.rowCount, columns: staged.columns, ms: Math.round(performance.now() - started) });
     } catch (error) {
       if (!sourceFailed && !(error instanceof NotTabularFileError)) app.logger.warn("reading a file as it arrived failed; its file info job will read it", { file: file.name, error: String(error) });
       return null;

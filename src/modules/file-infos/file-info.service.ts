@@ -1,7 +1,7 @@
 import type { App } from "../../app-types.js";
 import { createAudit, findEntity, queryEntities, touchAudit, type Actor, type PageArgs } from "../../entity/index.js";
 import type { Tx } from "../../events/outbox.js";
-import type { StagedColumn, StagedTransactionAggregate, TabularFileInfo } from "../../ingestion/index.js";
+import type { StagedColumn, TabularFileInfo } from "../../ingestion/index.js";
 import type { RequestContext } from "../../graphql/context.js";
 import { fileInfoColumns } from "./file-info.columns.js";
 import { inspectionColumns } from "./file-info.jobs.js";
@@ -23,7 +23,7 @@ export interface FileReading {
   /** The engine's reading of the file (its file info plus what the read model lacks); null unless COMPLETE and tabular. */
   info: TabularFileInfo | null;
   /** The file's rows in a staging table loaded as it arrived, unless an analysis source took it already. */
-  staged: { table: string; rowCount: number; columns: StagedColumn[]; ms: number; aggregate?: StagedTransactionAggregate | null } | null;
+  staged: { table: string; rowCount: number; columns: StagedColumn[]; ms: number } | null;
 }
 
 /**

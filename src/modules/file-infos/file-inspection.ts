@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import type { ColumnData, GroupedFormat, Metric, StagedColumn, StagedTransactionAggregate, WorkbookInfo } from "../../ingestion/index.js";
+import type { ColumnData, GroupedFormat, Metric, StagedColumn, WorkbookInfo } from "../../ingestion/index.js";
 
 /** What inspecting a file's content found (wire reference 8, File info). */
 export interface FileInspection {
@@ -40,8 +40,6 @@ export interface ArrivalStaging {
   columns: StagedColumn[];
   /** Wall time of the staging pass (later steps scale their progress estimates by it). */
   ms: number;
-  /** The transactions summed while staging, in the table beside it (StageResult.aggregate). */
-  aggregate?: StagedTransactionAggregate | null;
 }
 
 export interface InspectableFile {
