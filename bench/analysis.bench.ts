@@ -14,20 +14,19 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { subscribe } from "../test/helpers/ws-client.js";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
-import { benchDatabase, machine, quiesce, restCaller, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
+import { benchDatabase, benchServerEnv, completedGeneralLedger, machine, quiesce, restCaller, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 30);
 const GENERAL_LEDGER_ANALYSIS_TYPE = "4b8360d00000000000000000";
-const GL_SOURCE_TYPE = "4b8361d00000000000000000";
 /** The generator's account descriptions end in one of these words; each maps to a MAC code. */
 const MAC_BY_KIND: Record<string, string> = { Cash: "1.1.1.2", Receivables: "1.1.2.1", Inventory: "1.1.3.1", Payables: "2.1.1.1", Revenue: "4.1.1.1", Expenses: "5.2.4.1" };
 
 const db = await benchDatabase();
 const dir = mkdtempSync(join(tmpdir(), "analysis-bench-"));
 const token = `fap_bench_${randomBytes(8).toString("hex")}`;
-const server = await startServer({ DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: process.env.LOG_LEVEL ?? "error", IP_RATE_LIMIT: "100000000", DATA_DIR: join(dir, "data") });
+const server = await startServer(benchServerEnv(db.url, token, join(dir, "data")));
 const cleanup = async () => {
   await server.stop().catch(() => undefined);
   await db.stop().catch(() => undefined);
@@ -86,14 +85,7 @@ try {
   const engagement = await api("POST", "/engagements", { organizationId: organization.id, name: "Bench", accountingPeriod: { fiscalStartDay: 1, fiscalStartMonth: 1, frequency: "ANNUAL" } });
   const fileId = await uploadLedgerFile(server.url, token, engagement.id, file);
   const analysis = await api("POST", "/analyses", { engagementId: engagement.id, analysisTypeId: GENERAL_LEDGER_ANALYSIS_TYPE, name: "Bench", analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }] });
-  const source = await api("POST", "/analysis-sources", {
-    engagementId: engagement.id,
-    analysisId: analysis.id,
-    analysisPeriodId: analysis.analysisPeriods[0].id,
-    analysisSourceTypeId: GL_SOURCE_TYPE,
-    fileManagerFileId: fileId,
-    targetWorkflowState: "COMPLETED",
-  });
+  const source = await api("POST", "/analysis-sources", completedGeneralLedger(engagement.id, analysis.id, analysis.analysisPeriods[0].id, fileId));
   await awaitJob(source.id);
   const mappings = await api("POST", "/account-mappings/query?size=2000", { engagementId: engagement.id });
   for (const m of mappings.content) {

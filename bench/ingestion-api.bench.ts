@@ -16,7 +16,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { subscribe } from "../test/helpers/ws-client.js";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
-import { benchDatabase, machine, quiesce, restCaller, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
+import { benchDatabase, benchServerEnv, completedGeneralLedger, machine, quiesce, restCaller, rssSampler, startServer, today, uploadLedgerFile, writeSection } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -24,12 +24,11 @@ const WARM_ROUNDS = Number(process.env.BENCH_WARM_ROUNDS ?? 3);
 const BIG_LINES = Number(process.env.BENCH_BIG_LINES ?? 5_000_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 const GENERAL_LEDGER_ANALYSIS_TYPE = "4b8360d00000000000000000";
-const GL_SOURCE_TYPE = "4b8361d00000000000000000";
 
 const db = await benchDatabase();
 const dir = mkdtempSync(join(tmpdir(), "ingest-api-bench-"));
 const token = `fap_bench_${randomBytes(8).toString("hex")}`;
-const server = await startServer({ DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: process.env.LOG_LEVEL ?? "error", IP_RATE_LIMIT: "100000000", DATA_DIR: join(dir, "data") });
+const server = await startServer(benchServerEnv(db.url, token, join(dir, "data")));
 const cleanup = async () => {
   await server.stop().catch(() => undefined);
   await db.stop().catch(() => undefined);
@@ -81,14 +80,7 @@ async function newAnalysis(engagementId: string, name: string): Promise<{ id: st
  * state took from `analysisSourceProgress`. `started` is where the clock started.
  */
 async function ingest(engagementId: string, analysis: { id: string; periodId: string }, fileId: string, started: number, phases: Record<string, number>): Promise<Timed> {
-  const job = await api("POST", "/analysis-sources", {
-    engagementId,
-    analysisId: analysis.id,
-    analysisPeriodId: analysis.periodId,
-    analysisSourceTypeId: GL_SOURCE_TYPE,
-    fileManagerFileId: fileId,
-    targetWorkflowState: "COMPLETED",
-  });
+  const job = await api("POST", "/analysis-sources", completedGeneralLedger(engagementId, analysis.id, analysis.periodId, fileId));
   const created = performance.now();
   const progress = subscribe<{ jobProgress: { status: string; error: string | null } }>(server.url, token, "subscription($id: ID!) { jobProgress(asyncResultId: $id) { status error } }", { id: job.id });
   const states = subscribe<{ analysisSourceProgress: { workflowState: string } }>(server.url, token, "subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState } }", { id: job.entityId });

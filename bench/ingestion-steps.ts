@@ -16,28 +16,26 @@ import { join } from "node:path";
 import pg from "pg";
 import { subscribe } from "../test/helpers/ws-client.js";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
-import { benchDatabase, quiesce, restCaller, startServer, uploadLedgerFile } from "./lib.js";
+import { benchDatabase, benchServerEnv, completedGeneralLedger, postmasterPid, quiesce, restCaller, startServer, uploadLedgerFile } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS ?? 50);
 const GENERAL_LEDGER_ANALYSIS_TYPE = "4b8360d00000000000000000";
-const GL_SOURCE_TYPE = "4b8361d00000000000000000";
 const TICK_US = 1e6 / (Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100);
 
 const db = await benchDatabase();
 const dir = mkdtempSync(join(tmpdir(), "ingestion-steps-"));
 const token = process.env.BENCH_TOKEN ?? `fap_bench_${randomBytes(8).toString("hex")}`;
 const server = await startServer(
-  { DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: process.env.LOG_LEVEL ?? "error", IP_RATE_LIMIT: "100000000", DATA_DIR: join(dir, "data") },
+  benchServerEnv(db.url, token, join(dir, "data")),
   process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean),
 );
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const admin = new pg.Client({ connectionString: db.url });
 await admin.connect();
 const api = restCaller(server.url, token);
-const dataDir = (await admin.query("SHOW data_directory")).rows[0].data_directory as string;
-const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+const postmaster = await postmasterPid(admin);
 const serverPid = server.child.pid!;
 
 const statOf = (path: string) => readFileSync(path, "utf8").split(") ")[1].split(" ");
@@ -189,14 +187,7 @@ try {
     const started = performance.now();
     const fileId = await uploadLedgerFile(server.url, token, engagement.id, file);
     const uploaded = performance.now();
-    const job = await api("POST", "/analysis-sources", {
-      engagementId: engagement.id,
-      analysisId: analysis.id,
-      analysisPeriodId: analysis.analysisPeriods[0].id,
-      analysisSourceTypeId: GL_SOURCE_TYPE,
-      fileManagerFileId: fileId,
-      targetWorkflowState: "COMPLETED",
-    });
+    const job = await api("POST", "/analysis-sources", completedGeneralLedger(engagement.id, analysis.id, analysis.analysisPeriods[0].id, fileId));
     const progress = subscribe<{ jobProgress: { status: string; error: string | null } }>(server.url, token, "subscription($id: ID!) { jobProgress(asyncResultId: $id) { status error } }", { id: job.id });
     const states = subscribe<{ analysisSourceProgress: { workflowState: string } }>(server.url, token, "subscription($id: ID!) { analysisSourceProgress(analysisSourceId: $id) { workflowState } }", { id: job.entityId });
     const end = await progress.next((e) => e.jobProgress.status !== "IN_PROGRESS", 1_800_000);

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import type pg from "pg";
+import { ANALYSIS_SOURCE_TYPE_IDS } from "../src/modules/catalogue/ids.js";
 
 export const ROOT = new URL("../", import.meta.url).pathname;
 const RESULTS = join(ROOT, "docs/benchmarks.md");
@@ -227,4 +228,20 @@ export function restCaller(baseUrl: string, token: string) {
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
     return json;
   };
+}
+
+/** The environment a benchmark's server runs with: its database, token and data directory, logs at LOG_LEVEL (default error), no per-address rate limit. */
+export function benchServerEnv(databaseUrl: string, token: string, dataDir: string): Record<string, string> {
+  return { DATABASE_URL: databaseUrl, BOOTSTRAP_TOKEN: token, LOG_LEVEL: process.env.LOG_LEVEL ?? "error", IP_RATE_LIMIT: "100000000", DATA_DIR: dataDir };
+}
+
+/** PostgreSQL's postmaster process (its CPU includes the reaped backends'). */
+export async function postmasterPid(client: pg.ClientBase): Promise<number> {
+  const dataDir = (await client.query("SHOW data_directory")).rows[0].data_directory as string;
+  return Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+}
+
+/** The body of `POST /analysis-sources` that ingests an uploaded general ledger straight to COMPLETED, with every choice recommended. */
+export function completedGeneralLedger(engagementId: string, analysisId: string, analysisPeriodId: string, fileManagerFileId: string) {
+  return { engagementId, analysisId, analysisPeriodId, analysisSourceTypeId: ANALYSIS_SOURCE_TYPE_IDS.GENERAL_LEDGER_JOURNAL, fileManagerFileId, targetWorkflowState: "COMPLETED" };
 }

@@ -18,7 +18,7 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { writeGeneralLedgerCsv } from "../test/helpers/gl-generator.js";
 import { Readable } from "node:stream";
-import { benchDatabase, cpuMicros, quiesce, restCaller, startServer, uploadLedgerFile } from "./lib.js";
+import { benchDatabase, benchServerEnv, cpuMicros, postmasterPid, quiesce, restCaller, startServer, uploadLedgerFile } from "./lib.js";
 
 const LINES = Number(process.env.BENCH_GL_LINES ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -26,15 +26,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const db = await benchDatabase();
 const dir = mkdtempSync(join(tmpdir(), "upload-cpu-"));
 const token = process.env.BENCH_TOKEN ?? `fap_bench_${randomBytes(8).toString("hex")}`;
-const serverEnv: Record<string, string> = { DATABASE_URL: db.url, BOOTSTRAP_TOKEN: token, LOG_LEVEL: "error", IP_RATE_LIMIT: "100000000", DATA_DIR: join(dir, "data") };
+const serverEnv = benchServerEnv(db.url, token, join(dir, "data"));
 const server = await startServer(serverEnv, process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean));
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 const admin = new pg.Client({ connectionString: db.url });
 await admin.connect();
 const api = restCaller(server.url, token);
-const dataDir = (await admin.query("SHOW data_directory")).rows[0].data_directory as string;
-const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+const postmaster = await postmasterPid(admin);
 
 /** CPU of PostgreSQL so far (µs): the postmaster with its reaped children, and every live backend. */
 function pgCpu(): number {
