@@ -3,7 +3,7 @@ import type { RunPlan } from "../run-plan.js";
 import { createTableAs, engineTransaction, sideBySide, type EngineStep } from "../steps.js";
 import { ident, int, table, textArray } from "../sql.js";
 import { glContext, type GlContext } from "./context.js";
-import { entryPointColumns } from "./entries.js";
+import { baseHalves, entryPointColumns } from "./entries.js";
 
 /**
  * Transactions: one aggregation of the base table per transaction key (totals, first entry's
@@ -13,7 +13,7 @@ import { entryPointColumns } from "./entries.js";
  * a missing account counting as one), then the transaction-level control points, each a small table of the transactions it
  * flags (`w_<name>`: tx, score).
  */
-function aggregateSql(ctx: GlContext, hierarchyMasks: string | null, scoreChanges: string | null, where: string): string {
+function aggregateSql(ctx: GlContext, hierarchyMasks: string | null, scoreChanges: string | null, entries: string): string {
   const plan = ctx.plan;
   const own = entryPointColumns(plan).map(({ column }) => `max(b.${ident(column)})::smallint AS ${ident(column)}`);
   const cashMinimum = int(ctx.setting("journal_entry_cash_out_the_door", "minimumAmount") ?? 0);
@@ -41,9 +41,8 @@ function aggregateSql(ctx: GlContext, hierarchyMasks: string | null, scoreChange
            array_agg(DISTINCT b.account ORDER BY b.account) FILTER (WHERE b.account IS NOT NULL) AS accounts,
            min(b.fund_id) AS first_fund, max(b.fund_id) AS last_fund,
            ${hierarchyMasks ? "bit_or(hm.mask)::text" : "NULL::text"} AS hierarchy_mask${scoreChanges ? ",\n           max(sc.score) AS score_change" : ""}
-      FROM ${table(plan.tables.base)} b ${ctx.accountJoin("b")} ${hierarchyMasks ? `LEFT JOIN ${table(hierarchyMasks)} hm ON hm.account = b.account` : ""}
+      FROM ${table(entries)} b ${ctx.accountJoin("b")} ${hierarchyMasks ? `LEFT JOIN ${table(hierarchyMasks)} hm ON hm.account = b.account` : ""}
            ${scoreChanges ? `LEFT JOIN ${table(scoreChanges)} sc ON sc.account = b.account AND sc.rp = b.rp` : ""}
-     WHERE ${where}
      GROUP BY b.tx`;
 }
 
@@ -189,21 +188,18 @@ export const glTransactionsStep: EngineStep = {
     const changesSql = ctx.runs(change) ? scoreChangesSql(ctx) : null;
     const changes = changesSql ? plan.tables.work("changes") : null;
     // The aggregate is one sorted group per transaction in one process (DISTINCT and ordered
-    // aggregates keep it out of parallel workers): its halves run side by side into one table.
+    // aggregates keep it out of parallel workers): its halves run side by side into one table, each
+    // over its own partition of the base entries (baseHalves).
     const halfSql = await engineTransaction(pool, async (client) => {
       const masks = await hierarchyMaskTable(ctx, client);
       if (changes && changesSql) await createTableAs(client, changes, changesSql);
-      const sql = (where: string) => aggregateSql(ctx, masks, changes, where);
-      await createTableAs(client, aggregate, `${sql("FALSE")} WITH NO DATA`, { analyze: false });
+      const sql = (entries: string) => aggregateSql(ctx, masks, changes, entries);
+      await createTableAs(client, aggregate, `${sql(plan.tables.base)} WITH NO DATA`, { analyze: false });
       return sql;
     });
-    // Split by a range of tx (the row number of a transaction's first entry, numbered from 1 over
-    // the sources), which the planner estimates from the statistics: on `tx % 2 = 0` it expected
-    // 0.5% of the entries and sorted them all twice for merge joins with the accounts.
-    const split = Math.ceil(Number(ctx.facts.entries ?? 0) / 2) + 1;
     await sideBySide(
       2,
-      [`b.tx < ${split} OR b.tx IS NULL`, `b.tx >= ${split}`].map((where) => () => engineTransaction(pool, async (client) => void (await client.query(`INSERT INTO ${table(aggregate)} ${halfSql(where)}`)))),
+      baseHalves(plan, ctx.facts).tables.map((entries) => () => engineTransaction(pool, async (client) => void (await client.query(`INSERT INTO ${table(aggregate)} ${halfSql(entries)}`)))),
     );
     await pool.query(`ANALYZE ${table(aggregate)}`);
     // The points, each a statement of its own over the aggregate, side by side on two connections
