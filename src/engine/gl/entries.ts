@@ -119,16 +119,10 @@ const ENTRY_POINTS: EntryPoint[] = [
 /**
  * The base table's two partitions, by transaction key `tx` (the row number of a transaction's
  * first entry, numbered from 1 over the sources): the entries of the transactions below `split`
- * (and any without a key), then the rest. The transaction aggregate's halves and the flows' halves
- * read one each; `where` is the same half of another table keyed by `tx` (the aggregate).
+ * (and any without a key), then the rest. The transaction aggregate's halves read one each.
  */
-export function baseHalves(plan: RunPlan, facts: RunFacts): Array<{ table: string; where: (tx: string) => string }> & { split: number } {
-  const split = Math.ceil(Number(facts.entries ?? 0) / 2) + 1;
-  const halves = [
-    { table: `${plan.tables.base}_0`, where: (tx: string) => `(${tx} < ${int(split)} OR ${tx} IS NULL)` },
-    { table: `${plan.tables.base}_1`, where: (tx: string) => `${tx} >= ${int(split)}` },
-  ];
-  return Object.assign(halves, { split });
+export function baseHalves(plan: RunPlan, facts: RunFacts): { split: number; tables: [string, string] } {
+  return { split: Math.ceil(Number(facts.entries ?? 0) / 2) + 1, tables: [`${plan.tables.base}_0`, `${plan.tables.base}_1`] };
 }
 
 /** Entry-level points planned and run in this result, with their `o<index>` column. */
@@ -192,13 +186,13 @@ export const glEntriesStep: EngineStep = {
     const base = plan.tables.base;
     const halves = baseHalves(plan, ctx.facts);
     await engineTransaction(pool, async (client) => {
-      await client.query(`DROP TABLE IF EXISTS ${[base, ...halves.map((h) => h.table)].map(table).join(", ")}`);
+      await client.query(`DROP TABLE IF EXISTS ${[base, ...halves.tables].map(table).join(", ")}`);
       // The first partition from the SELECT itself (its columns and types), then the parent like it.
-      await client.query(`CREATE UNLOGGED TABLE ${table(halves[0].table)} ${WRITE_ONCE} AS ${select(ctx.sourcesWithTx)} WITH NO DATA`);
-      await client.query(`CREATE TABLE ${table(base)} (LIKE ${table(halves[0].table)}) PARTITION BY RANGE (tx)`);
+      await client.query(`CREATE UNLOGGED TABLE ${table(halves.tables[0])} ${WRITE_ONCE} AS ${select(ctx.sourcesWithTx)} WITH NO DATA`);
+      await client.query(`CREATE TABLE ${table(base)} (LIKE ${table(halves.tables[0])}) PARTITION BY RANGE (tx)`);
       // The default partition holds the first half and any entry without a transaction key.
-      await client.query(`ALTER TABLE ${table(base)} ATTACH PARTITION ${table(halves[0].table)} DEFAULT`);
-      await client.query(`CREATE UNLOGGED TABLE ${table(halves[1].table)} PARTITION OF ${table(base)} FOR VALUES FROM (${int(halves.split)}) TO (MAXVALUE) ${WRITE_ONCE}`);
+      await client.query(`ALTER TABLE ${table(base)} ATTACH PARTITION ${table(halves.tables[0])} DEFAULT`);
+      await client.query(`CREATE UNLOGGED TABLE ${table(halves.tables[1])} PARTITION OF ${table(base)} FOR VALUES FROM (${int(halves.split)}) TO (MAXVALUE) ${WRITE_ONCE}`);
     });
     const sources = plan.spec.sources;
     const pages = await Promise.all(

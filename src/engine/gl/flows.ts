@@ -3,7 +3,6 @@ import type { RunPlan } from "../run-plan.js";
 import { createTableAs, engineTransaction, sideBySide, type EngineStep } from "../steps.js";
 import { ident, int, ramp, table, text } from "../sql.js";
 import { glContext, rarityScore, type GlContext } from "./context.js";
-import { baseHalves } from "./entries.js";
 import { failedExpression } from "../scoring.js";
 
 /** Pairs in one transaction's proportional remainder above which flows go to and from `complex`. */
@@ -34,11 +33,11 @@ export function flowPoints(plan: RunPlan): Array<{ name: string; column: string;
  *    proportion to each account's amount.
  * Amounts are MONEY_100 rounded to the cent per flow.
  */
-function flowsSql(plan: RunPlan, half: number, halves: ReturnType<typeof baseHalves>): { sides: string; exact: string; flows: string } {
-  // One half of the transactions (the base entries' partition, baseHalves): the half's aggregate rows, as a subquery.
-  const t = `(SELECT * FROM ${table(plan.tables.work("txagg"))} WHERE ${halves[half].where("tx")})`;
+function flowsSql(plan: RunPlan, half: number): { sides: string; exact: string; flows: string } {
+  // One half of the transactions (tx mod HALVES): the half's aggregate rows, as a subquery.
+  const t = `(SELECT * FROM ${table(plan.tables.work("txagg"))} WHERE tx % ${HALVES} = ${half})`;
   const sides = `SELECT b.tx, b.account, sign(b.amount)::smallint AS side, sum(abs(b.amount))::bigint AS amount
-      FROM ${table(halves[half].table)} b WHERE b.amount <> 0 AND b.tx IS NOT NULL GROUP BY 1, 2, 3`;
+      FROM ${table(plan.tables.base)} b WHERE b.amount <> 0 AND b.tx % ${HALVES} = ${half} GROUP BY 1, 2, 3`;
   const fa = table(plan.tables.work(`sides${half}`));
   // Only amounts found on both sides of a transaction can pair (k: a hash join of the debit sides
   // with the credit sides on transaction and amount, a few rows), and only in transactions debiting
@@ -98,11 +97,10 @@ function proportion(a: string, b: string, c: string): string {
 }
 
 /**
- * Flows are computed per transaction: the transactions are split in HALVES as the base entries are
- * partitioned (baseHalves: each half reads its own partition), each half's sides, exact pairs and
- * flows written on its own connection side by side (these statements read CTEs several times, so
- * each runs in one process), and the halves' flow tables read together by the pairs and scored
- * flows, which number them and compute every cross-transaction statistic.
+ * Flows are computed per transaction: the transactions are split in HALVES by tx, each half's
+ * sides, exact pairs and flows written on its own connection side by side (these statements read
+ * CTEs several times, so each runs in one process), and the halves' flow tables read together by
+ * the pairs and scored flows, which number them and compute every cross-transaction statistic.
  */
 const HALVES = 2;
 
@@ -230,7 +228,7 @@ export const glFlowsStep: EngineStep = {
     await sideBySide(
       HALVES,
       Array.from({ length: HALVES }, (_x, half) => () => {
-        const sql = flowsSql(plan, half, baseHalves(plan, ctx.facts));
+        const sql = flowsSql(plan, half);
         return engineTransaction(pool, async (client) => {
           // The remainder and its totals are CTEs estimated at a few rows: a merge join would sort a million of them.
           // One process per half: the two halves keep both cores busy, and a parallel worker is a fresh

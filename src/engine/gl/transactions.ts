@@ -199,7 +199,7 @@ export const glTransactionsStep: EngineStep = {
     });
     await sideBySide(
       2,
-      baseHalves(plan, ctx.facts).map(({ table: entries }) => () => engineTransaction(pool, async (client) => void (await client.query(`INSERT INTO ${table(aggregate)} ${halfSql(entries)}`)))),
+      baseHalves(plan, ctx.facts).tables.map((entries) => () => engineTransaction(pool, async (client) => void (await client.query(`INSERT INTO ${table(aggregate)} ${halfSql(entries)}`)))),
     );
     await pool.query(`ANALYZE ${table(aggregate)}`);
     // The points, each a statement of its own over the aggregate, side by side on two connections
