@@ -180,9 +180,9 @@ export const glEntriesStep: EngineStep = {
     // The base is partitioned by transaction half (baseHalves), so each of the transaction
     // aggregate's halves reads its own partition only; a partitioned parent reads as one table for
     // the other steps. It is filled by two INSERTs side by side, each over half of every source's
-    // pages (tuple routing sends each entry to its transaction's half): one process each, where the
-    // CREATE TABLE AS took two parallel workers beside a leader that wrote every row itself, and
-    // cost a third more CPU for the same work. Unlogged partitions take both INSERTs without WAL.
+    // pages (tuple routing sends each entry to its transaction's half): one process per core, for
+    // about the CPU the CREATE TABLE AS with two parallel workers cost. Unlogged partitions take
+    // both INSERTs without WAL.
     const base = plan.tables.base;
     const halves = baseHalves(plan, ctx.facts);
     await engineTransaction(pool, async (client) => {
