@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { EXPERT_SCORES, type ExpertRule } from "../control-points/index.js";
 import type { RunPlan } from "../run-plan.js";
 import { createTableAs, engineTransaction, sideBySide, type EngineStep } from "../steps.js";
@@ -218,16 +219,7 @@ function pairsSql(ctx: GlContext): string {
 /** Every flow with its flow-level scores (published as `flows_compact`), and the highest per transaction. */
 function scoredFlowsSql(ctx: GlContext): string {
   const plan = ctx.plan;
-  const flows = allFlows(plan);
-  const pairs = table(plan.tables.work("pairs"));
-  const columns = flowPoints(plan).map((p) => {
-    if (p.name === "journal_entry_flow_analysis") {
-      const z = "(CASE WHEN pr.sd > 0 THEN abs(ln(f.amount::float8) - pr.mean) / pr.sd END)";
-      const expression = `coalesce(CASE WHEN pr.n >= ${int(ctx.setting(p.name, "minimumFlows"))} THEN ${ramp(z, Number(ctx.setting(p.name, "zFrom")), Number(ctx.setting(p.name, "zTo")))} END, 0)`;
-      return `(${expression})::smallint AS ${ident(p.column)}`;
-    }
-    return `coalesce(pr.${ident(p.column)}, 0)::smallint AS ${ident(p.column)}`;
-  });
+  const columns = flowScores(ctx).map((c) => `${c.expression} AS ${ident(c.column)}`);
   const points = flowPoints(plan);
   const published = points.map((p) => {
     const point = plan.points[p.index];
@@ -236,8 +228,35 @@ function scoredFlowsSql(ctx: GlContext): string {
   return `SELECT q.row_no, q.tx, q.txid, q.effective_date, q.flow_type, q.debit_account, q.credit_account, q.amount, q.unknown_flow${published.map((c) => `, ${c}`).join("")}
     FROM (SELECT row_number() OVER () AS row_no, f.tx, f.txid, f.effective_date, f.flow_type, f.debit_account, f.credit_account, f.amount,
                  (f.debit_account IS NULL OR f.credit_account IS NULL) AS unknown_flow${columns.map((c) => `,\n                 ${c}`).join("")}
-            FROM ${flows} f
-            LEFT JOIN ${pairs} pr ON pr.debit_account = f.debit_account AND pr.credit_account = f.credit_account) q`;
+            FROM ${flowsWithPairs(plan)}) q`;
+}
+
+/** A flow's score per flow-level point (its pair's, or from its amount against its pair's), over flowsWithPairs. */
+function flowScores(ctx: GlContext): Array<{ column: string; expression: string }> {
+  return flowPoints(ctx.plan).map((p) => {
+    if (p.name === "journal_entry_flow_analysis") {
+      const z = "(CASE WHEN pr.sd > 0 THEN abs(ln(f.amount::float8) - pr.mean) / pr.sd END)";
+      const expression = `coalesce(CASE WHEN pr.n >= ${int(ctx.setting(p.name, "minimumFlows"))} THEN ${ramp(z, Number(ctx.setting(p.name, "zFrom")), Number(ctx.setting(p.name, "zTo")))} END, 0)`;
+      return { column: p.column, expression: `(${expression})::smallint` };
+    }
+    return { column: p.column, expression: `coalesce(pr.${ident(p.column)}, 0)::smallint` };
+  });
+}
+
+/** The halves' flows `f`, each with its pair `pr` (if both accounts are known). */
+function flowsWithPairs(plan: RunPlan): string {
+  return `${allFlows(plan)} f LEFT JOIN ${table(plan.tables.work("pairs"))} pr ON pr.debit_account = f.debit_account AND pr.credit_account = f.credit_account`;
+}
+
+/**
+ * Per transaction, whether a flow is complex or unknown and the highest score of each point (the
+ * scores step's flowmax), from the halves' flows and their pairs as the published flows are: beside
+ * the published table instead of a pass over it after, so both cores work.
+ */
+function flowMaximaSql(ctx: GlContext): string {
+  const maxima = flowScores(ctx).map((c) => `max(${c.expression})::smallint AS ${ident(c.column)}`);
+  return `SELECT f.tx, bool_or(f.flow_type = 'COMPLEX') AS complex, bool_or(f.debit_account IS NULL OR f.credit_account IS NULL) AS unknown_flow${maxima.map((m) => `, ${m}`).join("")}
+    FROM ${flowsWithPairs(ctx.plan)} GROUP BY f.tx`;
 }
 
 export const glFlowsStep: EngineStep = {
@@ -277,19 +296,22 @@ export const glFlowsStep: EngineStep = {
       await client.query("SET LOCAL enable_mergejoin = off");
       await createTableAs(client, plan.tables.work("pairs"), pairsSql(ctx));
       await client.query(`DROP TABLE ${Array.from({ length: PAIR_PARTS }, (_x, i) => table(plan.tables.work(`pairs${i}`))).join(", ")}`);
-      await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx), { analyze: false });
-      const points = flowPoints(plan);
-      // One process: a grouped pass over the table just written, which parallel workers would fault in again.
-      await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
-      const maxima = points.map((p) => `max(${ident(`cp_score_${plan.points[p.index].definition.name}`)})::smallint AS ${ident(p.column)}`);
-      await createTableAs(
-        client,
-        plan.tables.work("flowmax"),
-        `SELECT tx, bool_or(flow_type = 'COMPLEX') AS complex, bool_or(unknown_flow) AS unknown_flow${maxima.map((m) => `, ${m}`).join("")} FROM ${table(plan.tables.flows)} GROUP BY tx`,
-        { analyze: false },
-      );
-      await client.query(`DROP TABLE ${Array.from({ length: HALVES }, (_x, i) => table(plan.tables.work(`flows${i}`))).join(", ")}`);
     });
+    // The published flows and the maxima per transaction side by side, each in one process (with
+    // parallel workers the flows left a core idle during the maxima's pass over them after).
+    await sideBySide(
+      2,
+      [
+        (client: pg.PoolClient) => createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx), { analyze: false }),
+        (client: pg.PoolClient) => createTableAs(client, plan.tables.work("flowmax"), flowMaximaSql(ctx), { analyze: false }),
+      ].map((create) => () =>
+        engineTransaction(pool, async (client) => {
+          await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
+          await create(client);
+        }),
+      ),
+    );
+    await pool.query(`DROP TABLE ${Array.from({ length: HALVES }, (_x, i) => table(plan.tables.work(`flows${i}`))).join(", ")}`);
     pointsDone([...this.points, ...plan.spec.customControlPoints.map((c) => c.id)]);
   },
 };
