@@ -13,6 +13,8 @@ interface Task {
 /** Rare flags sharing one index (a key column each after row_no; INDEX_MAX_KEYS is 32). */
 const FLAGS_PER_INDEX = 8;
 
+const literal = (v: string) => `'${v.replaceAll("'", "''")}'`;
+
 /**
  * A result table's index statements: the data table's (indexStatements), except that its rare
  * flags (`partialIndex`, at most 1% of rows each, markRareFlags) share one partial index per group
@@ -23,19 +25,37 @@ const FLAGS_PER_INDEX = 8;
  * `flag = true` on a boolean key column), reading in the index the other flags' entries too (at
  * most FLAGS_PER_INDEX% of the rows, no heap access for them) and the heap only for its own rows.
  * A lone rare flag keeps the data table's own partial index on (row_no).
+ *
+ * An enumeration's rare values (risk_level: the values on at most 5% of rows each, markCommonValues)
+ * join the first group as one more key, lower(col), and one more arm of its predicate,
+ * lower(col) NOT IN (the common values), instead of a partial index of their own on
+ * (lower(col), row_no): one pass of the table less (1M lines: 0.5-0.7 CPU-s, 0.1 for the 250,000
+ * transactions). A page of `lower(col) = 'medium'` implies that arm, so it walks the shared index
+ * in row_no order with the value as an index condition (1M lines, 996 MEDIUM entries: 37 buffers
+ * for page 0, 82 for page 2; an absent value reads the whole small index, 28 buffers).
  */
 export function resultIndexStatements(tableName: string, columns: DataTableColumn[]): string[] {
   const rare = columns.flatMap((c, position) => (c.partialIndex && c.type === "BOOLEAN" && !c.flagColumns ? [{ c, position }] : []));
-  if (rare.length < 2) return indexStatements(tableName, columns);
-  const own = indexStatements(tableName, columns.map((c) => (c.partialIndex && c.type === "BOOLEAN" ? { ...c, partialIndex: false } : c)));
+  const levels = rare.length === 0 ? [] : columns.filter((c) => c.type === "STRING" && c.commonValues && c.commonValues.length > 0 && !c.flagColumns);
+  if (rare.length + levels.length < 2) return indexStatements(tableName, columns);
+  const shared = new Set<DataTableColumn>([...rare.map(({ c }) => c), ...levels]);
+  // The shared columns' own statements dropped (the levels keep their expression statistics).
+  const own = indexStatements(tableName, columns.map((c) => (!shared.has(c) ? c : c.type === "BOOLEAN" ? { ...c, partialIndex: false } : { ...c, commonValues: undefined })));
   const base = tableName.split(".").pop()!;
-  const shared: string[] = [];
+  const statements: string[] = [];
   for (let i = 0; i < rare.length; i += FLAGS_PER_INDEX) {
     const group = rare.slice(i, i + FLAGS_PER_INDEX);
-    const flags = group.map(({ c }) => quoteIdent(c.sql));
-    shared.push(`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_p${group[0].position}_${group.length}`)} ON ${quotedTable(tableName)} ("row_no", ${flags.join(", ")}) WHERE ${flags.join(" OR ")}`);
+    const keys = group.map(({ c }) => quoteIdent(c.sql));
+    const arms = [...keys];
+    if (i === 0) {
+      for (const level of levels) {
+        keys.push(`lower(${quoteIdent(level.sql)})`);
+        arms.push(`lower(${quoteIdent(level.sql)}) NOT IN (${level.commonValues!.map(literal).join(", ")})`);
+      }
+    }
+    statements.push(`CREATE INDEX IF NOT EXISTS ${quoteIdent(`${base}_p${group[0].position}_${keys.length}`)} ON ${quotedTable(tableName)} ("row_no", ${keys.join(", ")}) WHERE ${arms.join(" OR ")}`);
   }
-  return [...own, ...shared];
+  return [...own, ...statements];
 }
 
 /**
