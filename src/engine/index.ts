@@ -65,12 +65,7 @@ export async function dropResultTables(pool: pg.Pool, resultId: string): Promise
 
 async function tablesOf(pool: pg.Pool, resultId: string): Promise<string[]> {
   const prefix = resultTables(resultId).prefix;
-  // Not the partitions of a partitioned table (the GL entries): they go with it.
-  const { rows } = await pool.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND starts_with(c.relname, $2)`,
-    [RESULTS_SCHEMA, prefix],
-  );
+  const { rows } = await pool.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = $1 AND starts_with(tablename, $2)`, [RESULTS_SCHEMA, prefix]);
   return rows.map((r) => r.name);
 }
 

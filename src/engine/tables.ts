@@ -17,8 +17,6 @@ export function resultTables(resultId: string) {
     /** Entries with their own (entry-level) control point scores. */
     base: t("base"),
     lines: t("lines"),
-    /** A partition of the GL entries table (`lines`, partitioned by ranges of tx). */
-    linesPart: (i: number) => t(`lines_p${i}`),
     tx: t("tx"),
     flows: t("flows"),
     /** AP/AR: the documents outstanding at the period end. */
@@ -37,7 +35,7 @@ export function resultTables(resultId: string) {
  * is work for a later step, written UNLOGGED (no WAL, no fsync at commit); a crash empties those,
  * which the run detects (`survivingSteps` in steps.ts) and recomputes.
  */
-const DURABLE = /^r_[a-f0-9]{24}_(acct|lines|lines_p\d+|tx|flows|open|w_facts|w_pairs|w_signatures|s_.+|ta_.+)$/;
+const DURABLE = /^r_[a-f0-9]{24}_(acct|lines|tx|flows|open|w_facts|w_pairs|w_signatures|s_.+|ta_.+)$/;
 
 export function isDurableTable(name: string): boolean {
   return DURABLE.test(name.slice(name.indexOf(".") + 1));

@@ -4,7 +4,7 @@ import { col, type ResultColumn } from "../columns.js";
 import type { PlannedPoint, RunPlan } from "../run-plan.js";
 import { byGroup, categoryLiteral, enabledGroups, failedExpression, riskLevel, weightedScore } from "../scoring.js";
 import { additionalColumns } from "../source.js";
-import { createTableAs, engineTransaction, sideBySide, type EngineStep } from "../steps.js";
+import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
 import { ident, int, num, table, textArray } from "../sql.js";
 import { glContext, type GlContext } from "./context.js";
 import { entryPointColumns } from "./entries.js";
@@ -187,55 +187,6 @@ async function hierarchyCodesJoin(ctx: GlContext, client: pg.PoolClient): Promis
 /** The transaction aggregate's (`w_txagg`) columns the transaction layout reads. */
 const TX_COLUMNS = ["tx", "txid", "effective_date", "debit", "credit", "entries_count", "transaction", "accounts", "entered_date", "type", "user_id", "bs_delta", "is_delta", "increasing_mask", "decreasing_mask"];
 
-/** The entries table's partitions: one per connection writing it. */
-const LINE_PARTS = 2;
-
-async function dropLines(client: pg.PoolClient, plan: RunPlan): Promise<void> {
-  const parts = Array.from({ length: LINE_PARTS }, (_x, i) => table(plan.tables.linesPart(i)));
-  await client.query(`DROP TABLE IF EXISTS ${table(plan.tables.lines)}, ${parts.join(", ")}`);
-}
-
-/**
- * The entries table (1M lines: 460 MB, logged) as a table partitioned by ranges of `tx`, each
- * partition written by its own connection: one CREATE TABLE AS writes from one process (with
- * parallel workers too: they only compute the rows the leader inserts), and two transactions
- * inserting into one logged table would write it all to WAL, where a table created and filled in
- * one transaction is not (`wal_level=minimal`: fsynced at commit instead). Each partition carries
- * a CHECK constraint of its bounds, checked in its own transaction (its rows are its own there, so
- * the pass sets no hint bits), so that attaching it skips the validation scan. Reads of the
- * parent (pages in row_no order, filters, exports, explain) are the same statements on a
- * partitioned table; its indexes are built on each partition. The caller dropped the table and
- * its partitions (idempotent re-run).
- */
-async function writeLines(pool: pg.Pool, plan: RunPlan, select: string, entries: number): Promise<void> {
-  // Ranges of tx (the row number of a transaction's first entry) of about half the entries each,
-  // as the transaction aggregate's halves.
-  const split = Math.ceil(entries / 2) + 1;
-  const parts = [
-    { bound: `FOR VALUES FROM (MINVALUE) TO (${int(split)})`, range: (tx: string) => `${tx} < ${int(split)}` },
-    { bound: `FOR VALUES FROM (${int(split)}) TO (MAXVALUE)`, range: (tx: string) => `${tx} >= ${int(split)}` },
-  ].map((p, i) => ({ ...p, name: plan.tables.linesPart(i), constraint: ident(`bound${i}`) }));
-  await sideBySide(
-    LINE_PARTS,
-    parts.map((p) => () =>
-      engineTransaction(pool, async (client) => {
-        // One process each: the two partitions keep both cores busy (the parallel plan cost 30%
-        // more CPU for the same rows).
-        await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
-        await createTableAs(client, p.name, `${select} WHERE ${p.range("b.tx")} AND ${p.range("t.row_no")}`, { analyze: false });
-        await client.query(`ALTER TABLE ${table(p.name)} ADD CONSTRAINT ${p.constraint} CHECK (tx IS NOT NULL AND ${p.range("tx")})`);
-      }),
-    ),
-  );
-  await engineTransaction(pool, async (client) => {
-    await client.query(`CREATE TABLE ${table(plan.tables.lines)} (LIKE ${table(parts[0].name)}) PARTITION BY RANGE (tx)`);
-    for (const p of parts) {
-      await client.query(`ALTER TABLE ${table(plan.tables.lines)} ATTACH PARTITION ${table(p.name)} ${p.bound}`);
-      await client.query(`ALTER TABLE ${table(p.name)} DROP CONSTRAINT ${p.constraint}`);
-    }
-  });
-}
-
 export const glScoresStep: EngineStep = {
   name: "scores",
   points: [],
@@ -287,7 +238,6 @@ export const glScoresStep: EngineStep = {
       // hash or sort to merge) doubled their CPU time for no shorter wait (1M lines: findings
       // 2.0 -> 1.0 CPU-s, load 14).
       await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
-      await dropLines(client, plan);
       const hierarchy = await hierarchyCodesJoin(ctx, client);
       if (pivot) await createTableAs(client, plan.tables.work("findings"), pivot);
       // The flows step leaves its per-transaction maxima unanalyzed: without statistics on
@@ -311,24 +261,26 @@ export const glScoresStep: EngineStep = {
       // Analyzed: without row counts the entries' join below hashes the million entries rather than the transactions.
       await createTableAs(client, plan.tables.tx, select);
     });
-    const layout = linesLayout(ctx);
-    const own = entryPointColumns(plan).map(({ column, name }) => {
-      const point = plan.point(name);
-      return `CASE WHEN ${failedExpression(plan, point, `b.${ident(column)}`)} THEN ${int(2 ** point.index)}::bigint ELSE 0 END`;
+    await engineTransaction(pool, async (client) => {
+      const layout = linesLayout(ctx);
+      const own = entryPointColumns(plan).map(({ column, name }) => {
+        const point = plan.point(name);
+        return `CASE WHEN ${failedExpression(plan, point, `b.${ident(column)}`)} THEN ${int(2 ** point.index)}::bigint ELSE 0 END`;
+      });
+      const amountJoin = `LEFT JOIN (SELECT account, activity FROM ${table(plan.tables.stat("amount"))}) sa ON sa.account = b.account`;
+      const hasAmount = (await client.query(`SELECT to_regclass($1) IS NOT NULL AS ok`, [plan.tables.stat("amount")])).rows[0].ok as boolean;
+      const columns = [
+        ...layout.filter(physical).map((l) => ({
+          select: `${hasAmount || !l.expression.includes("sa.") ? l.expression : l.expression.replace(/sa\.activity/g, "NULL::bigint")} AS ${ident(l.column.sql)}`,
+          rank: rankOf(l),
+        })),
+        { select: "b.tx", rank: 0 },
+        { select: `${own.length === 0 ? "0::bigint" : own.join(" | ")} AS own_mask`, rank: 0 },
+      ];
+      const select = `SELECT ${physicalOrder(columns)}
+        FROM ${table(plan.tables.base)} b JOIN ${table(plan.tables.tx)} t ON t.row_no = b.tx ${ctx.accountJoin("b")} ${hasAmount ? amountJoin : ""}`;
+      await createTableAs(client, plan.tables.lines, select, { analyze: false });
     });
-    const amountJoin = `LEFT JOIN (SELECT account, activity FROM ${table(plan.tables.stat("amount"))}) sa ON sa.account = b.account`;
-    const hasAmount = (await pool.query(`SELECT to_regclass($1) IS NOT NULL AS ok`, [plan.tables.stat("amount")])).rows[0].ok as boolean;
-    const columns = [
-      ...layout.filter(physical).map((l) => ({
-        select: `${hasAmount || !l.expression.includes("sa.") ? l.expression : l.expression.replace(/sa\.activity/g, "NULL::bigint")} AS ${ident(l.column.sql)}`,
-        rank: rankOf(l),
-      })),
-      { select: "b.tx", rank: 0 },
-      { select: `${own.length === 0 ? "0::bigint" : own.join(" | ")} AS own_mask`, rank: 0 },
-    ];
-    const select = `SELECT ${physicalOrder(columns)}
-      FROM ${table(plan.tables.base)} b JOIN ${table(plan.tables.tx)} t ON t.row_no = b.tx ${ctx.accountJoin("b")} ${hasAmount ? amountJoin : ""}`;
-    await writeLines(pool, plan, select, Number(ctx.facts.entries ?? 0));
   },
 };
 
