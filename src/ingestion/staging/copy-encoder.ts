@@ -74,18 +74,32 @@ export class CopyRowEncoder {
     this.ensure(64 + 3 * raw + 4 * Math.max(count, this.width) + 12 * this.shadowFields.length);
     const out = this.out;
     let p = this.pos;
-    out[p++] = this.fieldCount >>> 8;
-    out[p++] = this.fieldCount & 0xff;
-    p = this.writeInt32(8, p);
-    p = this.writeInt64(record.index, p);
+    out[p] = this.fieldCount >>> 8;
+    out[p + 1] = this.fieldCount & 0xff;
+    out[p + 2] = out[p + 3] = out[p + 4] = 0;
+    out[p + 5] = 8;
+    p = this.writeInt64(record.index, p + 6);
     if (clean && this.passThrough && !record.rewritten && count === this.width) {
+      // The hot path (every row of a regular file): lengths and bytes written inline.
       for (let f = 0; f < count; f++) {
         const s = starts[f];
         const e = ends[f];
-        if (s === e) p = this.writeInt32(-1, p);
-        else p = this.copyBytes(buf, s, e, this.writeInt32(e - s, p));
+        const length = e - s;
+        if (length === 0) {
+          out[p] = out[p + 1] = out[p + 2] = out[p + 3] = 0xff;
+          p += 4;
+        } else if (length > 256) {
+          p = this.copyBytes(buf, s, e, this.writeInt32(length, p));
+        } else {
+          out[p] = out[p + 1] = 0;
+          out[p + 2] = length >>> 8;
+          out[p + 3] = length & 0xff;
+          p += 4;
+          for (let k = s; k < e; k++) out[p++] = buf[k];
+        }
       }
-      p = this.writeInt32(-1, p); // extra
+      out[p] = out[p + 1] = out[p + 2] = out[p + 3] = 0xff; // extra: NULL
+      p += 4;
       this.passedThrough++;
     } else {
       for (let f = 0; f < this.width; f++) p = f < count ? this.writeField(buf, starts[f], ends[f], p) : this.writeInt32(-1, p);
@@ -94,9 +108,15 @@ export class CopyRowEncoder {
     const shadowFields = this.shadowFields;
     for (let i = 0; i < shadowFields.length; i++) {
       const f = shadowFields[i];
-      if (!shadowSet || !shadowValue || shadowSet[f] !== 1) p = this.writeInt32(-1, p);
-      else if (this.shadowBytes[i] === 8) p = this.writeInt64(shadowValue[f], this.writeInt32(8, p));
-      else p = this.writeInt32(shadowValue[f], this.writeInt32(4, p));
+      if (!shadowSet || !shadowValue || shadowSet[f] !== 1) {
+        out[p] = out[p + 1] = out[p + 2] = out[p + 3] = 0xff;
+        p += 4;
+        continue;
+      }
+      const bytes = this.shadowBytes[i];
+      out[p] = out[p + 1] = out[p + 2] = 0;
+      out[p + 3] = bytes;
+      p = bytes === 8 ? this.writeInt64(shadowValue[f], p + 4) : this.writeInt32(shadowValue[f], p + 4);
     }
     this.pos = p;
     this.rows++;
