@@ -7,7 +7,9 @@
 // shared machine compare the CPU columns, which other load moves far less than the wall times.
 // `node --import tsx bench/ingestion-steps.ts`; environment: BENCH_GL_LINES (1,000,000),
 // BENCH_ROUNDS (2), BENCH_FILE (reuse a generated file), BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof
-// --cpu-prof-dir=/tmp/prof"), BENCH_SAMPLE_MS (50).
+// --cpu-prof-dir=/tmp/prof"), BENCH_SAMPLE_MS (50), BENCH_TIMELINE=1 (from the upload's answer to the
+// end, per sample: the cores the server and PostgreSQL kept busy and would have kept busy (demand:
+// run + runnable), and the statements running; where demand stays under 2 a quiet machine idles).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -89,6 +91,8 @@ interface Sample {
   cpu: [number, number, number];
   /** Demand of the main thread and of the live backends (µs), summed from their deltas (backends come and go). */
   demand: [number, number];
+  /** Statements running at the previous sample (what the CPU since then is charged to). */
+  running?: string[];
 }
 
 /** Samples the CPU counters and, per backend, what it runs, until stopped. */
@@ -123,7 +127,7 @@ function sampler() {
           }
         }
         lastDemand = nowDemand;
-        samples.push({ t: performance.now(), cpu: [main, others, pgUs], demand: [demand[0], demand[1]] });
+        samples.push({ t: performance.now(), cpu: [main, others, pgUs], demand: [demand[0], demand[1]], running: [...lastQuery.values()] });
         // CPU since the last sample is charged to what the backend ran at the last sample.
         for (const [pid, us] of backends) {
           const before = last.get(pid);
@@ -218,6 +222,18 @@ try {
       log(`  ${marks[i][0].padEnd(34)} ${wall.toFixed(0).padStart(8)} ${cpu.slice(0, 3).map((v) => v.toFixed(0).padStart(7)).join(" ")}   ${cpu.slice(3).map((v) => v.toFixed(0).padStart(7)).join(" ")}`);
     }
     log(`  ${"total".padEnd(34)} ${(finished - started).toFixed(0).padStart(8)} ${sum.slice(0, 3).map((v) => v.toFixed(0).padStart(7)).join(" ")}   ${sum.slice(3).map((v) => v.toFixed(0).padStart(7)).join(" ")}`);
+    if (process.env.BENCH_TIMELINE) {
+      log("  timeline from the upload's answer (ms since; cores busy: server main, others, PostgreSQL; demand: main, backends; statements running):");
+      const after = sampling.samples.filter((x) => x.t >= uploaded);
+      for (let i = 1; i < after.length; i++) {
+        const [a, b] = [after[i - 1], after[i]];
+        const dt = (b.t - a.t) * 1000;
+        const busy = b.cpu.map((v, j) => (v - a.cpu[j]) / dt);
+        const want = b.demand.map((v, j) => (v - a.demand[j]) / dt);
+        const what = (b.running ?? []).filter((q) => !q.startsWith("SELECT pid, coalesce")).map((q) => q.slice(0, 48)).join(" | ");
+        log(`    ${(b.t - uploaded).toFixed(0).padStart(6)} ${busy.map((v) => v.toFixed(2)).join(" ")}  ${want.map((v) => v.toFixed(2)).join(" ")}  ${what}`);
+      }
+    }
     log("  PostgreSQL CPU by statement (ms, sampled):");
     for (const [what, us] of [...sampling.statements].sort((a, b) => b[1] - a[1]).slice(0, 16)) if (us >= 20_000) log(`    ${(us / 1000).toFixed(0).padStart(6)}  ${what}`);
   }

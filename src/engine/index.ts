@@ -8,7 +8,7 @@
 import type pg from "pg";
 import { isGeneralLedger } from "./control-points/index.js";
 import { GL_STEPS, glPublication, glTableShapes } from "./gl/index.js";
-import type { PublishedTable, ResultSummary, TableShape } from "./publish.js";
+import type { PublishedTable, ResultSummary, TableQuery, TableShape } from "./publish.js";
 import type { RunPlan } from "./run-plan.js";
 import type { EngineStep } from "./steps.js";
 import { SUBLEDGER_STEPS, subledgerPublication } from "./subledger/index.js";
@@ -21,7 +21,7 @@ export type { EngineSpec, EngineSource, EngineAccount, EngineRiskGroup, EnginePe
 export type { EngineStep, StepContext } from "./steps.js";
 export { runSteps, survivingSteps } from "./steps.js";
 export type { ResultColumn } from "./columns.js";
-export type { PublishedTable, ResultSummary, ControlPointSummary, TableShape } from "./publish.js";
+export type { PublishedTable, ResultSummary, ControlPointSummary, TableQuery, TableShape } from "./publish.js";
 export { RISK_LEVELS } from "./publish.js";
 export { RESULTS_SCHEMA, resultTables } from "./tables.js";
 export { explainEntry, explainTransaction, type Explanation } from "./explain.js";
@@ -31,8 +31,9 @@ export function engineSteps(plan: RunPlan): EngineStep[] {
   return isGeneralLedger(plan.spec.family) ? GL_STEPS : SUBLEDGER_STEPS;
 }
 
-export function publication(pool: pg.Pool, plan: RunPlan): Promise<{ tables: PublishedTable[]; summary: ResultSummary }> {
-  return isGeneralLedger(plan.spec.family) ? glPublication(pool, plan) : subledgerPublication(pool, plan);
+/** `query` runs the summary's passes (default: a pool connection each; a run passes its index builder's). */
+export function publication(pool: pg.Pool, plan: RunPlan, query?: TableQuery): Promise<{ tables: PublishedTable[]; summary: ResultSummary }> {
+  return isGeneralLedger(plan.spec.family) ? glPublication(pool, plan, query) : subledgerPublication(pool, plan);
 }
 
 /** Published tables known before the publication, with the step after which each is final (none for the subledgers: indexed at publication). */

@@ -64,20 +64,26 @@ export async function createTypeaheadTable(client: pg.PoolClient, name: string, 
 }
 
 /**
- * One statement of the summary in one process. It runs beside two index builds on two cores:
- * parallel workers there only add CPU (fresh processes fault on each shared buffer they touch;
- * the lines pass cost 0.86-1.01 CPU-s with two workers, 0.80 without).
+ * Runs one pass of the summary over a table, in one process. It runs beside two index builds on
+ * two cores: parallel workers there only add CPU (fresh processes fault on each shared buffer they
+ * touch; the lines pass cost 0.86-1.01 CPU-s with two workers, 0.80 without). A run passes the
+ * index builder's (`ResultIndexer.query`: on the connection that has read the table).
  */
-function serialQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string): Promise<pg.QueryResult<R>> {
-  return inPgTransaction(pool, async (client) => {
-    await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
-    return client.query<R>(sql);
-  });
+export type TableQuery = <R extends pg.QueryResultRow>(table: string, sql: string) => Promise<pg.QueryResult<R>>;
+
+/** The default TableQuery: a connection of the pool, without parallel workers. */
+export function serialQuery(pool: pg.Pool): TableQuery {
+  return (_table, sql) =>
+    inPgTransaction(pool, async (client) => {
+      await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
+      return client.query(sql);
+    });
 }
 
 /** Counts per risk level and per control point, from the published tables (one pass over each). */
-export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries: string; transactions: string | null; flows: string | null; ownMask: boolean }): Promise<ResultSummary> {
+export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries: string; transactions: string | null; flows: string | null; ownMask: boolean; query?: TableQuery }): Promise<ResultSummary> {
   const points = plan.points;
+  const query = options.query ?? serialQuery(pool);
   const failed = (prefix: string) => points.map((p) => `count(*) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}) AS ${ident(`${prefix}${p.index}`)}`);
   // The per-control-point counts ride along with the level counts: one pass over each table, the
   // entries' own-mask counts on the entries, the failed counts on the transactions (or, without
@@ -89,7 +95,7 @@ export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries
   const counts: Record<string, string> = Object.fromEntries(options.ownMask ? points.filter((p) => p.available).map((p) => [`o${p.index}`, "0"]) : []);
   const levelCounts = async (name: string, extra: string[], byMask = false) => {
     const from = byMask ? `(SELECT risk_level, own_mask, count(*) AS n FROM ${table(name)} GROUP BY 1, 2) g` : table(name);
-    const { rows } = await serialQuery<{ level: string; n: string }>(pool, `SELECT ${["risk_level AS level", byMask ? "sum(n) AS n" : "count(*) AS n", ...extra].join(", ")} FROM ${from} GROUP BY 1`);
+    const { rows } = await query<{ level: string; n: string }>(name, `SELECT ${["risk_level AS level", byMask ? "sum(n) AS n" : "count(*) AS n", ...extra].join(", ")} FROM ${from} GROUP BY 1`);
     for (const r of rows as unknown as Array<Record<string, string>>) {
       for (const [k, v] of Object.entries(r)) if (k !== "level" && k !== "n") counts[k] = String(Number(counts[k] ?? 0) + Number(v));
     }
@@ -103,8 +109,8 @@ export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries
   };
   const inherited = points.map((p) => `coalesce(sum(entries_count) FILTER (WHERE ${ident(`cp_failed_${p.definition.name}`)}), 0) AS ${ident(`e${p.index}`)}`);
   const flowCounts = async (name: string): Promise<ResultSummary["flows"]> => {
-    const { rows } = await serialQuery<{ total: string; simple: string; complex: string; unknown: string }>(
-      pool,
+    const { rows } = await query<{ total: string; simple: string; complex: string; unknown: string }>(
+      name,
       `SELECT count(*) AS total, count(*) FILTER (WHERE flow_type = 'SIMPLE') AS simple, count(*) FILTER (WHERE flow_type = 'COMPLEX') AS complex,
               count(*) FILTER (WHERE unknown_flow) AS unknown FROM ${table(name)}`,
     );

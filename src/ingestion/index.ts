@@ -82,7 +82,7 @@ export {
 export { needsWindow, normalizeSelection, sameSelection, selectionProblems, TRANSACTION_ID_TYPES, type TransactionIdSelection, type TransactionIdType } from "./analysis/transaction-keys.js";
 
 // Typed parse and accounts.
-export { discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";
+export { analyzeTables, discoverAccounts, parseEntries, type DiscoveredAccount, type EntryColumn, type ParseOptions, type ParseResult } from "./parse/parse.js";
 
 // Transactions summarised from the entries (General Ledger Transactions).
 export { buildTransactionsFromStaging, buildTransactionsTable, hasTransactions, type TransactionColumn, type TransactionsTableOptions, type TransactionsTableResult } from "./transactions/transactions-table.js";

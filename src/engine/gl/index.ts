@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { col } from "../columns.js";
-import { createTypeaheadTable, indexOnly, markCommonValues, markRareFlags, RISK_LEVELS, summarize, TYPEAHEAD_COLUMNS, type PublishedTable, type ResultSummary, type TableShape } from "../publish.js";
+import { createTypeaheadTable, indexOnly, markCommonValues, markRareFlags, RISK_LEVELS, summarize, TYPEAHEAD_COLUMNS, type PublishedTable, type ResultSummary, type TableQuery, type TableShape } from "../publish.js";
 import type { RunPlan } from "../run-plan.js";
 import { engineTransaction, type EngineStep } from "../steps.js";
 import { table } from "../sql.js";
@@ -103,8 +103,8 @@ export async function glTableShapes(pool: pg.Pool, plan: RunPlan): Promise<Table
 }
 
 /** The result's tables as data tables, and the score summary (counts per level and per control point). */
-export async function glPublication(pool: pg.Pool, plan: RunPlan): Promise<{ tables: PublishedTable[]; summary: ResultSummary }> {
-  const [shapes, summary] = await Promise.all([glTableShapes(pool, plan), summarize(pool, plan, { entries: plan.tables.lines, transactions: plan.tables.tx, flows: plan.tables.flows, ownMask: true })]);
+export async function glPublication(pool: pg.Pool, plan: RunPlan, query?: TableQuery): Promise<{ tables: PublishedTable[]; summary: ResultSummary }> {
+  const [shapes, summary] = await Promise.all([glTableShapes(pool, plan), summarize(pool, plan, { entries: plan.tables.lines, transactions: plan.tables.tx, flows: plan.tables.flows, ownMask: true, query })]);
   const published: PublishedTable[] = [];
   for (const { after: _after, ...shape } of shapes) {
     // risk_level and flow_type are indexed only for their rare values, which the summary counts.

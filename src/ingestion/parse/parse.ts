@@ -24,8 +24,11 @@ export interface ParseOptions {
   transactionIdSelection?: TransactionIdSelection | null;
   /** Column names of the file, for `originalName`. */
   columnNames?: string[];
-  /** Statistics target of the ANALYZE run on the new table (default 30). */
-  statisticsTarget?: number;
+  /**
+   * Statistics target of the ANALYZE run on the new table (default 30); null: none in the table's
+   * transaction, the caller runs `analyzeTables` once it committed (off its critical path).
+   */
+  statisticsTarget?: number | null;
 }
 
 export interface ParseResult {
@@ -42,6 +45,31 @@ export interface ParseResult {
  * whole table right after commit, beside whatever ingestion runs next. Wraparound vacuums still run.
  */
 export const WRITE_ONCE = "WITH (autovacuum_enabled = false)";
+
+/**
+ * Settings of the transaction writing such a table. Created in its transaction with
+ * wal_level=minimal, the table is not WAL-logged but synced at commit: the pages the statement
+ * wrote out are handed to the kernel's writeback as it goes (every 2 MB) rather than all waited for
+ * at COMMIT, where nothing else runs (1M-line entries table, 164 MB: COMMIT 268-297 ms -> 135-156
+ * ms wall, same CPU, load 8-10).
+ */
+export const WRITE_ONCE_SETTINGS = "SET LOCAL backend_flush_after = '2MB'";
+
+/**
+ * ANALYZE of tables written with `statisticsTarget: null`, each on a connection of its own: the
+ * data-table queries that follow need row and distinct counts, not fine histograms, so a 9,000-row
+ * sample (target 30, a tenth of the default's) plans their filters as well.
+ */
+export async function analyzeTables(pool: pg.Pool, tables: string[], statisticsTarget = 30): Promise<void> {
+  await Promise.all(
+    tables.map((table) =>
+      inPgTransaction(pool, async (client) => {
+        await client.query(`SET LOCAL default_statistics_target = ${statisticsTarget}`);
+        await client.query(`ANALYZE ${qualifiedTable(table)}`);
+      }),
+    ),
+  );
+}
 
 const SQL_TYPE: Record<Storage, string> = { TEXT: "text", DATE: "date", MONEY_100: "bigint", FLOAT64: "double precision" };
 const COLUMN_TYPE: Record<Storage, EntryColumn["type"]> = { TEXT: "STRING", DATE: "DATE", MONEY_100: "MONEY_100", FLOAT64: "FLOAT64" };
@@ -113,12 +141,15 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
   const { rowCount, guarded: usedGuards } = await withParseFallback(async (guarded) => {
     return inPgTransaction(pool, async (client) => {
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
+      await client.query(WRITE_ONCE_SETTINGS);
       await client.query(`DROP TABLE IF EXISTS ${target}`);
       const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${outer.join(", ")} FROM (${inner(guarded)}) s`);
       // Statistics for the data-table queries that follow at once (autovacuum would come later). A
       // 9,000-row sample (target 30) costs a tenth of the default 30,000 and plans these filters as well.
-      await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
-      await client.query(`ANALYZE ${target}`);
+      if (options.statisticsTarget !== null) {
+        await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
+        await client.query(`ANALYZE ${target}`);
+      }
       return { rowCount: result.rowCount ?? 0, guarded };
     });
   });

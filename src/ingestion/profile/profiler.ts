@@ -198,7 +198,9 @@ export class Profiler {
   private duplicateRows = 0;
   private readonly duplicateExamples: [number, string[]][] = [];
   private lastNonBlankRowIndex = -1;
+  /** Data rows per number of fields other than the width (a Map lookup per row costs more than the rest of the row's bookkeeping), and rows of the width. */
   private readonly fieldCounts = new Map<number, number>();
+  private regularRows = 0;
 
   /** Per field of the last row added: 1 when its shadow value is set, and the value. */
   readonly shadowSet: Uint8Array;
@@ -324,8 +326,10 @@ export class Profiler {
     this.noteNonBlank(record.index);
     if (this.rowCount <= SIZING_ROWS && this.expectedBytes > 0) this.sizeRowTable(record);
     const fields = count > width && !hasContent(record, width) ? width : count;
-    this.fieldCounts.set(fields, (this.fieldCounts.get(fields) ?? 0) + 1);
-    if (fields !== width) {
+    if (fields === width) {
+      this.regularRows++;
+    } else {
+      this.fieldCounts.set(fields, (this.fieldCounts.get(fields) ?? 0) + 1);
       this.columnCountMismatch++;
       if (this.columnCountExamples.length < PREVIEWS) this.columnCountExamples.push([record.index, count]);
     }
@@ -545,7 +549,9 @@ export class Profiler {
       duplicateExamples: this.duplicateExamples,
       duplicatesComplete: this.rows.complete,
       lastNonBlankRowIndex: this.lastNonBlankRowIndex,
-      fieldCounts: Object.fromEntries([...this.fieldCounts].sort((a, b) => a[0] - b[0]).map(([n, rows]) => [String(n), rows])),
+      fieldCounts: Object.fromEntries(
+        [...this.fieldCounts, ...(this.regularRows > 0 ? [[this.columns.length, this.regularRows] as const] : [])].sort((a, b) => a[0] - b[0]).map(([n, rows]) => [String(n), rows]),
+      ),
       columns: this.columns.map((c, position) => {
         const dateValid: Record<string, number> = {};
         for (const [shape, counts] of c.dateShapes) {

@@ -1,89 +1,123 @@
 import { utf8SequenceLength } from "../csv/encoding.js";
 import type { RecordView } from "../csv/tokenizer.js";
-import { literal } from "../sql/identifiers.js";
+import type { ShadowSpec } from "../profile/profiler.js";
 
-const LF = 0x0a;
-const CR = 0x0d;
 const OUT_CHUNK = 1 << 20;
 
-/** "00" to "99" as ASCII bytes. */
-const PAIRS = new Uint8Array(200);
-for (let i = 0; i < 100; i++) {
-  PAIRS[2 * i] = 0x30 + Math.floor(i / 10);
-  PAIRS[2 * i + 1] = 0x30 + (i % 10);
-}
-
-/** Decimal digits of 0 <= v < 2^31. */
-function digitCount(v: number): number {
-  if (v < 100000) return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : 5;
-  return v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-}
+/** `PGCOPY\n\377\r\n\0`, then the flags and the header extension's length (both 0). */
+const SIGNATURE = Buffer.from([0x50, 0x47, 0x43, 0x4f, 0x50, 0x59, 0x0a, 0xff, 0x0d, 0x0a, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]);
+const TWO_32 = 2 ** 32;
 
 /**
- * Encodes data rows as CSV for `COPY ... (FORMAT csv)` into a staging table
- * (row_no, c0 .. c{width-1}, extra, shadows): a row of the file whose bytes are clean and regular
- * is passed through as it is (one memory copy: PostgreSQL parses the same CSV dialect), other rows
- * are rebuilt field by field: trimmed, quoted when needed, invalid UTF-8 replaced by U+FFFD, NUL
- * bytes dropped, fields beyond the width joined into `extra`. Output accumulates in 1 MiB buffers
- * handed out by `take()`.
+ * Encodes data rows for `COPY ... (FORMAT binary)` into a staging table
+ * (row_no bigint, c0 .. c{width-1} text, extra text, shadows: n<i> bigint, d<i> integer): each
+ * field goes with its length, so PostgreSQL neither splits lines and fields nor unquotes, and the
+ * numbers go as 8 or 4 bytes instead of digits (about 0.4 s of PostgreSQL's CPU per million
+ * ledger lines, against CSV).
+ *
+ * The rows are the ones the earlier CSV encoding gave PostgreSQL's CSV reader (with `NULL ''` and
+ * FORCE_NULL on every text column), value for value:
+ * - a clean, regular row (valid UTF-8 without NUL, nothing unquoted or collapsed, the header's
+ *   width, in a file with quoting) keeps every field as the file has it (quotes removed, blanks
+ *   around it kept); an empty field is NULL;
+ * - any other row is rebuilt field by field: trimmed of spaces and tabs, invalid UTF-8 replaced by
+ *   U+FFFD, NUL bytes dropped, fields beyond the width joined with the delimiter into `extra`
+ *   (NULL when all blank); a field left empty is NULL.
+ * Output accumulates in 1 MiB buffers handed out by `take()`; `finish()` ends the data.
  */
 export class CopyRowEncoder {
   private out = Buffer.allocUnsafe(OUT_CHUNK);
   private pos = 0;
   private ready: Buffer[] = [];
   rows = 0;
-  /** Rows passed through unchanged (for tests and tuning). */
+  /** Rows whose fields went as the file had them (for tests and tuning). */
   passedThrough = 0;
-  private readonly quote: number;
+  private readonly passThrough: boolean;
+  /** Fields per tuple: row_no, the text columns, extra, the shadows. */
+  private readonly fieldCount: number;
+  /** Fields with a typed shadow, written after `extra` in this order. */
+  private readonly shadowFields: number[] = [];
+  /** Per shadow field: 8 (bigint, amounts) or 4 (integer, dates) bytes. */
+  private readonly shadowBytes: number[] = [];
 
   constructor(
     private readonly width: number,
     private readonly delimiter: number,
-    /** The file's quote byte, or -1 (rows are then always rebuilt, quoted with '"'). */
+    /** The file's quote byte, or -1 (every row is then rebuilt). */
     fileQuote: number,
-    /** Fields with a typed shadow column, written after `extra` in this order. */
-    private readonly shadowFields: number[] = [],
+    /** The typed shadows per field (stage.ts's plan). */
+    shadows: readonly ShadowSpec[] = [],
   ) {
-    this.quote = fileQuote >= 0 ? fileQuote : 0x22;
     this.passThrough = fileQuote >= 0;
+    shadows.forEach((spec, f) => {
+      if (!spec) return;
+      this.shadowFields.push(f);
+      this.shadowBytes.push(spec.kind === "MONEY_100" ? 8 : 4);
+    });
+    this.fieldCount = width + 2 + this.shadowFields.length;
+    SIGNATURE.copy(this.out, 0);
+    this.pos = SIGNATURE.length;
   }
 
-  private readonly passThrough: boolean;
-
-  /** COPY options matching the encoding, for the columns listed. */
-  copyOptions(columns: string[]): string {
-    const q = String.fromCharCode(this.quote);
-    return `FORMAT csv, DELIMITER ${literal(String.fromCharCode(this.delimiter))}, QUOTE ${literal(q)}, ESCAPE ${literal(q)}, NULL '', FORCE_NULL (${columns.join(", ")})`;
+  /** COPY options matching the encoding. */
+  static copyOptions(): string {
+    return "FORMAT binary";
   }
 
   /**
    * Appends one row. `shadowSet`/`shadowValue` hold the row's typed values per field; `clean`
-   * says the bytes are valid UTF-8 without NUL, so that they may be passed through.
+   * says the bytes are valid UTF-8 without NUL, so that they may be passed on as they are.
    */
   encode(record: RecordView, shadowSet: Uint8Array | undefined, shadowValue: Float64Array | undefined, clean: boolean): void {
     const { buf, starts, ends, count } = record;
     const raw = record.end - record.start;
-    this.ensure(48 + 3 * raw + 3 * Math.max(count, this.width) + 24 * this.shadowFields.length);
+    this.ensure(64 + 3 * raw + 4 * Math.max(count, this.width) + 12 * this.shadowFields.length);
     const out = this.out;
-    let p = this.writeDigits(record.index, this.pos);
-    out[p++] = this.delimiter;
+    let p = this.pos;
+    out[p] = this.fieldCount >>> 8;
+    out[p + 1] = this.fieldCount & 0xff;
+    out[p + 2] = out[p + 3] = out[p + 4] = 0;
+    out[p + 5] = 8;
+    p = this.writeInt64(record.index, p + 6);
     if (clean && this.passThrough && !record.rewritten && count === this.width) {
-      p = this.copyBytes(buf, record.start, record.end, p);
-      out[p++] = this.delimiter; // extra: NULL
+      // The hot path (every row of a regular file): lengths and bytes written inline.
+      for (let f = 0; f < count; f++) {
+        const s = starts[f];
+        const e = ends[f];
+        const length = e - s;
+        if (length === 0) {
+          out[p] = out[p + 1] = out[p + 2] = out[p + 3] = 0xff;
+          p += 4;
+        } else if (length > 256) {
+          p = this.copyBytes(buf, s, e, this.writeInt32(length, p));
+        } else {
+          out[p] = out[p + 1] = 0;
+          out[p + 2] = length >>> 8;
+          out[p + 3] = length & 0xff;
+          p += 4;
+          for (let k = s; k < e; k++) out[p++] = buf[k];
+        }
+      }
+      out[p] = out[p + 1] = out[p + 2] = out[p + 3] = 0xff; // extra: NULL
+      p += 4;
       this.passedThrough++;
     } else {
-      for (let f = 0; f < this.width; f++) {
-        if (f > 0) out[p++] = this.delimiter;
-        if (f < count) p = this.writeField(buf, starts[f], ends[f], p);
+      for (let f = 0; f < this.width; f++) p = f < count ? this.writeField(buf, starts[f], ends[f], p) : this.writeInt32(-1, p);
+      p = count > this.width ? this.writeExtra(record, p) : this.writeInt32(-1, p);
+    }
+    const shadowFields = this.shadowFields;
+    for (let i = 0; i < shadowFields.length; i++) {
+      const f = shadowFields[i];
+      if (!shadowSet || !shadowValue || shadowSet[f] !== 1) {
+        out[p] = out[p + 1] = out[p + 2] = out[p + 3] = 0xff;
+        p += 4;
+        continue;
       }
-      out[p++] = this.delimiter;
-      if (count > this.width) p = this.writeExtra(record, p);
+      const bytes = this.shadowBytes[i];
+      out[p] = out[p + 1] = out[p + 2] = 0;
+      out[p + 3] = bytes;
+      p = bytes === 8 ? this.writeInt64(shadowValue[f], p + 4) : this.writeInt32(shadowValue[f], p + 4);
     }
-    for (const f of this.shadowFields) {
-      out[p++] = this.delimiter;
-      if (shadowSet && shadowValue && shadowSet[f] === 1) p = this.writeDigits(shadowValue[f], p);
-    }
-    out[p++] = LF;
     this.pos = p;
     this.rows++;
   }
@@ -101,9 +135,9 @@ export class CopyRowEncoder {
   }
 
   /**
-   * Copies buf[s, e) to the output at `p`. A row or field of up to a few hundred bytes is copied
-   * by a loop: Buffer#copy of a range makes a Uint8Array view per call, which for a million rows
-   * costs more than the bytes and feeds the garbage collector about 80 MB.
+   * Copies buf[s, e) to the output at `p`. A field of up to a few hundred bytes is copied by a
+   * loop: Buffer#copy of a range makes a Uint8Array view per call, which for a million rows costs
+   * more than the bytes and feeds the garbage collector.
    */
   private copyBytes(buf: Uint8Array, s: number, e: number, p: number): number {
     if (e - s > 256) return p + this.sourceBuffer(buf).copy(this.out, p, s, e);
@@ -124,6 +158,14 @@ export class CopyRowEncoder {
     return ready;
   }
 
+  /** Ends the data (the trailer) and hands out everything left. */
+  finish(): Buffer[] {
+    this.ensure(2);
+    this.out[this.pos++] = 0xff;
+    this.out[this.pos++] = 0xff;
+    return this.take(true);
+  }
+
   private ensure(bytes: number): void {
     if (this.pos + bytes <= this.out.length) return;
     if (this.pos > 0) this.ready.push(this.out.subarray(0, this.pos));
@@ -131,58 +173,83 @@ export class CopyRowEncoder {
     this.pos = 0;
   }
 
-  /** Writes an integer (|value| < 2^53) as decimal digits without building a string. */
-  private writeDigits(value: number, p: number): number {
+  private writeInt32(value: number, p: number): number {
     const out = this.out;
-    if (value < 0) {
-      out[p++] = 0x2d;
-      value = -value;
-    }
-    if (value > 0x7fffffff) {
-      let digits = 0;
-      for (let v = value; v >= 1; v = Math.floor(v / 10)) digits++;
-      let at = p + digits - 1;
-      for (let v = value; v >= 1; v = Math.floor(v / 10)) out[at--] = 0x30 + (v % 10);
-      return p + digits;
-    }
-    // Two digits per division (row numbers, day numbers and amounts are written for every row).
-    let v = value | 0;
-    const end = p + digitCount(v);
-    let at = end;
-    while (v >= 100) {
-      const q = (v / 100) | 0;
-      const pair = (v - q * 100) << 1;
-      out[--at] = PAIRS[pair + 1];
-      out[--at] = PAIRS[pair];
-      v = q;
-    }
-    if (v >= 10) {
-      out[--at] = PAIRS[(v << 1) + 1];
-      out[--at] = PAIRS[v << 1];
-    } else {
-      out[--at] = 0x30 + v;
-    }
-    return end;
+    out[p] = value >>> 24;
+    out[p + 1] = (value >>> 16) & 0xff;
+    out[p + 2] = (value >>> 8) & 0xff;
+    out[p + 3] = value & 0xff;
+    return p + 4;
   }
 
-  /** One field, trimmed; blank writes nothing (NULL); quoted when it holds the delimiter, a quote or a line break. */
+  /** An integral double as a big-endian two's complement int64. */
+  private writeInt64(value: number, p: number): number {
+    if (!Number.isSafeInteger(value)) return this.writeBigInt64(value, p);
+    const high = Math.floor(value / TWO_32);
+    this.writeInt32(high | 0, p);
+    return this.writeInt32((value - high * TWO_32) >>> 0, p + 4);
+  }
+
+  /**
+   * A shadow amount beyond 2^53 cents. The CSV encoding wrote such a double's decimal digits
+   * (below) and PostgreSQL read them as bigint: the same digits give the same value here, and
+   * digits beyond bigint fail the stage as PostgreSQL's reading of them did.
+   */
+  private writeBigInt64(value: number, p: number): number {
+    const digits = decimalDigits(value);
+    const big = BigInt(digits);
+    if (big < -(2n ** 63n) || big >= 2n ** 63n) throw new Error(`value "${digits}" is out of range for type bigint`);
+    this.out.writeBigInt64BE(big, p);
+    return p + 8;
+  }
+
+  /** A field of a rebuilt row: trimmed, invalid UTF-8 replaced, NUL bytes dropped; NULL when nothing is left. */
   private writeField(buf: Uint8Array, s: number, e: number, p: number): number {
     while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
     while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
-    if (s === e) return p;
-    const out = this.out;
-    const quote = this.quote;
-    const delimiter = this.delimiter;
+    if (s === e) return this.writeInt32(-1, p);
     let special = false;
     for (let k = s; k < e; k++) {
       const b = buf[k];
-      if (b === delimiter || b === quote || b === LF || b === CR || b === 0 || b >= 0x80) {
+      if (b === 0 || b >= 0x80) {
         special = true;
         break;
       }
     }
-    if (!special) return this.copyBytes(buf, s, e, p);
-    out[p++] = quote;
+    if (!special) return this.copyBytes(buf, s, e, this.writeInt32(e - s, p));
+    const start = p + 4;
+    const end = this.writeClean(buf, s, e, start);
+    return this.closeValue(p, start, end);
+  }
+
+  /** Fields beyond the width, joined with the file's delimiter (NULL when all blank or nothing is left). */
+  private writeExtra(record: RecordView, p: number): number {
+    let any = false;
+    for (let f = this.width; f < record.count; f++) {
+      for (let k = record.starts[f]; k < record.ends[f]; k++) {
+        if (record.buf[k] !== 0x20 && record.buf[k] !== 0x09) any = true;
+      }
+    }
+    if (!any) return this.writeInt32(-1, p);
+    const start = p + 4;
+    let end = start;
+    for (let f = this.width; f < record.count; f++) {
+      if (f > this.width) this.out[end++] = this.delimiter;
+      end = this.writeClean(record.buf, record.starts[f], record.ends[f], end);
+    }
+    return this.closeValue(p, start, end);
+  }
+
+  /** Writes the length before a value written at [start, end), or NULL when it is empty. */
+  private closeValue(p: number, start: number, end: number): number {
+    if (end === start) return this.writeInt32(-1, p);
+    this.writeInt32(end - start, p);
+    return end;
+  }
+
+  /** buf[s, e) with invalid UTF-8 replaced by U+FFFD and NUL bytes dropped. */
+  private writeClean(buf: Uint8Array, s: number, e: number, p: number): number {
+    const out = this.out;
     for (let k = s; k < e; k++) {
       const b = buf[k];
       if (b >= 0x80) {
@@ -197,47 +264,20 @@ export class CopyRowEncoder {
         }
         continue;
       }
-      if (b === 0) continue;
-      if (b === quote) out[p++] = quote;
-      out[p++] = b;
+      if (b !== 0) out[p++] = b;
     }
-    out[p++] = quote;
     return p;
   }
+}
 
-  /** Fields beyond the width, joined with the file's delimiter into one quoted field (NULL when all blank). */
-  private writeExtra(record: RecordView, p: number): number {
-    let any = false;
-    for (let f = this.width; f < record.count; f++) {
-      for (let k = record.starts[f]; k < record.ends[f]; k++) {
-        if (record.buf[k] !== 0x20 && record.buf[k] !== 0x09) any = true;
-      }
-    }
-    if (!any) return p;
-    const out = this.out;
-    out[p++] = this.quote;
-    for (let f = this.width; f < record.count; f++) {
-      if (f > this.width) out[p++] = this.delimiter;
-      for (let k = record.starts[f]; k < record.ends[f]; k++) {
-        const b = record.buf[k];
-        if (b >= 0x80) {
-          const len = utf8SequenceLength(record.buf, k, record.ends[f]);
-          if (len > 0) {
-            for (let j = 0; j < len; j++) out[p++] = record.buf[k + j];
-            k += len - 1;
-          } else {
-            out[p++] = 0xef;
-            out[p++] = 0xbf;
-            out[p++] = 0xbd;
-          }
-          continue;
-        }
-        if (b === 0) continue;
-        if (b === this.quote) out[p++] = this.quote;
-        out[p++] = b;
-      }
-    }
-    out[p++] = this.quote;
-    return p;
+/** The decimal digits the CSV encoding wrote for an integral double (exact below 2^53, its own rounding above). */
+function decimalDigits(value: number): string {
+  let sign = "";
+  if (value < 0) {
+    sign = "-";
+    value = -value;
   }
+  let digits = "";
+  for (let v = value; v >= 1; v = Math.floor(v / 10)) digits = String(v % 10) + digits;
+  return sign + (digits || "0");
 }

@@ -21,7 +21,6 @@ export interface StageWorkerData {
   shadows: ShadowSpec[];
   shadowsOnly: boolean;
   width: number;
-  shadowFields: number[];
   /** The file's size when known (sizes the duplicate-row table, Profiler.expectBytes). */
   expectedBytes: number | null;
 }
@@ -72,10 +71,10 @@ async function stage(data: StageWorkerData, queue: (Uint8Array | null)[]): Promi
       }
     },
   };
-  const encoder = new CopyRowEncoder(data.width, data.detection.delimiter.charCodeAt(0), data.detection.quote ? data.detection.quote.charCodeAt(0) : -1, data.shadowFields);
+  const encoder = new CopyRowEncoder(data.width, data.detection.delimiter.charCodeAt(0), data.detection.quote ? data.detection.quote.charCodeAt(0) : -1, data.shadows);
   /** Hands the encoded buffers over (each owns its memory: the encoder allocates a new one after handing one out). */
-  const send = (all: boolean) => {
-    const encoded = encoder.take(all);
+  const send = () => {
+    const encoded = encoder.take();
     if (encoded.length > 0) port.postMessage({ encoded } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
   };
   try {
@@ -84,9 +83,9 @@ async function stage(data: StageWorkerData, queue: (Uint8Array | null)[]): Promi
       shadows: data.shadows,
       shadowsOnly: data.shadowsOnly,
       onRow: (record, set, value, clean) => encoder.encode(record, set, value, clean),
-      afterChunk: async () => send(false),
+      afterChunk: async () => send(),
     });
-    const encoded = encoder.take(true);
+    const encoded = encoder.finish();
     port.postMessage({ encoded, done, passedThrough: encoder.passedThrough } satisfies FromStageWorker, encoded.map((b) => b.buffer as ArrayBuffer));
   } catch (error) {
     port.postMessage({ error: (error as Error).message } satisfies FromStageWorker);

@@ -120,6 +120,44 @@ describe("staging", () => {
     expect(result.fileInfo.tableMetadata.unevenColumnsMetrics).toMatchObject({ state: "WARN", count: 2 });
   });
 
+  it("stores the values PostgreSQL's CSV reader took from the rows before: blanks kept in clean rows, quoted blanks NULL, long and non-ASCII values, amounts at the edge of bigint", async () => {
+    const regular = Array.from({ length: 40 }, (_, i) => `${i},01/${String((i % 28) + 1).padStart(2, "0")}/2023,${i}.25,memo ${i}\n`).join("");
+    const long = "x".repeat(300_000);
+    const content = [
+      "Id,Date,Amount,Memo\n",
+      regular,
+      "100, 01/05/2023 , 12.50 ,\t padded \t\n",
+      '101,"",  ,""\n',
+      '102,01/05/2023,"1,234.56","quoted, with ""quotes"" and a\r\nline break"\n',
+      `103,01/05/2023,-92233720368547.58,naïve café 日本語 😀\n`,
+      `104,01/05/2023,123456789012345.67,${long}\n`,
+      "105,01/05/2023,5.00,a,b,,c\n",
+    ].join("");
+    const file = dir.write("values.csv", content);
+    for (const parallel of [false, true]) {
+      const table = `ingest.stg_values_${parallel ? "worker" : "main"}`;
+      const result = await stageFile(pool, file, { table, parallel });
+      expect(result.columns.map((c) => c.shadow?.sqlName)).toEqual([undefined, "d1", "n2", undefined]);
+      const staged = (await rows(table)).slice(40);
+      expect(staged.map((r) => [r.row_no, r.c0, r.c1, r.c2, r.c3, r.extra, r.d1, r.n2])).toEqual([
+        ["41", "100", " 01/05/2023 ", " 12.50 ", "\t padded \t", null, daysSince2000(2023, 1, 5), "1250"],
+        ["42", "101", null, "  ", null, null, null, null],
+        ["43", "102", "01/05/2023", "1,234.56", 'quoted, with "quotes" and a\r\nline break', null, daysSince2000(2023, 1, 5), "123456"],
+        ["44", "103", "01/05/2023", "-92233720368547.58", "naïve café 日本語 😀", null, daysSince2000(2023, 1, 5), "-9223372036854758"],
+        // Beyond 2^53 cents the amount is the nearest double (as it was in CSV).
+        ["45", "104", "01/05/2023", "123456789012345.67", long, null, daysSince2000(2023, 1, 5), "12345678901234568"],
+        ["46", "105", "01/05/2023", "5.00", "a", "b,,c", daysSince2000(2023, 1, 5), "500"],
+      ]);
+      expect(result.rowsPassedThrough).toBe(44);
+    }
+    // An amount beyond bigint fails the stage with PostgreSQL's message, and leaves no table.
+    const over = dir.write("over.csv", `Id,Amount\n${Array.from({ length: 40 }, (_, i) => `${i},${i}.25\n`).join("")}1,99999999999999999999999.99\n`);
+    for (const parallel of [false, true]) {
+      await expect(stageFile(pool, over, { table: "ingest.stg_over", parallel })).rejects.toThrow(/out of range for type bigint/);
+      expect(await stagedRowCount(pool, "ingest.stg_over")).toBeNull();
+    }
+  });
+
   it("replaces the table on a re-run, and keeps the previous one when a run fails", async () => {
     const file = dir.write("again.csv", "A,B\n1,2\n3,4\n");
     await stageFile(pool, file, { table: "ingest.stg_again" });

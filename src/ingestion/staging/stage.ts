@@ -119,7 +119,6 @@ async function stage(
 ): Promise<StageResult | null> {
   const table = qualifiedTable(options.table);
   const client = await pool.connect();
-  let encoder: CopyRowEncoder | null = null;
   let copyInProgress: { stream: ReturnType<typeof copyFrom>; failed: Promise<never> } | null = null;
   try {
     await client.query("BEGIN");
@@ -127,45 +126,41 @@ async function stage(
     const width = degroupFormat ? createDegrouper(degroupFormat, detection.header).header.length : detection.width;
     const rows = rowSource(file, detection);
     const shadows = options.typedShadows === false ? [] : await planShadows(rows, detection, degroupFormat, width);
-    const shadowFields = shadows.map((spec, f) => (spec ? f : -1)).filter((f) => f >= 0);
     const columns = Array.from({ length: width }, (_, i) => `${column(stagingColumn(i))} text`);
     columns.push("extra text");
-    for (const f of shadowFields) columns.push(shadows[f]!.kind === "MONEY_100" ? `n${f} bigint` : `d${f} integer`);
+    // In the order CopyRowEncoder writes them.
+    shadows.forEach((spec, f) => spec && columns.push(spec.kind === "MONEY_100" ? `n${f} bigint` : `d${f} integer`));
     // Read only by the engine's own passes, which need no planner statistics: autovacuum would
     // analyze (and vacuum) a million fresh rows while those passes run, on the same cores.
     await client.query(`CREATE UNLOGGED TABLE ${table} (row_no bigint NOT NULL, ${columns.join(", ")}) WITH (autovacuum_enabled = false)`);
-    encoder = new CopyRowEncoder(width, detection.delimiter.charCodeAt(0), detection.quote ? detection.quote.charCodeAt(0) : -1, shadowFields);
-    const textColumns = Array.from({ length: width }, (_, i) => column(stagingColumn(i)));
-    const copy = client.query(copyFrom(`COPY ${table} FROM STDIN WITH (${encoder.copyOptions([...textColumns, "extra"])}, FREEZE)`));
+    const copy = client.query(copyFrom(`COPY ${table} FROM STDIN WITH (${CopyRowEncoder.copyOptions()}, FREEZE)`));
     const failed = new Promise<never>((_, reject) => copy.once("error", reject));
     failed.catch(() => undefined);
+    // Aborting the COPY below emits its error again: without a listener that would end the process.
+    copy.on("error", () => undefined);
     copyInProgress = { stream: copy, failed };
     const finished = once(copy, "finish");
     finished.catch(() => undefined);
-    const flush = async (all: boolean) => {
-      for (const buffer of encoder!.take(all)) {
-        if (!copy.write(buffer)) await Promise.race([once(copy, "drain"), failed]);
-      }
-    };
-    let passedThrough = 0;
     const write = async (buffers: Buffer[]) => {
       for (const buffer of buffers) if (!copy.write(buffer)) await Promise.race([once(copy, "drain"), failed]);
     };
     const inWorker = rows.chunked && (options.parallel ?? ((await sizeOf(file)) ?? 0) >= WORKER_MIN_BYTES);
-    const scan = inWorker
-      ? await scanInWorker(file, { detection, degroup: degroupFormat, shadows, shadowsOnly: known !== null, width, shadowFields }, write).then((r) => {
-          passedThrough = r.passedThrough;
-          return r.scan;
-        })
-      : await scanFile(file, detection, {
-          degroup: degroupFormat,
-          shadows,
-          shadowsOnly: known !== null,
-          onRow: (record, set, value, clean) => encoder!.encode(record, set, value, clean),
-          afterChunk: () => flush(false),
-        });
-    await flush(true);
-    passedThrough += encoder.passedThrough;
+    let scan: ScanResult;
+    let passedThrough: number;
+    if (inWorker) {
+      ({ scan, passedThrough } = await scanInWorker(file, { detection, degroup: degroupFormat, shadows, shadowsOnly: known !== null, width }, write));
+    } else {
+      const encoder = new CopyRowEncoder(width, detection.delimiter.charCodeAt(0), detection.quote ? detection.quote.charCodeAt(0) : -1, shadows);
+      scan = await scanFile(file, detection, {
+        degroup: degroupFormat,
+        shadows,
+        shadowsOnly: known !== null,
+        onRow: (record, set, value, clean) => encoder.encode(record, set, value, clean),
+        afterChunk: () => write(encoder.take()),
+      });
+      await write(encoder.finish());
+      passedThrough = encoder.passedThrough;
+    }
     copy.end();
     await Promise.race([finished, failed]);
     copyInProgress = null;

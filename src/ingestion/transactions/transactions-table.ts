@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { WRITE_ONCE, type EntryColumn } from "../parse/parse.js";
+import { WRITE_ONCE, WRITE_ONCE_SETTINGS, type EntryColumn } from "../parse/parse.js";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { combinationKey, needsWindow, type TransactionIdSelection } from "../analysis/transaction-keys.js";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan, type ResolvedField } from "../sql/parse-plan.js";
@@ -22,8 +22,8 @@ export interface TransactionsTableOptions {
   target: string;
   /** The entries table's columns (`ParseResult.columns`): which optional summaries exist. */
   columns: EntryColumn[];
-  /** Statistics target of the ANALYZE run on the new table (default 30, as the parse). */
-  statisticsTarget?: number;
+  /** Statistics target of the ANALYZE run on the new table (default 30, as the parse); null: none (as the parse's). */
+  statisticsTarget?: number | null;
 }
 
 export interface TransactionsTableResult {
@@ -65,7 +65,8 @@ export interface StagedTransactionsOptions {
   plan: ParsePlan;
   /** The selection the entries are (being) parsed with; one that needs file order is refused. */
   transactionIdSelection: TransactionIdSelection | null;
-  statisticsTarget?: number;
+  /** As `TransactionsTableOptions.statisticsTarget`. */
+  statisticsTarget?: number | null;
 }
 
 /**
@@ -146,7 +147,7 @@ export function transactionColumns(summaries: ReturnType<typeof transactionSumma
   return summaries.map((s) => ({ name: s.name, type: s.type, platformField: s.platformField, originalName: null }));
 }
 
-async function createTransactionsTable(pool: pg.Pool, targetName: string, statisticsTarget: number | undefined, source: TransactionsSource): Promise<TransactionsTableResult> {
+async function createTransactionsTable(pool: pg.Pool, targetName: string, statisticsTarget: number | null | undefined, source: TransactionsSource): Promise<TransactionsTableResult> {
   const target = qualifiedTable(targetName);
   const summaries = transactionSummaries(source.effectiveDate, source.entryDate);
   const inner = summaries.filter((s) => s.aggregate !== null).map((s) => (s.aggregate === s.name ? s.name : `${s.aggregate} AS ${s.name}`));
@@ -154,11 +155,14 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
     if (source.dateStyle) await client.query(`SET LOCAL DateStyle = '${source.dateStyle}'`);
     // One group per transaction, hashed in memory (a quarter of a million groups per million lines).
     await client.query(SERIAL_PASS_SETTINGS);
+    await client.query(WRITE_ONCE_SETTINGS);
     await client.query(`DROP TABLE IF EXISTS ${target}`);
     const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${summaries.map((s) => s.outer).join(", ")} FROM (SELECT ${inner.join(", ")} FROM ${source.from} GROUP BY ${FIELDS.txid}) t`);
     // Statistics for the data-table queries that follow at once, as the parse does for the entries.
-    await client.query(`SET LOCAL default_statistics_target = ${statisticsTarget ?? 30}`);
-    await client.query(`ANALYZE ${target}`);
+    if (statisticsTarget !== null) {
+      await client.query(`SET LOCAL default_statistics_target = ${statisticsTarget ?? 30}`);
+      await client.query(`ANALYZE ${target}`);
+    }
     return {
       table: targetName,
       rowCount: result.rowCount ?? 0,

@@ -82,9 +82,10 @@ export const analysisRunJob = defineJob<RunPayload>({
       ctx.signal.throwIfAborted();
       progress.publishing();
       const publishStarted = performance.now();
-      // The summary beside the indexes of the last steps' tables (both cores: the steps are done).
+      // The summary beside the indexes of the last steps' tables (both cores: the steps are done),
+      // its passes on the index builder's connections, each where its table was read.
       indexer.setSlots(2);
-      published = await publication(app.pool, plan);
+      published = await publication(app.pool, plan, (table, sql) => indexer.query(table, sql));
       app.logger.debug("analysis run step", { analysisResultId, step: "summary", ms: Math.round(performance.now() - publishStarted) });
       // The indexes the result pages need, before the run says COMPLETE: the user's wait ends when
       // the results are queryable fast, not when a job afterwards has indexed them. Now with the

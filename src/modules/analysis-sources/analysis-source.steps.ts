@@ -2,6 +2,7 @@ import type { App } from "../../app-types.js";
 import {
   adoptStagingTable,
   analyzeStagedData,
+  analyzeTables,
   applyColumnMappings,
   buildParsePlan,
   buildTransactionsFromStaging,
@@ -326,7 +327,8 @@ export async function effectiveDatesStep(
         // The rating's example rows are found through the staging table's row index: built first on
         // the third connection (a tenth of a second), it is ready when the rating needs it.
         const indexed = indexStagedRows(env.app.pool, staging);
-        const transactions = buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection });
+        // Their statistics are gathered once they are in place (parseStep), off this step's critical path.
+        const transactions = buildTransactionsFromStaging(env.app.pool, { staging, target: transactionsAhead, plan, transactionIdSelection: selection, statisticsTarget: null });
         const days = indexed.then(() => summarizeStagedRows(env.app.pool, staging, plan));
         const rated = settleAll(transactions, indexed).then(async ([table]) => ({
           table,
@@ -334,7 +336,7 @@ export async function effectiveDatesStep(
         }));
         settleAll(transactions, days).then(() => report(datesShare), () => undefined);
         const [result, [{ table, preview }, summary]] = await settleAll(
-          parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name) }),
+          parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name), statisticsTarget: null }),
           settleAll(rated, days),
         );
         return { ahead: { selection, result, transactions: table }, preview, summary };
@@ -397,13 +399,16 @@ export async function selectAndPreview(env: StepEnv, source: SourceRow, plan: Pa
 /**
  * PARSE: the typed entries table; for sources that select transaction ids (journals) the
  * transactions table summarised from it; accounts from the effective-date pass, else discovered now.
+ * Tables built ahead were written without statistics: `statistics` is their ANALYZE, started once
+ * they are in place, which the walk awaits before it ends (it runs beside the parse's writes and
+ * the states after it, where the cores are otherwise mostly idle).
  */
 export async function parseStep(
   env: StepEnv,
   source: SourceRow,
   withTransactions: boolean,
   ahead: AheadParse | null = null,
-): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[] }> {
+): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[]; statistics?: Promise<void> }> {
   const { staging, entries, transactions: transactionsTable, entriesAhead, transactionsAhead } = ingestionTables(source.id);
   const selection = source.transactionIdSelection;
   if (ahead && withTransactions && selection && sameSelection(ahead.selection, selection)) {
@@ -413,8 +418,12 @@ export async function parseStep(
       [transactionsAhead, transactionsTable],
     ]);
     env.progress(100);
+    // Statistics only speed up the queries that follow: a failure is logged, not the walk's.
+    const statistics = analyzeTables(env.app.pool, [entries, transactionsTable]).catch((error) =>
+      env.app.logger.warn("ANALYZE of the parsed tables failed", { analysisSourceId: source.id, error: String(error) }),
+    );
     const accounts = source.accounts ?? (await discoverAccounts(env.app.pool, entries));
-    return { result: { ...ahead.result, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts };
+    return { result: { ...ahead.result, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts, statistics };
   }
   // Tables built ahead for another selection (or left by an interrupted walk) are not used.
   await dropTables(env.app.pool, [entriesAhead, transactionsAhead]);

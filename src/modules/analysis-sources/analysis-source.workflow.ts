@@ -174,6 +174,8 @@ export const ingestionJob = defineJob<IngestionPayload>({
 
     let pendingPreview: TransactionIdPreview | null = null;
     let ahead: AheadParse | null = null;
+    // ANALYZE of tables the parse put in place, still running (never rejects).
+    let statistics: Promise<void> | undefined;
     for (;;) {
       // Stopping or lease lost: throw, so the runtime hands the job back instead of completing it.
       ctx.signal.throwIfAborted();
@@ -218,7 +220,9 @@ export const ingestionJob = defineJob<IngestionPayload>({
         }
         case "PARSE": {
           const parseStarted = performance.now();
-          const { result, transactions, accounts } = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
+          const parsed = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
+          const { result, transactions, accounts } = parsed;
+          statistics = parsed.statistics;
           app.metrics.ingestionRows.inc({ stage: "parsed" }, result.rowCount);
           app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
           const before = source;
@@ -247,6 +251,8 @@ export const ingestionJob = defineJob<IngestionPayload>({
       }
       app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
       if (stop) {
+        // The parsed tables have their statistics when the source rests (queries follow at once).
+        await statistics;
         const finalPatch = { ...patch, workflowState: state, errors: [] };
         source = await ctx.finish(async (tx, emit) => {
           const saved = await save(tx, source!.id, finalPatch, actor);
