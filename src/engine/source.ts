@@ -78,6 +78,18 @@ export async function rowOffsets(client: pg.PoolClient | pg.Pool, sources: reado
 }
 
 /**
+ * Two halves of every source's pages, as `where` filters for sourcesSql: a statement per half on
+ * its own connection reads each page once between them (ctid range scans), one process per core.
+ */
+export async function sourcePageHalves(pool: pg.Pool, sources: readonly EngineSource[]): Promise<[(k: number) => string, (k: number) => string]> {
+  const pages = await Promise.all(
+    sources.map(async (s) => Number((await pool.query<{ pages: string }>(`SELECT pg_relation_size($1) / current_setting('block_size')::bigint AS pages`, [s.entries])).rows[0].pages)),
+  );
+  const middle = (k: number) => `'(${Math.ceil(pages[k] / 2)},0)'::tid`;
+  return [(k) => `e.ctid < ${middle(k)}`, (k) => `e.ctid >= ${middle(k)}`];
+}
+
+/**
  * One SELECT reading every source as the normalized columns (UNION ALL), with `row_no` made unique
  * and `src` the source's position. With `withTx`, also `tx`: the transaction key, the row number
  * of the transaction's first entry (the ingestion's transactions table has it per txid).

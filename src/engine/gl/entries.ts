@@ -1,6 +1,6 @@
 import { riskGroupOf } from "../accounts.js";
 import type { RunPlan } from "../run-plan.js";
-import { additionalColumns, GL_COLUMNS, sourcesSql } from "../source.js";
+import { additionalColumns, GL_COLUMNS, sourcePageHalves, sourcesSql } from "../source.js";
 import { engineTransaction, sideBySide, WRITE_ONCE, type EngineStep, type RunFacts } from "../steps.js";
 import { ident, int, num, ramp, table, textArray, wordsMatch } from "../sql.js";
 import { FIRST_TWO_DIGITS, glContext, type GlContext } from "./context.js";
@@ -195,14 +195,10 @@ export const glEntriesStep: EngineStep = {
       await client.query(`CREATE UNLOGGED TABLE ${table(halves.tables[1])} PARTITION OF ${table(base)} FOR VALUES FROM (${int(halves.split)}) TO (MAXVALUE) ${WRITE_ONCE}`);
     });
     const sources = plan.spec.sources;
-    const pages = await Promise.all(
-      sources.map(async (s) => Number((await pool.query<{ pages: string }>(`SELECT pg_relation_size($1) / current_setting('block_size')::bigint AS pages`, [s.entries])).rows[0].pages)),
-    );
-    const middle = (k: number) => `'(${Math.ceil(pages[k] / 2)},0)'::tid`;
     const offsets = sources.map((_s, k) => Number(ctx.facts[`offset_${k}`] ?? 0));
     await sideBySide(
       2,
-      [(k: number) => `e.ctid < ${middle(k)}`, (k: number) => `e.ctid >= ${middle(k)}`].map((where) => () =>
+      (await sourcePageHalves(pool, sources)).map((where) => () =>
         engineTransaction(pool, async (client) => {
           // Hash joins: on a million entries the planner sorted them all for merge joins against the
           // small statistic tables (empty ones are estimated at one row).

@@ -1,6 +1,6 @@
 import { int, num, ramp, table } from "../sql.js";
 import { createTableAs, engineTransaction, sideBySide, type EngineStep, type StepContext } from "../steps.js";
-import { GL_COLUMNS, sourcesSql } from "../source.js";
+import { GL_COLUMNS, sourcePageHalves, sourcesSql } from "../source.js";
 import { excessScore, FIRST_TWO_DIGITS, glContext, type GlContext } from "./context.js";
 
 /**
@@ -198,12 +198,8 @@ function passSql(ctx: GlContext, sources: string, keys: readonly PassKey[]): str
  */
 async function passTasks(step: StepContext, ctx: GlContext, work: string, keys: readonly PassKey[]): Promise<{ halves: Array<() => Promise<void>>; sum: () => Promise<void> }> {
   const sources = step.plan.spec.sources;
-  const pages = await Promise.all(
-    sources.map(async (s) => Number((await step.pool.query<{ pages: string }>(`SELECT pg_relation_size($1) / current_setting('block_size')::bigint AS pages`, [s.entries])).rows[0].pages)),
-  );
-  const half = (k: number) => `'(${Math.ceil(pages[k] / 2)},0)'::tid`;
   const offsets = sources.map((_s, k) => Number(ctx.facts[`offset_${k}`] ?? 0));
-  const halves = [(k: number) => `e.ctid < ${half(k)}`, (k: number) => `e.ctid >= ${half(k)}`].map((where, i) => ({
+  const halves = (await sourcePageHalves(step.pool, sources)).map((where, i) => ({
     table: step.plan.tables.work(`stats${i}`),
     sources: sourcesSql(sources, GL_COLUMNS, offsets, { where }),
   }));
