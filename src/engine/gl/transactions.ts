@@ -117,10 +117,12 @@ const TRANSACTION_POINTS: TransactionPoint[] = [
     // gap) flags the transactions on both of its edges.
     name: "journal_entry_gap_edge",
     // The prefix is the id without its trailing digits, the number their last 18 (rtrim and right:
-    // the non-greedy regex `^(.*?)[0-9]+$` cost ~10 us per transaction).
+    // the non-greedy regex `^(.*?)[0-9]+$` cost ~10 us per transaction). An id ends in a digit
+    // when its prefix is shorter (no regex), and 18 digits fit a bigint, which sorts and subtracts
+    // cheaper than numeric (1M lines: 1.34 -> 0.90 CPU-s).
     sql: (ctx, t) => `WITH n AS (
-          SELECT tx, prefix, right(txid, least(18, length(txid) - length(prefix)))::numeric AS number
-            FROM (SELECT tx, txid, rtrim(txid, '0123456789') AS prefix FROM ${t} WHERE txid ~ '[0-9]$') d),
+          SELECT tx, prefix, right(txid, least(18, length(txid) - length(prefix)))::bigint AS number
+            FROM (SELECT tx, txid, rtrim(txid, '0123456789') AS prefix FROM ${t}) d WHERE length(prefix) < length(txid)),
         g AS (SELECT tx, number - lag(number) OVER w AS before, lead(number) OVER w - number AS after FROM n WINDOW w AS (PARTITION BY prefix ORDER BY number))
         SELECT tx, 10000 AS score FROM g
          WHERE (before > 1 AND before - 1 <= ${int(ctx.setting("journal_entry_gap_edge", "maximumGap"))}) OR (after > 1 AND after - 1 <= ${int(ctx.setting("journal_entry_gap_edge", "maximumGap"))})`,
@@ -201,7 +203,9 @@ export const glTransactionsStep: EngineStep = {
       2,
       baseHalves(plan, ctx.facts).tables.map((entries) => () => engineTransaction(pool, async (client) => void (await client.query(`INSERT INTO ${table(aggregate)} ${halfSql(entries)}`)))),
     );
-    await pool.query(`ANALYZE ${table(aggregate)}`);
+    // With the engine's small sample (engineTransaction): the default one cost ~0.9 CPU-s (1M
+    // lines), alone on the step's path, for the row and distinct counts the points' plans need.
+    await engineTransaction(pool, (client) => client.query(`ANALYZE ${table(aggregate)}`));
     // The points, each a statement of its own over the aggregate, side by side on two connections
     // (the reversal points after the pairs they read).
     const point = (name: string, sql: () => string) => async () => {
