@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { EXPERT_SCORES, type ExpertRule } from "../control-points/index.js";
 import type { RunPlan } from "../run-plan.js";
-import { createTableAs, engineTransaction, sideBySide, type EngineStep } from "../steps.js";
+import { createTableAs, engineTransaction, sideBySide, type EngineStep, type RunFacts } from "../steps.js";
+import { baseHalves } from "./entries.js";
 import { ident, int, ramp, table, text } from "../sql.js";
 import { glContext, rarityScore, type GlContext } from "./context.js";
 import { failedExpression } from "../scoring.js";
@@ -34,53 +35,119 @@ export function flowPoints(plan: RunPlan): Array<{ name: string; column: string;
  *    proportion to each account's amount.
  * Amounts are MONEY_100 rounded to the cent per flow.
  */
-function flowsSql(plan: RunPlan, half: number): { sides: string; exact: string; flows: string } {
-  // One half of the transactions (tx mod HALVES): the half's aggregate rows, as a subquery.
-  const t = `(SELECT * FROM ${table(plan.tables.work("txagg"))} WHERE tx % ${HALVES} = ${half})`;
+function flowsSql(plan: RunPlan, facts: RunFacts, half: number): { sides: string; flows: string } {
   const sides = `SELECT b.tx, b.account, sign(b.amount)::smallint AS side, sum(abs(b.amount))::bigint AS amount
-      FROM ${table(plan.tables.base)} b WHERE b.amount <> 0 AND b.tx % ${HALVES} = ${half} GROUP BY 1, 2, 3`;
+      FROM ${table(baseHalves(plan, facts).tables[half])} b WHERE b.amount <> 0 AND b.tx IS NOT NULL GROUP BY 1, 2, 3`;
   const fa = table(plan.tables.work(`sides${half}`));
-  // Only amounts found on both sides of a transaction can pair (k: a hash join of the debit sides
-  // with the credit sides on transaction and amount, a few rows), and only in transactions debiting
-  // and crediting two accounts or more, balanced: the numbering windows sort those alone.
-  const exact = `WITH k AS (SELECT DISTINCT d.tx, d.amount FROM ${fa} d JOIN ${fa} c ON c.tx = d.tx AND c.amount = d.amount AND c.side = -1 WHERE d.side = 1),
-      m AS (SELECT f.* FROM ${fa} f JOIN k USING (tx, amount) JOIN ${t} t USING (tx) WHERE t.debit_accounts >= 2 AND t.credit_accounts >= 2 AND t.debit = t.credit),
+  return { sides, flows: pairedFlowsSql(fa, halfAggregate(plan, facts, half), null) };
+}
+
+/**
+ * One half of the transaction aggregate, the transactions of base partition `half` (baseHalves: a
+ * transaction's key `tx` is below `split` in the first half, from it in the second, and below twice
+ * `split`, so `tx / split` is its half). Written `tx / split = half`, an expression without
+ * statistics that the planner estimates at 0.5% of the rows, as it did `tx % 2 = half`: the range
+ * `tx < split`, estimated right, changed the plans of the statements joining it and cost more.
+ */
+function halfAggregate(plan: RunPlan, facts: RunFacts, half: number): string {
+  return `(SELECT * FROM ${table(plan.tables.work("txagg"))} WHERE tx / ${int(baseHalves(plan, facts).split)} = ${half})`;
+}
+
+/**
+ * A transaction may hold exact pairs (step 2) if it debits and credits two accounts or more,
+ * balanced, and a debit side's amount equals a credit side's.
+ */
+const MAY_PAIR = (t: string) => `(${t}.debit_accounts >= 2 AND ${t}.credit_accounts >= 2 AND ${t}.debit = ${t}.credit)`;
+
+/**
+ * The exact pairs of the transactions `t` (of the sides table `fa`): only amounts found on both
+ * sides of a transaction can pair (k: a hash join of the debit sides with the credit sides on
+ * transaction and amount, a few rows), and only in transactions that MAY_PAIR: the numbering
+ * windows sort those alone.
+ */
+function exactSql(fa: string, t: string): string {
+  return `WITH k AS (SELECT DISTINCT d.tx, d.amount FROM ${fa} d JOIN ${fa} c ON c.tx = d.tx AND c.amount = d.amount AND c.side = -1 WHERE d.side = 1),
+      m AS (SELECT f.* FROM ${fa} f JOIN k USING (tx, amount) JOIN ${t} t USING (tx) WHERE ${MAY_PAIR("t")}),
       d AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = 1),
       c AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = -1)
     SELECT d.tx, d.account AS debit_account, c.account AS credit_account, d.amount FROM d JOIN c USING (tx, amount, rn)`;
-  const ex = table(plan.tables.work(`exact${half}`));
-  // Per transaction, what remains to spread: without exact pairs, its sides' totals and counts as the
-  // transaction aggregate has them; with exact pairs, the remaining sides added up.
+}
+
+/**
+ * The flows of the transactions `t` from their sides `fa`, with their exact pairs `ex`; or, with
+ * `ex` null, as if none had any, each row then saying whether it pairs a debit side and a credit
+ * side of equal amounts in a transaction that MAY_PAIR (`may_pair`; such rows are kept even when
+ * their spread amount rounds to nothing). Per transaction, what remains to spread: without exact
+ * pairs, its sides' totals and counts as the transaction aggregate has them; with exact pairs, the
+ * remaining sides added up.
+ */
+function pairedFlowsSql(fa: string, t: string, ex: string | null): string {
   const kind = (alias: string) => `CASE WHEN ${alias}.debit_accounts >= 2 AND ${alias}.credit_accounts >= 2 THEN 'COMPLEX' ELSE 'SIMPLE' END`;
-  const flows = `WITH rem AS (
-        SELECT f.* FROM ${fa} f WHERE f.side = 1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.debit_account = f.account)
+  const unpaired = (column: string) => (ex ? ` AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.${column} = f.account)` : "");
+  const rem = `rem AS (
+        SELECT f.* FROM ${fa} f WHERE f.side = 1${unpaired("debit_account")}
         UNION ALL
-        SELECT f.* FROM ${fa} f WHERE f.side = -1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.credit_account = f.account)),
-      rt AS (
-        SELECT t.tx, t.debit_side_total::bigint AS rd, t.credit_side_total::bigint AS rc, t.debit_sides::bigint AS nd, t.credit_sides::bigint AS nc,
-               ${kind("t")} AS flow_type, t.txid, t.effective_date
-          FROM ${t} t WHERE NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = t.tx)
+        SELECT f.* FROM ${fa} f WHERE f.side = -1${unpaired("credit_account")})`;
+  const totals = `SELECT t.tx, t.debit_side_total::bigint AS rd, t.credit_side_total::bigint AS rc, t.debit_sides::bigint AS nd, t.credit_sides::bigint AS nc,
+               ${kind("t")} AS flow_type, t.txid, t.effective_date, ${MAY_PAIR("t")} AS may_pair
+          FROM ${t} t`;
+  const rt = ex
+    ? `rt AS (
+        ${totals} WHERE NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = t.tx)
         UNION ALL
         SELECT r.tx, coalesce(sum(r.amount) FILTER (WHERE r.side = 1), 0)::bigint, coalesce(sum(r.amount) FILTER (WHERE r.side = -1), 0)::bigint,
-               count(*) FILTER (WHERE r.side = 1), count(*) FILTER (WHERE r.side = -1), min(${kind("t")}), min(t.txid), min(t.effective_date)
-          FROM rem r JOIN ${t} t USING (tx) WHERE r.tx IN (SELECT tx FROM ${ex}) GROUP BY r.tx)
-    SELECT tx, debit_account, credit_account, amount, flow_type, txid, effective_date FROM (
-      SELECT e.tx, e.debit_account, e.credit_account, e.amount, 'SIMPLE' AS flow_type, t.txid, t.effective_date FROM ${ex} e JOIN ${t} t USING (tx)
+               count(*) FILTER (WHERE r.side = 1), count(*) FILTER (WHERE r.side = -1), min(${kind("t")}), min(t.txid), min(t.effective_date), FALSE
+          FROM rem r JOIN ${t} t USING (tx) WHERE r.tx IN (SELECT tx FROM ${ex}) GROUP BY r.tx)`
+    : `rt AS (${totals})`;
+  const exactFlows = ex
+    ? `SELECT e.tx, e.debit_account, e.credit_account, e.amount, 'SIMPLE' AS flow_type, t.txid, t.effective_date, FALSE AS may_pair FROM ${ex} e JOIN ${t} t USING (tx)
       UNION ALL
-      SELECT d.tx, d.account, c.account, ${proportion("d.amount", "c.amount", "greatest(rt.rd, rt.rc)")}, rt.flow_type, rt.txid, rt.effective_date
+      `
+    : "";
+  return `WITH ${rem},
+      ${rt}
+    SELECT tx, debit_account, credit_account, amount, flow_type, txid, effective_date, may_pair FROM (
+      ${exactFlows}SELECT d.tx, d.account AS debit_account, c.account AS credit_account, ${proportion("d.amount", "c.amount", "greatest(rt.rd, rt.rc)")} AS amount, rt.flow_type, rt.txid, rt.effective_date,
+             ${ex ? "FALSE" : "rt.may_pair AND d.amount = c.amount"} AS may_pair
         FROM rem d JOIN rem c ON c.tx = d.tx AND c.side = -1 JOIN rt ON rt.tx = d.tx
        WHERE d.side = 1 AND rt.nd * rt.nc <= ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
       SELECT r.tx, CASE WHEN r.side = 1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END, CASE WHEN r.side = -1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END,
-             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX', rt.txid, rt.effective_date
+             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX', rt.txid, rt.effective_date, FALSE
         FROM rem r JOIN rt USING (tx) WHERE rt.nd * rt.nc > ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
       SELECT r.tx, CASE WHEN r.side = 1 THEN r.account END, CASE WHEN r.side = -1 THEN r.account END,
-             round(r.amount::numeric * abs(rt.rd - rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, rt.flow_type, rt.txid, rt.effective_date
+             round(r.amount::numeric * abs(rt.rd - rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, rt.flow_type, rt.txid, rt.effective_date, FALSE
         FROM rem r JOIN rt USING (tx)
        WHERE (r.side = 1 AND rt.rd > rt.rc) OR (r.side = -1 AND rt.rc > rt.rd)) f
-    WHERE amount > 0`;
-  return { sides, exact, flows };
+    WHERE amount > 0${ex ? "" : " OR may_pair"}`;
+}
+
+/**
+ * The flows of one half are first computed as if no transaction had exact pairs (finding them cost
+ * a self-join of all the sides, and the generated ledger has none); the rows that say a transaction
+ * may have some (`may_pair`), and the transactions that MAY_PAIR with too many pairs to list, are
+ * then recomputed with their exact pairs: their rows deleted and written again.
+ */
+async function exactPairs(client: pg.PoolClient, plan: RunPlan, facts: RunFacts, half: number): Promise<void> {
+  const flows = table(plan.tables.work(`flows${half}`));
+  const t = halfAggregate(plan, facts, half);
+  const names = { tx: plan.tables.work(`pairtx${half}`), sides: plan.tables.work(`pairsides${half}`), exact: plan.tables.work(`exact${half}`), redone: plan.tables.work(`redone${half}`) };
+  const count = await createTableAs(
+    client,
+    names.tx,
+    `SELECT tx FROM ${flows} WHERE may_pair UNION SELECT tx FROM ${t} t WHERE ${MAY_PAIR("t")} AND t.debit_sides::bigint * t.credit_sides > ${MAX_PAIRS_PER_TRANSACTION}`,
+  );
+  if (count > 0) {
+    const subset = `(SELECT * FROM ${t} t WHERE tx IN (SELECT tx FROM ${table(names.tx)}))`;
+    await createTableAs(client, names.sides, `SELECT * FROM ${table(plan.tables.work(`sides${half}`))} WHERE tx IN (SELECT tx FROM ${table(names.tx)})`);
+    // Analyzed: the remainder joins it with itself.
+    await createTableAs(client, names.exact, exactSql(table(names.sides), subset));
+    await createTableAs(client, names.redone, pairedFlowsSql(table(names.sides), subset, table(names.exact)), { analyze: false });
+    await client.query(`DELETE FROM ${flows} WHERE tx IN (SELECT tx FROM ${table(names.tx)})`);
+    await client.query(`INSERT INTO ${flows} SELECT * FROM ${table(names.redone)}`);
+  }
+  await client.query(`DROP TABLE IF EXISTS ${[names.tx, names.sides, names.exact, names.redone].map(table).join(", ")}`);
 }
 
 /**
@@ -268,17 +335,20 @@ export const glFlowsStep: EngineStep = {
     await sideBySide(
       HALVES,
       Array.from({ length: HALVES }, (_x, half) => () => {
-        const sql = flowsSql(plan, half);
+        const sql = flowsSql(plan, ctx.facts, half);
         return engineTransaction(pool, async (client) => {
           // The remainder and its totals are CTEs estimated at a few rows: a merge join would sort a million of them.
           // One process per half: the two halves keep both cores busy, and a parallel worker is a fresh
           // process whose first touch of each shared buffer page costs a fault (docs/architecture.md).
           await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
-          // Analyzed: the exact pairs and the remainder join it with itself.
+          // The sides sorted by transaction (a sort and a grouped pass rather than a hash table): the
+          // flows statement's hash joins on tx then probe one transaction's rows one after another.
+          await client.query("SET LOCAL enable_hashagg = off");
           await createTableAs(client, plan.tables.work(`sides${half}`), sql.sides);
-          await createTableAs(client, plan.tables.work(`exact${half}`), sql.exact);
+          await client.query("SET LOCAL enable_hashagg = on");
           await createTableAs(client, plan.tables.work(`flows${half}`), sql.flows, { analyze: false });
-          await client.query(`DROP TABLE ${table(plan.tables.work(`sides${half}`))}, ${table(plan.tables.work(`exact${half}`))}`);
+          await exactPairs(client, plan, ctx.facts, half);
+          await client.query(`DROP TABLE ${table(plan.tables.work(`sides${half}`))}`);
         });
       }),
     );
