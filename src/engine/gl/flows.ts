@@ -283,8 +283,12 @@ function pairsSql(ctx: GlContext): string {
       FROM x LEFT JOIN ${matched} da ON da.account = x.debit_account LEFT JOIN ${matched} ca ON ca.account = x.credit_account`;
 }
 
-/** Every flow with its flow-level scores (published as `flows_compact`), and the highest per transaction. */
-function scoredFlowsSql(ctx: GlContext): string {
+/**
+ * The flows of one half with their flow-level scores (published as `flows_compact`), numbered
+ * after the first half's: the rows the statement over both halves numbered the same (it read the
+ * first half, then the second).
+ */
+function scoredFlowsSql(ctx: GlContext, half: number): string {
   const plan = ctx.plan;
   const columns = flowScores(ctx).map((c) => `${c.expression} AS ${ident(c.column)}`);
   const points = flowPoints(plan);
@@ -292,10 +296,11 @@ function scoredFlowsSql(ctx: GlContext): string {
     const point = plan.points[p.index];
     return `q.${ident(p.column)} AS ${ident(`cp_score_${point.definition.name}`)}, ${failedExpression(plan, point, `q.${ident(p.column)}`)} AS ${ident(`cp_failed_${point.definition.name}`)}`;
   });
+  const before = Array.from({ length: half }, (_x, i) => ` + (SELECT count(*) FROM ${table(plan.tables.work(`flows${i}`))})`).join("");
   return `SELECT q.row_no, q.tx, q.txid, q.effective_date, q.flow_type, q.debit_account, q.credit_account, q.amount, q.unknown_flow${published.map((c) => `, ${c}`).join("")}
-    FROM (SELECT row_number() OVER () AS row_no, f.tx, f.txid, f.effective_date, f.flow_type, f.debit_account, f.credit_account, f.amount,
+    FROM (SELECT row_number() OVER ()${before} AS row_no, f.tx, f.txid, f.effective_date, f.flow_type, f.debit_account, f.credit_account, f.amount,
                  (f.debit_account IS NULL OR f.credit_account IS NULL) AS unknown_flow${columns.map((c) => `,\n                 ${c}`).join("")}
-            FROM ${flowsWithPairs(plan)}) q`;
+            FROM ${flowsWithPairs(plan, table(plan.tables.work(`flows${half}`)))}) q`;
 }
 
 /** A flow's score per flow-level point (its pair's, or from its amount against its pair's), over flowsWithPairs. */
@@ -310,16 +315,22 @@ function flowScores(ctx: GlContext): Array<{ column: string; expression: string 
   });
 }
 
-/** The halves' flows `f`, each with its pair `pr` (if both accounts are known). */
-function flowsWithPairs(plan: RunPlan): string {
-  return `${allFlows(plan)} f LEFT JOIN ${table(plan.tables.work("pairs"))} pr ON pr.debit_account = f.debit_account AND pr.credit_account = f.credit_account`;
+/** The flows `f` (default: both halves'), each with its pair `pr` (if both accounts are known). */
+function flowsWithPairs(plan: RunPlan, flows = allFlows(plan)): string {
+  return `${flows} f LEFT JOIN ${table(plan.tables.work("pairs"))} pr ON pr.debit_account = f.debit_account AND pr.credit_account = f.credit_account`;
 }
 
 /**
  * Per transaction, whether a flow is complex or unknown and the highest score of each point (the
- * scores step's flowmax), from the halves' flows and their pairs as the published flows are: beside
- * the published table instead of a pass over it after, so both cores work.
+ * scores step's flowmax), from the scored flows `scored` (scoredFlowsSql's rows): the same maxima
+ * as from the flows joined to their pairs (flowMaximaSql, which gives the table its columns).
  */
+function flowMaximaOf(ctx: GlContext, scored: string): string {
+  const maxima = flowPoints(ctx.plan).map((p) => `max(${ident(`cp_score_${ctx.plan.points[p.index].definition.name}`)})::smallint AS ${ident(p.column)}`);
+  return `SELECT tx, bool_or(flow_type = 'COMPLEX') AS complex, bool_or(unknown_flow) AS unknown_flow${maxima.map((m) => `, ${m}`).join("")} FROM ${scored} GROUP BY tx`;
+}
+
+/** The flow maxima from the halves' flows joined to their pairs (as flowMaximaOf has them). */
 function flowMaximaSql(ctx: GlContext): string {
   const maxima = flowScores(ctx).map((c) => `max(${c.expression})::smallint AS ${ident(c.column)}`);
   return `SELECT f.tx, bool_or(f.flow_type = 'COMPLEX') AS complex, bool_or(f.debit_account IS NULL OR f.credit_account IS NULL) AS unknown_flow${maxima.map((m) => `, ${m}`).join("")}
@@ -367,20 +378,33 @@ export const glFlowsStep: EngineStep = {
       await createTableAs(client, plan.tables.work("pairs"), pairsSql(ctx));
       await client.query(`DROP TABLE ${Array.from({ length: PAIR_PARTS }, (_x, i) => table(plan.tables.work(`pairs${i}`))).join(", ")}`);
     });
-    // The published flows and the maxima per transaction side by side, each in one process (with
-    // parallel workers the flows left a core idle during the maxima's pass over them after).
-    await sideBySide(
-      2,
-      [
-        (client: pg.PoolClient) => createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx), { analyze: false }),
-        (client: pg.PoolClient) => createTableAs(client, plan.tables.work("flowmax"), flowMaximaSql(ctx), { analyze: false }),
-      ].map((create) => () =>
-        engineTransaction(pool, async (client) => {
-          await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
-          await create(client);
-        }),
-      ),
-    );
+    // The published flows and the maxima per transaction, a half on each connection: the first
+    // half's scored flows straight into the published table, the second's into a work table that
+    // joins them once done (in the transaction that created the table: no WAL), each half's maxima
+    // from its scored rows. (The published flows over both halves beside the maxima from the flows
+    // joined again to their pairs left a core idle for a third of the time.)
+    const flowmax = plan.tables.work("flowmax");
+    const scored = plan.tables.work("scored1");
+    await engineTransaction(pool, (client) => createTableAs(client, flowmax, `${flowMaximaSql(ctx)} WITH NO DATA`, { analyze: false }));
+    const lane = (work: (client: pg.PoolClient) => Promise<void>) =>
+      engineTransaction(pool, async (client) => {
+        await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
+        await work(client);
+      });
+    const second = lane(async (client) => {
+      await createTableAs(client, scored, scoredFlowsSql(ctx, 1), { analyze: false });
+      await client.query(`INSERT INTO ${table(flowmax)} ${flowMaximaOf(ctx, table(scored))}`);
+    });
+    const first = lane(async (client) => {
+      await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx, 0), { analyze: false });
+      await client.query(`INSERT INTO ${table(flowmax)} ${flowMaximaOf(ctx, table(plan.tables.flows))}`);
+      await second;
+      await client.query(`INSERT INTO ${table(plan.tables.flows)} SELECT * FROM ${table(scored)}`);
+    });
+    // Both settled before the step fails: no statement outlives it.
+    const failed = (await Promise.allSettled([second, first])).find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+    await pool.query(`DROP TABLE ${table(scored)}`);
     await pool.query(`DROP TABLE ${Array.from({ length: HALVES }, (_x, i) => table(plan.tables.work(`flows${i}`))).join(", ")}`);
     pointsDone([...this.points, ...plan.spec.customControlPoints.map((c) => c.id)]);
   },
