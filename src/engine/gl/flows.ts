@@ -76,10 +76,10 @@ function exactSql(fa: string, t: string): string {
 /**
  * The flows of the transactions `t` from their sides `fa`, with their exact pairs `ex`; or, with
  * `ex` null, as if none had any, each row then saying whether it pairs a debit side and a credit
- * side of equal amounts in a transaction that MAY_PAIR (`may_pair`; such rows are kept even when
- * their spread amount rounds to nothing). Per transaction, what remains to spread: without exact
- * pairs, its sides' totals and counts as the transaction aggregate has them; with exact pairs, the
- * remaining sides added up.
+ * side of equal amounts in a transaction that MAY_PAIR, or belongs to one that MAY_PAIR with too
+ * many pairs to list (`may_pair`; such rows are kept even when their amount rounds to nothing).
+ * Per transaction, what remains to spread: without exact pairs, its sides' totals and counts as
+ * the transaction aggregate has them; with exact pairs, the remaining sides added up.
  */
 function pairedFlowsSql(fa: string, t: string, ex: string | null): string {
   const kind = (alias: string) => `CASE WHEN ${alias}.debit_accounts >= 2 AND ${alias}.credit_accounts >= 2 THEN 'COMPLEX' ELSE 'SIMPLE' END`;
@@ -113,7 +113,7 @@ function pairedFlowsSql(fa: string, t: string, ex: string | null): string {
        WHERE d.side = 1 AND rt.nd * rt.nc <= ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
       SELECT r.tx, CASE WHEN r.side = 1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END, CASE WHEN r.side = -1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END,
-             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX', rt.txid, rt.effective_date, FALSE
+             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX', rt.txid, rt.effective_date, ${ex ? "FALSE" : "rt.may_pair"}
         FROM rem r JOIN rt USING (tx) WHERE rt.nd * rt.nc > ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
       SELECT r.tx, CASE WHEN r.side = 1 THEN r.account END, CASE WHEN r.side = -1 THEN r.account END,
@@ -125,20 +125,17 @@ function pairedFlowsSql(fa: string, t: string, ex: string | null): string {
 
 /**
  * The flows of one half are first computed as if no transaction had exact pairs (finding them cost
- * a self-join of all the sides, and the generated ledger has none); the rows that say a transaction
- * may have some (`may_pair`), and the transactions that MAY_PAIR with too many pairs to list, are
- * then recomputed with their exact pairs: their rows deleted and written again.
+ * a self-join of all the sides, and the generated ledger has none); the transactions whose rows say
+ * they may have some (`may_pair`) are then recomputed with their exact pairs: their rows deleted
+ * and written again.
  */
 async function exactPairs(client: pg.PoolClient, plan: RunPlan, facts: RunFacts, half: number): Promise<void> {
   const flows = table(plan.tables.work(`flows${half}`));
   const t = halfAggregate(plan, facts, half);
   const names = { tx: plan.tables.work(`pairtx${half}`), sides: plan.tables.work(`pairsides${half}`), exact: plan.tables.work(`exact${half}`), redone: plan.tables.work(`redone${half}`) };
-  const count = await createTableAs(
-    client,
-    names.tx,
-    `SELECT tx FROM ${flows} WHERE may_pair UNION SELECT tx FROM ${t} t WHERE ${MAY_PAIR("t")} AND t.debit_sides::bigint * t.credit_sides > ${MAX_PAIRS_PER_TRANSACTION}`,
-  );
+  const count = await createTableAs(client, names.tx, `SELECT DISTINCT tx FROM ${flows} WHERE may_pair`, { analyze: false });
   if (count > 0) {
+    await client.query(`ANALYZE ${table(names.tx)}`);
     const subset = `(SELECT * FROM ${t} t WHERE tx IN (SELECT tx FROM ${table(names.tx)}))`;
     await createTableAs(client, names.sides, `SELECT * FROM ${table(plan.tables.work(`sides${half}`))} WHERE tx IN (SELECT tx FROM ${table(names.tx)})`);
     // Analyzed: the remainder joins it with itself.
@@ -234,53 +231,65 @@ function pairPartSql(plan: RunPlan, part: number): string {
 const PAIR_PARTS = 2;
 
 /**
- * One row per account pair that exchanges money, from the parts' sums (the totals per bucket
- * pair, per debit and per credit account are small grouped tables joined back: window functions
- * sorted every pair three times), with the pair-level scores (rare bucket pair, unlikely credit
- * account given the debit account, expert and custom rules, cash to bad debt).
+ * One row per account pair that exchanges money, with the pair-level scores (rare bucket pair,
+ * unlikely credit account given the debit account, expert and custom rules, cash to bad debt), in
+ * PAIR_PARTS parts, each on its own connection: `part` adds up the part's flows (pairPartSql) and
+ * gives each pair its accounts' buckets and the scores that read the two accounts only; `scored`
+ * joins the part's pairs to the totals over all parts (per bucket pair, per debit and per credit
+ * account: small grouped tables joined back, window functions sorted every pair three times) for
+ * the other scores. (The totals and the accounts over all the pairs in one statement after the
+ * parts left a core idle.)
  */
-function pairsSql(ctx: GlContext): string {
+function pairsSql(ctx: GlContext): { part(part: number): string; scored(part: number): string } {
   const plan = ctx.plan;
   const level = int(ctx.setting("journal_entry_flat_gifi_bucket_rarity", "level"));
   const bucket = (alias: string) => `coalesce(${alias}.mac_codes[least(${level}, cardinality(${alias}.mac_codes))], 'unmapped')`;
   const minimum = int(ctx.setting("markov_chain", "minimumFlows"));
-  const scores: Array<{ column: string; expression: string }> = [];
+  // Each score is computed in the part (`accounts`: from the two accounts) or with the totals.
+  const scores: Array<{ column: string; expression: string; accounts: boolean }> = [];
   const codes = new RuleCodes();
   for (const p of flowPoints(plan)) {
     switch (p.name) {
       case "journal_entry_flat_gifi_bucket_rarity":
-        scores.push({ column: p.column, expression: rarityScore("x.bucket_flows::float8 / x.total_flows", Number(ctx.setting(p.name, "rareShare"))) });
+        scores.push({ column: p.column, accounts: false, expression: rarityScore("x.bucket_flows::float8 / x.total_flows", Number(ctx.setting(p.name, "rareShare"))) });
         break;
       case "markov_chain":
-        scores.push({ column: p.column, expression: `CASE WHEN x.from_flows >= ${minimum} AND ${EXPECTED} >= 5 THEN ${rarityScore(`x.n / ${EXPECTED}`, Number(ctx.setting(p.name, "rareRatio")))} ELSE 0 END` });
+        scores.push({ column: p.column, accounts: false, expression: `CASE WHEN x.from_flows >= ${minimum} AND ${EXPECTED} >= 5 THEN ${rarityScore(`x.n / ${EXPECTED}`, Number(ctx.setting(p.name, "rareRatio")))} ELSE 0 END` });
         break;
       case "journal_entry_flat_expert_flow_v2":
-        scores.push({ column: p.column, expression: rulesScore(codes, (ctx.setting<ExpertRule[]>(p.name, "rules") ?? []) as ExpertRule[], null) });
+        scores.push({ column: p.column, accounts: true, expression: rulesScore(codes, (ctx.setting<ExpertRule[]>(p.name, "rules") ?? []) as ExpertRule[], null) });
         break;
       case "journal_entry_cash_to_bad_debt":
-        scores.push({ column: p.column, expression: "CASE WHEN (da.is_cash AND ca.is_bad_debt) OR (da.is_bad_debt AND ca.is_cash) THEN 10000 ELSE 0 END" });
+        scores.push({ column: p.column, accounts: true, expression: "CASE WHEN (da.is_cash AND ca.is_bad_debt) OR (da.is_bad_debt AND ca.is_cash) THEN 10000 ELSE 0 END" });
         break;
       case "journal_entry_flow_analysis":
         break; // per flow, from the pair's mean and spread
       default: {
         const custom = plan.spec.customControlPoints.find((c) => c.id === p.name);
-        if (custom) scores.push({ column: p.column, expression: rulesScore(codes, custom.rules, custom.unexpectedFlowRating) });
+        if (custom) scores.push({ column: p.column, accounts: true, expression: rulesScore(codes, custom.rules, custom.unexpectedFlowRating) });
       }
     }
   }
   const accounts = `(SELECT DISTINCT ON (account) account, codes, mac_codes, is_cash, is_bad_debt FROM ${ctx.accounts} ORDER BY account, fund_key)`;
   const matched = `(SELECT a.*${codes.select("a")} FROM ${accounts} a)`;
   const parts = Array.from({ length: PAIR_PARTS }, (_x, i) => `SELECT * FROM ${table(plan.tables.work(`pairs${i}`))}`).join(" UNION ALL ");
-  return `WITH p AS (${parts}),
-      b AS (SELECT p.*, ${bucket("da")} AS debit_bucket, ${bucket("ca")} AS credit_bucket
-              FROM p LEFT JOIN ${accounts} da ON da.account = p.debit_account LEFT JOIN ${accounts} ca ON ca.account = p.credit_account),
+  return {
+    part: (part) => `SELECT s.*, ${bucket("da")} AS debit_bucket, ${bucket("ca")} AS credit_bucket${scores
+      .filter((x) => x.accounts)
+      .map((x) => `,\n           (${x.expression})::smallint AS ${ident(x.column)}`)
+      .join("")}
+      FROM (${pairPartSql(plan, part)}) s LEFT JOIN ${matched} da ON da.account = s.debit_account LEFT JOIN ${matched} ca ON ca.account = s.credit_account`,
+    scored: (part) => `WITH p AS (${parts}),
       x AS (SELECT b.*, bf.n AS bucket_flows, tot.n AS total_flows, ff.n AS from_flows, tf.n AS to_flows
-              FROM b JOIN (SELECT debit_bucket, credit_bucket, sum(n) AS n FROM b GROUP BY 1, 2) bf USING (debit_bucket, credit_bucket)
-              CROSS JOIN (SELECT sum(n) AS n FROM b) tot
-              JOIN (SELECT debit_account, sum(n) AS n FROM b GROUP BY 1) ff USING (debit_account)
-              JOIN (SELECT credit_account, sum(n) AS n FROM b GROUP BY 1) tf USING (credit_account))
-    SELECT x.debit_account, x.credit_account, x.n, x.mean, x.sd, x.debit_bucket, x.credit_bucket, x.bucket_flows::integer, x.total_flows::integer, x.from_flows::integer, x.to_flows::integer${scores.map((s) => `,\n           (${s.expression})::smallint AS ${ident(s.column)}`).join("")}
-      FROM x LEFT JOIN ${matched} da ON da.account = x.debit_account LEFT JOIN ${matched} ca ON ca.account = x.credit_account`;
+              FROM ${table(plan.tables.work(`pairs${part}`))} b JOIN (SELECT debit_bucket, credit_bucket, sum(n) AS n FROM p GROUP BY 1, 2) bf USING (debit_bucket, credit_bucket)
+              CROSS JOIN (SELECT sum(n) AS n FROM p) tot
+              JOIN (SELECT debit_account, sum(n) AS n FROM p GROUP BY 1) ff USING (debit_account)
+              JOIN (SELECT credit_account, sum(n) AS n FROM p GROUP BY 1) tf USING (credit_account))
+    SELECT x.debit_account, x.credit_account, x.n, x.mean, x.sd, x.debit_bucket, x.credit_bucket, x.bucket_flows::integer, x.total_flows::integer, x.from_flows::integer, x.to_flows::integer${scores
+      .map((x) => `,\n           ${x.accounts ? `x.${ident(x.column)}` : `(${x.expression})::smallint`} AS ${ident(x.column)}`)
+      .join("")}
+      FROM x`,
+  };
 }
 
 /**
@@ -337,6 +346,22 @@ function flowMaximaSql(ctx: GlContext): string {
     FROM ${flowsWithPairs(ctx.plan)} GROUP BY f.tx`;
 }
 
+/**
+ * Two engine transactions side by side (no parallel workers, no merge joins): `second`, and
+ * `first`, which is handed the second's promise to wait for its committed work. Both have settled
+ * before this resolves or rejects: no statement outlives the step.
+ */
+async function bothHalves(pool: pg.Pool, second: (client: pg.PoolClient) => Promise<void>, first: (client: pg.PoolClient, second: Promise<void>) => Promise<void>): Promise<void> {
+  const lane = (work: (client: pg.PoolClient) => Promise<void>) =>
+    engineTransaction(pool, async (client) => {
+      await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
+      await work(client);
+    });
+  const done = lane(second);
+  const failed = (await Promise.allSettled([done, lane((client) => first(client, done))])).find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
 export const glFlowsStep: EngineStep = {
   name: "flows",
   points: ["journal_entry_flat_gifi_bucket_rarity", "markov_chain", "journal_entry_flat_expert_flow_v2", "journal_entry_cash_to_bad_debt", "journal_entry_flow_analysis"],
@@ -363,21 +388,30 @@ export const glFlowsStep: EngineStep = {
         });
       }),
     );
+    const pairs = pairsSql(ctx);
     await sideBySide(
       PAIR_PARTS,
       Array.from({ length: PAIR_PARTS }, (_x, part) => async () => {
         await engineTransaction(pool, async (client) => {
-          await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
-          await createTableAs(client, plan.tables.work(`pairs${part}`), pairPartSql(plan, part), { analyze: false });
+          await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
+          await createTableAs(client, plan.tables.work(`pairs${part}`), pairs.part(part), { analyze: false });
         });
       }),
     );
-    await engineTransaction(pool, async (client) => {
-      // Flows join their pair by two text keys: a merge join sorts both sides on them, a hash join does not.
-      await client.query("SET LOCAL enable_mergejoin = off");
-      await createTableAs(client, plan.tables.work("pairs"), pairsSql(ctx));
-      await client.query(`DROP TABLE ${Array.from({ length: PAIR_PARTS }, (_x, i) => table(plan.tables.work(`pairs${i}`))).join(", ")}`);
-    });
+    // The scored pairs a part on each connection, as the published flows below: the first part
+    // into the kept pairs table, the second into a work table copied in after.
+    const pairsB = plan.tables.work("pairsb");
+    await bothHalves(
+      pool,
+      (client) => createTableAs(client, pairsB, pairs.scored(1), { analyze: false }).then(() => undefined),
+      async (client, second) => {
+        await createTableAs(client, plan.tables.work("pairs"), pairs.scored(0), { analyze: false });
+        await second;
+        await client.query(`INSERT INTO ${table(plan.tables.work("pairs"))} SELECT * FROM ${table(pairsB)}`);
+        await client.query(`ANALYZE ${table(plan.tables.work("pairs"))}`);
+      },
+    );
+    await pool.query(`DROP TABLE ${[pairsB, ...Array.from({ length: PAIR_PARTS }, (_x, i) => plan.tables.work(`pairs${i}`))].map(table).join(", ")}`);
     // The published flows and the maxima per transaction, a half on each connection: the first
     // half's scored flows straight into the published table, the second's into a work table that
     // joins them once done (in the transaction that created the table: no WAL), each half's maxima
@@ -386,24 +420,19 @@ export const glFlowsStep: EngineStep = {
     const flowmax = plan.tables.work("flowmax");
     const scored = plan.tables.work("scored1");
     await engineTransaction(pool, (client) => createTableAs(client, flowmax, `${flowMaximaSql(ctx)} WITH NO DATA`, { analyze: false }));
-    const lane = (work: (client: pg.PoolClient) => Promise<void>) =>
-      engineTransaction(pool, async (client) => {
-        await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
-        await work(client);
-      });
-    const second = lane(async (client) => {
-      await createTableAs(client, scored, scoredFlowsSql(ctx, 1), { analyze: false });
-      await client.query(`INSERT INTO ${table(flowmax)} ${flowMaximaOf(ctx, table(scored))}`);
-    });
-    const first = lane(async (client) => {
-      await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx, 0), { analyze: false });
-      await client.query(`INSERT INTO ${table(flowmax)} ${flowMaximaOf(ctx, table(plan.tables.flows))}`);
-      await second;
-      await client.query(`INSERT INTO ${table(plan.tables.flows)} SELECT * FROM ${table(scored)}`);
-    });
-    // Both settled before the step fails: no statement outlives it.
-    const failed = (await Promise.allSettled([second, first])).find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw failed.reason;
+    await bothHalves(
+      pool,
+      async (client) => {
+        await createTableAs(client, scored, scoredFlowsSql(ctx, 1), { analyze: false });
+        await client.query(`INSERT INTO ${table(flowmax)} ${flowMaximaOf(ctx, table(scored))}`);
+      },
+      async (client, second) => {
+        await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx, 0), { analyze: false });
+        await client.query(`INSERT INTO ${table(flowmax)} ${flowMaximaOf(ctx, table(plan.tables.flows))}`);
+        await second;
+        await client.query(`INSERT INTO ${table(plan.tables.flows)} SELECT * FROM ${table(scored)}`);
+      },
+    );
     await pool.query(`DROP TABLE ${table(scored)}`);
     await pool.query(`DROP TABLE ${Array.from({ length: HALVES }, (_x, i) => table(plan.tables.work(`flows${i}`))).join(", ")}`);
     pointsDone([...this.points, ...plan.spec.customControlPoints.map((c) => c.id)]);
