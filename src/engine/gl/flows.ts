@@ -53,10 +53,7 @@ function halfAggregate(plan: RunPlan, facts: RunFacts, half: number): string {
   return `(SELECT * FROM ${table(plan.tables.work("txagg"))} WHERE tx / ${int(baseHalves(plan, facts).split)} = ${half})`;
 }
 
-/**
- * A transaction may hold exact pairs (step 2) if it debits and credits two accounts or more,
- * balanced, and a debit side's amount equals a credit side's.
- */
+/** A transaction can hold exact pairs (step 2) only if it debits and credits two accounts or more, balanced. */
 const MAY_PAIR = (t: string) => `(${t}.debit_accounts >= 2 AND ${t}.credit_accounts >= 2 AND ${t}.debit = ${t}.credit)`;
 
 /**
@@ -162,10 +159,11 @@ function proportion(a: string, b: string, c: string): string {
 }
 
 /**
- * Flows are computed per transaction: the transactions are split in HALVES by tx, each half's
- * sides, exact pairs and flows written on its own connection side by side (these statements read
- * CTEs several times, so each runs in one process), and the halves' flow tables read together by
- * the pairs and scored flows, which number them and compute every cross-transaction statistic.
+ * Flows are computed per transaction: the transactions are split in the two HALVES of the base
+ * entries' partitions (baseHalves), each half's sides, flows and exact pairs written on its own
+ * connection side by side (these statements read CTEs several times, so each runs in one process),
+ * and the halves' flow tables read together by the pairs and scored flows, which compute every
+ * cross-transaction statistic and score a half on each connection again.
  */
 const HALVES = 2;
 
