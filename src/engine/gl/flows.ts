@@ -346,7 +346,8 @@ function flowMaximaSql(ctx: GlContext): string {
 
 /**
  * Two engine transactions side by side (no parallel workers, no merge joins): `second`, and
- * `first`, which is handed the second's promise to wait for its committed work. Both have settled
+ * `first`, which is handed the second's promise to wait for its committed work (`second` asks the
+ * pool for its connection first, so `first` never waits holding the last one). Both have settled
  * before this resolves or rejects: no statement outlives the step.
  */
 async function bothHalves(pool: pg.Pool, second: (client: pg.PoolClient) => Promise<void>, first: (client: pg.PoolClient, second: Promise<void>) => Promise<void>): Promise<void> {
