@@ -30,6 +30,7 @@ export {
   stagedRowCount,
   stageFile,
   stagingIntact,
+  warmStagingTable,
   type StageOptions,
   type StageResult,
   type StagedColumn,

@@ -219,6 +219,8 @@ export async function adoptStagingTable(pool: pg.Pool, from: string, table: stri
       }
       await client.query(`DROP TABLE IF EXISTS ${qualifiedTable(table)}`);
       await client.query(`ALTER TABLE ${qualifiedTable(from)} RENAME TO ${column(name)}`);
+      // Its row index, when `warmStagingTable` built it, under the name `ensureRowIndex` looks for.
+      await client.query(`ALTER INDEX IF EXISTS ${column(schema)}.${column(rowIndexName(from))} RENAME TO ${column(rowIndexName(table))}`);
       return true;
     });
   } catch (error) {
@@ -259,7 +261,30 @@ export async function ensureRowIndex(client: pg.ClientBase, table: string): Prom
   // 0.1 s of CPU per million rows); parallel workers only add processes beside the passes it runs
   // next to (the step that builds it already keeps both cores busy).
   await client.query("SET LOCAL max_parallel_maintenance_workers = 0");
-  await client.query(`CREATE INDEX IF NOT EXISTS ${column(`${plain.split(".").at(-1)!}_row_no`)} ON ${qualifiedTable(plain)} USING brin (row_no)`);
+  await client.query(`CREATE INDEX IF NOT EXISTS ${column(rowIndexName(plain))} ON ${qualifiedTable(plain)} USING brin (row_no)`);
+}
+
+/** The name of a staging table's row index (in the table's schema). */
+function rowIndexName(table: string): string {
+  return `${table.replace(/"/g, "").split(".").at(-1)!}_row_no`;
+}
+
+/**
+ * A staging table loaded while its file arrived, made ready for the steps that read it, in the time
+ * between the upload's answer and the source's first SQL step, when the server's main thread
+ * (the source request, detection, mapping) leaves a core idle: its row index is built, which as
+ * the table's first reader brings every page from the OS cache into shared buffers, where the
+ * step's three scans find them (the COPY wrote them through a small ring, so none are there).
+ * Only a table that fits in a quarter of shared buffers: a larger one is scanned through a ring
+ * too and would be read from the OS again anyway. An adoption (`adoptStagingTable`) waits for it.
+ */
+export async function warmStagingTable(pool: pg.Pool, table: string): Promise<boolean> {
+  return inPgTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ fits: boolean }>("SELECT pg_relation_size($1::regclass) * 4 < pg_size_bytes(current_setting('shared_buffers')) AS fits", [qualifiedTable(table)]);
+    if (!rows[0]?.fits) return false;
+    await ensureRowIndex(client, table);
+    return true;
+  });
 }
 
 /** `ensureRowIndex` on a connection of its own (to build it beside other passes). */
