@@ -210,6 +210,8 @@ export async function adoptStagingTable(pool: pg.Pool, from: string, table: stri
   const [schema, name] = table.split(".");
   if (fromSchema !== schema) throw new Error(`${from} and ${table} are not in one schema`);
   try {
+    // Its warming (`warmStagingTable`), if still running, is not waited for.
+    await pool.query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active' AND query = $1", [warmingStatement(from)]);
     return await inPgTransaction(pool, async (client) => {
       // Waits for a concurrent adoption of the same table (which then leaves nothing to take).
       await client.query(`LOCK TABLE ${qualifiedTable(from)} IN ACCESS EXCLUSIVE MODE`);
@@ -219,8 +221,6 @@ export async function adoptStagingTable(pool: pg.Pool, from: string, table: stri
       }
       await client.query(`DROP TABLE IF EXISTS ${qualifiedTable(table)}`);
       await client.query(`ALTER TABLE ${qualifiedTable(from)} RENAME TO ${column(name)}`);
-      // Its row index, when `warmStagingTable` built it, under the name `ensureRowIndex` looks for.
-      await client.query(`ALTER INDEX IF EXISTS ${column(schema)}.${column(rowIndexName(from))} RENAME TO ${column(rowIndexName(table))}`);
       return true;
     });
   } catch (error) {
@@ -261,29 +261,30 @@ export async function ensureRowIndex(client: pg.ClientBase, table: string): Prom
   // 0.1 s of CPU per million rows); parallel workers only add processes beside the passes it runs
   // next to (the step that builds it already keeps both cores busy).
   await client.query("SET LOCAL max_parallel_maintenance_workers = 0");
-  await client.query(`CREATE INDEX IF NOT EXISTS ${column(rowIndexName(plain))} ON ${qualifiedTable(plain)} USING brin (row_no)`);
+  await client.query(`CREATE INDEX IF NOT EXISTS ${column(`${plain.split(".").at(-1)!}_row_no`)} ON ${qualifiedTable(plain)} USING brin (row_no)`);
 }
 
-/** The name of a staging table's row index (in the table's schema). */
-function rowIndexName(table: string): string {
-  return `${table.replace(/"/g, "").split(".").at(-1)!}_row_no`;
+/** The statement `warmStagingTable` runs (an adoption recognizes it). */
+function warmingStatement(table: string): string {
+  return `/* warm */ SELECT count(*) FROM ${qualifiedTable(table)}`;
 }
 
 /**
- * A staging table loaded while its file arrived, made ready for the steps that read it, in the time
- * between the upload's answer and the source's first SQL step, when the server's main thread
- * (the source request, detection, mapping) leaves a core idle: its row index is built, which as
- * the table's first reader brings every page from the OS cache into shared buffers, where the
- * step's three scans find them (the COPY wrote them through a small ring, so none are there).
- * Only a table that fits in a quarter of shared buffers: a larger one is scanned through a ring
- * too and would be read from the OS again anyway. An adoption (`adoptStagingTable`) waits for it.
+ * A staging table loaded while its file arrived, read once into shared buffers in the time between
+ * the upload's answer and the source's first SQL step, when the server's main thread (the source
+ * request, detection, mapping) leaves a core idle: the COPY wrote its pages through a small ring,
+ * so none are in shared buffers, and each of the effective-date step's scans would otherwise wait
+ * for PostgreSQL's io workers to bring them from the OS cache. Only a table that fits in a quarter
+ * of shared buffers (a larger one is scanned through a ring as well). An adoption
+ * (`adoptStagingTable`) cancels it rather than waiting for it: the pages read so far stay.
  */
-export async function warmStagingTable(pool: pg.Pool, table: string): Promise<boolean> {
-  return inPgTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ fits: boolean }>("SELECT pg_relation_size($1::regclass) * 4 < pg_size_bytes(current_setting('shared_buffers')) AS fits", [qualifiedTable(table)]);
-    if (!rows[0]?.fits) return false;
-    await ensureRowIndex(client, table);
-    return true;
+export async function warmStagingTable(pool: pg.Pool, table: string): Promise<void> {
+  const { rows } = await pool.query<{ fits: boolean }>("SELECT pg_relation_size($1::regclass) * 4 < pg_size_bytes(current_setting('shared_buffers')) AS fits", [qualifiedTable(table)]);
+  if (!rows[0]?.fits) return;
+  await inPgTransaction(pool, async (client) => {
+    // One process: parallel workers would each start, and fault in shared memory, for a plain read.
+    await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
+    await client.query(warmingStatement(table));
   });
 }
 

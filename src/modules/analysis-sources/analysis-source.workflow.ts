@@ -222,6 +222,10 @@ export const ingestionJob = defineJob<IngestionPayload>({
           }
           case "PARSE": {
             const parseStarted = performance.now();
+            // The accounts found by the effective-date step are known already: their mappings are
+            // inferred while the entries built ahead are still being written (never rejects).
+            const known = source.accounts;
+            const early = ahead && known && known.length > 0 ? inferDiscoveredAccounts(app.prisma, source.engagementId, known).catch(() => undefined) : undefined;
             const parsed = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
             ahead = null;
             const { result, transactions, accounts } = parsed;
@@ -230,7 +234,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
             app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
             const before = source;
             // Inferred before the transaction that records the parse: it holds that transaction no longer.
-            const inferred = accounts.length > 0 ? await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts) : undefined;
+            const inferred = accounts.length > 0 ? ((accounts === known ? await early : undefined) ?? (await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts))) : undefined;
             source = await inTransaction(app, async (tx, emit) => {
               await announceEntriesDropped(tx, emit, actor, before);
               const saved = await save(tx, before.id, { parse: { rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }, warnings: parseWarnings(result.unparseable) }, actor);

@@ -95,15 +95,18 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
     keep: () => {
       kept = true;
       // The file is created with its staging table, which its first analysis source takes over:
-      // made ready for that source's steps now, while the answer goes out and the source is
-      // created (not awaited; the reading has ended by now).
-      void reading.then(async (found) => {
-        const staged = found?.tabularReading?.staged;
-        if (staged) await warmStagingTable(app.pool, staged.table);
-      }).catch((error) => {
-        // Taken over (renamed) or dropped before it could be: nothing to prepare.
-        if ((error as { code?: string }).code !== "42P01") app.logger.warn("could not prepare a staging table", { table, error: String(error) });
-      });
+      // read into shared buffers now, while the answer goes out and the source is created (not
+      // awaited; the reading has ended by now).
+      void reading
+        .then(async (found) => {
+          const staged = found?.tabularReading?.staged;
+          if (staged) await warmStagingTable(app.pool, staged.table);
+        })
+        .catch((error) => {
+          // Taken over (renamed, the warming cancelled) or dropped first: nothing more to do.
+          const code = (error as { code?: string }).code;
+          if (code !== "42P01" && code !== "57014") app.logger.warn("could not warm a staging table", { table, error: String(error) });
+        });
     },
     async discard() {
       if (kept) return;
