@@ -30,7 +30,6 @@ export {
   stagedRowCount,
   stageFile,
   stagingIntact,
-  warmStagingTable,
   type StageOptions,
   type StageResult,
   type StagedColumn,

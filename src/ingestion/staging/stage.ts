@@ -210,8 +210,6 @@ export async function adoptStagingTable(pool: pg.Pool, from: string, table: stri
   const [schema, name] = table.split(".");
   if (fromSchema !== schema) throw new Error(`${from} and ${table} are not in one schema`);
   try {
-    // Its warming (`warmStagingTable`), if still running, is not waited for.
-    await pool.query("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND state = 'active' AND query = $1", [warmingStatement(from)]);
     return await inPgTransaction(pool, async (client) => {
       // Waits for a concurrent adoption of the same table (which then leaves nothing to take).
       await client.query(`LOCK TABLE ${qualifiedTable(from)} IN ACCESS EXCLUSIVE MODE`);
@@ -262,30 +260,6 @@ export async function ensureRowIndex(client: pg.ClientBase, table: string): Prom
   // next to (the step that builds it already keeps both cores busy).
   await client.query("SET LOCAL max_parallel_maintenance_workers = 0");
   await client.query(`CREATE INDEX IF NOT EXISTS ${column(`${plain.split(".").at(-1)!}_row_no`)} ON ${qualifiedTable(plain)} USING brin (row_no)`);
-}
-
-/** The statement `warmStagingTable` runs (an adoption recognizes it). */
-function warmingStatement(table: string): string {
-  return `/* warm */ SELECT count(*) FROM ${qualifiedTable(table)}`;
-}
-
-/**
- * A staging table loaded while its file arrived, read once into shared buffers in the time between
- * the upload's answer and the source's first SQL step, when the server's main thread (the source
- * request, detection, mapping) leaves a core idle: the COPY wrote its pages through a small ring,
- * so none are in shared buffers, and each of the effective-date step's scans would otherwise wait
- * for PostgreSQL's io workers to bring them from the OS cache. Only a table that fits in a quarter
- * of shared buffers (a larger one is scanned through a ring as well). An adoption
- * (`adoptStagingTable`) cancels it rather than waiting for it: the pages read so far stay.
- */
-export async function warmStagingTable(pool: pg.Pool, table: string): Promise<void> {
-  const { rows } = await pool.query<{ fits: boolean }>("SELECT pg_relation_size($1::regclass) * 4 < pg_size_bytes(current_setting('shared_buffers')) AS fits", [qualifiedTable(table)]);
-  if (!rows[0]?.fits) return;
-  await inPgTransaction(pool, async (client) => {
-    // One process: parallel workers would each start, and fault in shared memory, for a plain read.
-    await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
-    await client.query(warmingStatement(table));
-  });
 }
 
 /** `ensureRowIndex` on a connection of its own (to build it beside other passes). */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ArrivingBytes, dropTables, INGEST_SCHEMA, inspectFile, NotTabularFileError, stageFile, warmStagingTable } from "../../ingestion/index.js";
+import { ArrivingBytes, dropTables, INGEST_SCHEMA, inspectFile, NotTabularFileError, stageFile } from "../../ingestion/index.js";
 import type { App, UploadObserver } from "../../app-types.js";
 import { engineInspection, type FileInspection } from "./file-inspector.js";
 import { inspectionOf, NOT_TABULAR } from "./tabular-inspector.js";
@@ -94,19 +94,6 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
     result: () => reading,
     keep: () => {
       kept = true;
-      // The file is created with its staging table, which its first analysis source takes over:
-      // read into shared buffers now, while the answer goes out and the source is created (not
-      // awaited; the reading has ended by now).
-      void reading
-        .then(async (found) => {
-          const staged = found?.tabularReading?.staged;
-          if (staged) await warmStagingTable(app.pool, staged.table);
-        })
-        .catch((error) => {
-          // Taken over (renamed, the warming cancelled) or dropped first: nothing more to do.
-          const code = (error as { code?: string }).code;
-          if (code !== "42P01" && code !== "57014") app.logger.warn("could not warm a staging table", { table, error: String(error) });
-        });
     },
     async discard() {
       if (kept) return;
