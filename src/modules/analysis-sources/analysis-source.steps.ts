@@ -289,7 +289,7 @@ export interface AheadParse {
 }
 
 /**
-ANALYZE_EFFECTIVE_DATES: daily summary and accounts in one pass, a first preview beside it.
+ * ANALYZE_EFFECTIVE_DATES: daily summary and accounts in one pass, a first preview beside it.
  *
  * With `parseFollows` (the walk goes on to PARSING without stopping) the parse does not wait its
  * turn: the entries are parsed with the first selection on one connection while, on a second, the
@@ -328,7 +328,13 @@ export async function effectiveDatesStep(
     // grouping by day and by account (this step's own results). The parse is started first: it is
     // the longest, and the only one the step does not wait for.
     const failed = (what: string) => (error: unknown) => env.app.logger.warn(`${what} failed; the parse will run in its turn`, { analysisSourceId: source.id, error: String(error) });
-    const entries = parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name), statisticsTarget: null });
+    // Its failure is handled at once (it may come while the step still awaits the groupings).
+    const entries: Promise<ParseResult | null> = parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name), statisticsTarget: null }).catch(
+      (error) => {
+        failed("parse ahead (entries)")(error);
+        return null;
+      },
+    );
     const built = await (async () => {
       try {
         // The rating's example rows are found through the staging table's row index: built first on
@@ -348,17 +354,16 @@ export async function effectiveDatesStep(
       } catch (error) {
         failed("parse ahead")(error);
         // Nothing half-done left behind: the entries' statement ends (either way) before its table is dropped.
-        await entries.catch(() => undefined);
+        await entries;
         await dropTables(env.app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
         return null;
       }
     })();
     if (built) {
       report(100);
-      const parsed = entries.catch(async (error) => {
-        failed("parse ahead (entries)")(error);
-        await dropTables(env.app.pool, [entriesAhead]).catch(() => undefined);
-        return null;
+      const parsed = entries.then(async (result) => {
+        if (result === null) await dropTables(env.app.pool, [entriesAhead]).catch(() => undefined);
+        return result;
       });
       return { patch: { effectiveDates: built.summary.effectiveDates, accounts: built.summary.accounts }, preview: built.preview, ahead: { selection, entries: parsed, transactions: built.table } };
     }
