@@ -15,10 +15,12 @@ import { statisticTable } from "./statistics.js";
  */
 interface EntryPoint {
   name: string;
-  /** `column` is the entry's text column the point reads when it declares `by` (default `s.<by>`). */
-  expression(ctx: GlContext, joins: Joins, column?: string): string;
-  /** The expression reads only this text column of the entry: it may be computed once per distinct value (`perValue`). */
-  by?: "memo" | "type";
+  expression(ctx: GlContext, joins: Joins): string;
+  /**
+   * The expression reads only this column of the entry (and `s.rp`, derived from the effective
+   * date): it may be computed once per distinct value of the column and joined back (`fewValues`).
+   */
+  by?: "memo" | "type" | "effective_date";
 }
 
 type Joins = Record<string, string | null>;
@@ -52,8 +54,8 @@ const ENTRY_POINTS: EntryPoint[] = [
   {
     name: "journal_entry_manual_entry",
     by: "type",
-    expression: (ctx, _j, column = "s.type") => {
-      const match = wordsMatch(column, ctx.setting<string[]>("journal_entry_manual_entry", "values") ?? []);
+    expression: (ctx) => {
+      const match = wordsMatch("s.type", ctx.setting<string[]>("journal_entry_manual_entry", "values") ?? []);
       return match ? ON(match) : "0";
     },
   },
@@ -63,19 +65,19 @@ const ENTRY_POINTS: EntryPoint[] = [
     expression: (ctx) => ON(`s.entered_date > ${ctx.periods.analysisEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_analysis_period_adjustment", "graceDays"))}`),
   },
   { name: "journal_entry_flat_sos_v2", expression: (_ctx, j) => (j.sos ? "coalesce(ss.score, 0)" : "0") },
-  { name: "journal_entry_start_of_period", expression: (ctx) => ON(`s.effective_date < s.rp + ${int(ctx.setting("journal_entry_start_of_period", "days"))}`) },
+  { name: "journal_entry_start_of_period", by: "effective_date", expression: (ctx) => ON(`s.effective_date < s.rp + ${int(ctx.setting("journal_entry_start_of_period", "days"))}`) },
   { name: "journal_entry_high_dollar_value", expression: (ctx) => ON(`abs(s.amount) >= ${int(ctx.facts.highValueThreshold)}`) },
   { name: "journal_entry_nfp_expense_flurry", expression: (_ctx, j) => (j.flurry ? "CASE WHEN a.is_expense AND s.amount > 0 THEN coalesce(sf.score, 0) ELSE 0 END" : "0") },
   { name: "journal_entry_material_value", expression: (ctx) => ON(`abs(s.amount) >= ${int(ctx.facts.materiality)}`) },
   {
     name: "journal_entry_suspicious_keyword",
     by: "memo",
-    expression: (ctx, _j, column = "s.memo") => {
-      const match = wordsMatch(column, ctx.setting<string[]>("journal_entry_suspicious_keyword", "keywords") ?? []);
+    expression: (ctx) => {
+      const match = wordsMatch("s.memo", ctx.setting<string[]>("journal_entry_suspicious_keyword", "keywords") ?? []);
       return match ? ON(match) : "0";
     },
   },
-  { name: "journal_entry_start_of_year", expression: (ctx) => ON(`s.effective_date < ${ctx.periods.analysisStart("s.effective_date")} + ${int(ctx.setting("journal_entry_start_of_year", "days"))}`) },
+  { name: "journal_entry_start_of_year", by: "effective_date", expression: (ctx) => ON(`s.effective_date < ${ctx.periods.analysisStart("s.effective_date")} + ${int(ctx.setting("journal_entry_start_of_year", "days"))}`) },
   {
     name: "journal_entry_reporting_adjustment",
     expression: (ctx) => ON(`s.entered_date > ${ctx.periods.reportingEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_adjustment", "graceDays"))}`),
@@ -83,15 +85,15 @@ const ENTRY_POINTS: EntryPoint[] = [
   {
     name: "journal_entry_complex_instrument",
     by: "memo",
-    expression: (ctx, _j, column = "s.memo") => {
-      const match = wordsMatch(column, ctx.setting<string[]>("journal_entry_complex_instrument", "keywords") ?? []);
+    expression: (ctx) => {
+      const match = wordsMatch("s.memo", ctx.setting<string[]>("journal_entry_complex_instrument", "keywords") ?? []);
       return match ? ON(match) : "0";
     },
   },
   { name: "journal_entry_two_digit_benford_v2", expression: (_ctx, j) => (j.benford ? "coalesce(sb.score, 0)" : "0") },
   { name: "prior_period_dollar_change", expression: (_ctx, j) => (j.trend ? "coalesce(st.dollar, 0)" : "0") },
-  { name: "journal_entry_end_of_year", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.analysisEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_year", "days"))}`) },
-  { name: "journal_entry_empty_text_field", by: "memo", expression: (_ctx, _j, column = "s.memo") => ON(`${column} IS NULL OR btrim(${column}) = ''`) },
+  { name: "journal_entry_end_of_year", by: "effective_date", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.analysisEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_year", "days"))}`) },
+  { name: "journal_entry_empty_text_field", by: "memo", expression: () => ON("s.memo IS NULL OR btrim(s.memo) = ''") },
   {
     name: "journal_entry_isolation_forest",
     expression: (ctx, j) => {
@@ -115,7 +117,7 @@ const ENTRY_POINTS: EntryPoint[] = [
       return `coalesce(CASE WHEN sa.n >= ${int(ctx.setting(p, "minimumEntries"))} THEN ${ramp(AMOUNT_Z, Number(ctx.setting(p, "zFrom")), Number(ctx.setting(p, "zTo")))} END, 0)`;
     },
   },
-  { name: "journal_entry_end_of_period", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.reportingEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_period", "days"))}`) },
+  { name: "journal_entry_end_of_period", by: "effective_date", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.reportingEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_period", "days"))}`) },
   {
     name: "journal_entry_nfp_split_expense_multiple",
     expression: (ctx, j) =>
@@ -178,15 +180,18 @@ export const glEntriesStep: EngineStep = {
     for (const by of new Set(points.flatMap((p) => (p.point.by ? [p.point.by] : [])))) if (await fewValues(pool, sources, by)) byValue.add(by);
     const own = (where: ((k: number) => string) | null) =>
       points.map(({ point, column }) => {
-        const value = where && point.by && byValue.has(point.by) ? `CASE WHEN s.${point.by} IS NULL THEN ${point.expression(ctx, joins, "NULL::text")} ELSE ${point.by}_values.${ident(column)} END` : point.expression(ctx, joins);
+        // An entry without a value (not in the values' table) gets the expression itself.
+        const value = where && point.by && byValue.has(point.by) ? `CASE WHEN s.${point.by} IS NULL THEN ${point.expression(ctx, joins)} ELSE ${point.by}_values.${ident(column)} END` : point.expression(ctx, joins);
         return `(${value})::smallint AS ${ident(column)}`;
       });
     // Each lane's values, from the same pages as its entries (so every value of its entries is there).
     const valueTables = (where: (k: number) => string) =>
       [...byValue].map((by) => {
-        const values = points.filter((p) => p.point.by === by).map(({ point, column }) => `(${point.expression(ctx, joins, `s.${by}`)})::smallint AS ${ident(column)}`);
+        const values = points.filter((p) => p.point.by === by).map(({ point, column }) => `(${point.expression(ctx, joins)})::smallint AS ${ident(column)}`);
         const read = sourcesSql(sources, GL_COLUMNS.filter((c) => c.name === by), offsets, { where });
-        return `${by}_values AS MATERIALIZED (SELECT s.${by}, ${values.join(", ")} FROM (SELECT DISTINCT ${by} FROM (${read}) v WHERE ${by} IS NOT NULL) s)`;
+        const distinct = `SELECT DISTINCT ${by} FROM (${read}) v WHERE ${by} IS NOT NULL`;
+        const derived = by === "effective_date" ? `SELECT d.effective_date, ${ctx.periods.reportingStart("d.effective_date")} AS rp FROM (${distinct}) d` : distinct;
+        return `${by}_values AS MATERIALIZED (SELECT s.${by}, ${values.join(", ")} FROM (${derived}) s)`;
       });
     const fallback = riskGroupOf(plan.spec.riskGroups, new Set());
     const extra = additionalColumns(plan.spec.sources).map((x) => `s.${ident(x)}`);
@@ -202,7 +207,7 @@ export const glEntriesStep: EngineStep = {
              s.account, s.txid, s.type, s.user_id, s.fund_id, s.memo, s.account_description, s.approved_by, s.currency${extra.map((x) => `, ${x}`).join("")}
         FROM (SELECT s.*, ${FIRST_TWO_DIGITS("s.amount")} AS d2, ${ctx.periods.reportingStart("s.effective_date")} AS rp,
                      extract(isodow FROM s.effective_date)::integer AS dow, (s.entered_date - s.effective_date) AS lag
-                FROM (${entries}) s) s
+                FROM (${entries}) s OFFSET 0) s
         ${joinSql}${values.length > 0 ? [...byValue].map((by) => `\n        LEFT JOIN ${by}_values ON ${by}_values.${by} = s.${by}`).join("") : ""}`;
     };
     // The base is partitioned by transaction half (baseHalves), so each of the transaction
