@@ -184,15 +184,23 @@ export const glEntriesStep: EngineStep = {
         const value = where && point.by && byValue.has(point.by) ? `CASE WHEN s.${point.by} IS NULL THEN ${point.expression(ctx, joins)} ELSE ${point.by}_values.${ident(column)} END` : point.expression(ctx, joins);
         return `(${value})::smallint AS ${ident(column)}`;
       });
-    // Each lane's values, from the same pages as its entries (so every value of its entries is there).
-    const valueTables = (where: (k: number) => string) =>
-      [...byValue].map((by) => {
-        const values = points.filter((p) => p.point.by === by).map(({ point, column }) => `(${point.expression(ctx, joins)})::smallint AS ${ident(column)}`);
-        const read = sourcesSql(sources, GL_COLUMNS.filter((c) => c.name === by), offsets, { where });
-        const distinct = `SELECT DISTINCT ${by} FROM (${read}) v WHERE ${by} IS NOT NULL`;
-        const derived = by === "effective_date" ? `SELECT d.effective_date, ${ctx.periods.reportingStart("d.effective_date")} AS rp FROM (${distinct}) d` : distinct;
-        return `${by}_values AS MATERIALIZED (SELECT s.${by}, ${values.join(", ")} FROM (${derived}) s)`;
-      });
+    // Each lane's values, from the same pages as its entries (so every value of its entries is
+    // there), the columns' distinct values in one pass (a hash table per grouping set).
+    const valueTables = (where: (k: number) => string) => {
+      if (byValue.size === 0) return [];
+      const columns = [...byValue];
+      const read = sourcesSql(sources, GL_COLUMNS.filter((c) => byValue.has(c.name)), offsets, { where });
+      const all = `entry_values AS MATERIALIZED (SELECT ${columns.join(", ")}, ${columns.map((c) => `GROUPING(${c}) AS g_${c}`).join(", ")} FROM (${read}) v GROUP BY GROUPING SETS (${columns.map((c) => `(${c})`).join(", ")}))`;
+      return [
+        all,
+        ...columns.map((by) => {
+          const values = points.filter((p) => p.point.by === by).map(({ point, column }) => `(${point.expression(ctx, joins)})::smallint AS ${ident(column)}`);
+          const distinct = `SELECT ${by} FROM entry_values WHERE g_${by} = 0 AND ${by} IS NOT NULL`;
+          const derived = by === "effective_date" ? `SELECT d.effective_date, ${ctx.periods.reportingStart("d.effective_date")} AS rp FROM (${distinct}) d` : distinct;
+          return `${by}_values AS MATERIALIZED (SELECT s.${by}, ${values.join(", ")} FROM (${derived}) s)`;
+        }),
+      ];
+    };
     const fallback = riskGroupOf(plan.spec.riskGroups, new Set());
     const extra = additionalColumns(plan.spec.sources).map((x) => `s.${ident(x)}`);
     // Fixed-width columns first, then the texts: the later steps read the base table seven times
