@@ -175,7 +175,7 @@ export const glEntriesStep: EngineStep = {
     const sources = plan.spec.sources;
     const offsets = sources.map((_s, k) => Number(ctx.facts[`offset_${k}`] ?? 0));
     const points = entryPointColumns(plan).map((p) => ({ ...p, point: ENTRY_POINTS.find((e) => e.name === p.name)! }));
-    // The text columns whose points are computed once per distinct value (perValue).
+    // The columns whose points are computed once per distinct value (fewValues).
     const byValue = new Set<string>();
     for (const by of new Set(points.flatMap((p) => (p.point.by ? [p.point.by] : [])))) if (await fewValues(pool, sources, by)) byValue.add(by);
     const own = (where: ((k: number) => string) | null) =>
