@@ -21,6 +21,24 @@ interface EntryPoint {
    * date): it may be computed once per distinct value of the column and joined back (`fewValues`).
    */
   by?: "memo" | "type" | "effective_date";
+  /**
+   * The expression is `test(value)`, `value` reading only the effective date: the value is then
+   * computed once per distinct date (with `by` "effective_date") and the test for each entry.
+   */
+  perDate?: (ctx: GlContext) => { value: string; test: (value: string) => string };
+}
+
+/** A point testing each entry against a value of its effective date (`perDate`). */
+function perDate(name: string, perDate: (ctx: GlContext) => { value: string; test: (value: string) => string }): EntryPoint {
+  return {
+    name,
+    by: "effective_date",
+    perDate,
+    expression: (ctx) => {
+      const { value, test } = perDate(ctx);
+      return test(value);
+    },
+  };
 }
 
 type Joins = Record<string, string | null>;
@@ -60,10 +78,10 @@ const ENTRY_POINTS: EntryPoint[] = [
     },
   },
   { name: "journal_entry_zero", expression: () => ON("s.amount = 0") },
-  {
-    name: "journal_entry_reporting_analysis_period_adjustment",
-    expression: (ctx) => ON(`s.entered_date > ${ctx.periods.analysisEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_analysis_period_adjustment", "graceDays"))}`),
-  },
+  perDate("journal_entry_reporting_analysis_period_adjustment", (ctx) => ({
+    value: `${ctx.periods.analysisEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_analysis_period_adjustment", "graceDays"))}`,
+    test: (value) => ON(`s.entered_date > ${value}`),
+  })),
   { name: "journal_entry_flat_sos_v2", expression: (_ctx, j) => (j.sos ? "coalesce(ss.score, 0)" : "0") },
   { name: "journal_entry_start_of_period", by: "effective_date", expression: (ctx) => ON(`s.effective_date < s.rp + ${int(ctx.setting("journal_entry_start_of_period", "days"))}`) },
   { name: "journal_entry_high_dollar_value", expression: (ctx) => ON(`abs(s.amount) >= ${int(ctx.facts.highValueThreshold)}`) },
@@ -78,10 +96,10 @@ const ENTRY_POINTS: EntryPoint[] = [
     },
   },
   { name: "journal_entry_start_of_year", by: "effective_date", expression: (ctx) => ON(`s.effective_date < ${ctx.periods.analysisStart("s.effective_date")} + ${int(ctx.setting("journal_entry_start_of_year", "days"))}`) },
-  {
-    name: "journal_entry_reporting_adjustment",
-    expression: (ctx) => ON(`s.entered_date > ${ctx.periods.reportingEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_adjustment", "graceDays"))}`),
-  },
+  perDate("journal_entry_reporting_adjustment", (ctx) => ({
+    value: `${ctx.periods.reportingEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_adjustment", "graceDays"))}`,
+    test: (value) => ON(`s.entered_date > ${value}`),
+  })),
   {
     name: "journal_entry_complex_instrument",
     by: "memo",
@@ -181,7 +199,9 @@ export const glEntriesStep: EngineStep = {
     const own = (where: ((k: number) => string) | null) =>
       points.map(({ point, column }) => {
         // An entry without a value (not in the values' table) gets the expression itself.
-        const value = where && point.by && byValue.has(point.by) ? `CASE WHEN s.${point.by} IS NULL THEN ${point.expression(ctx, joins)} ELSE ${point.by}_values.${ident(column)} END` : point.expression(ctx, joins);
+        if (!where || !point.by || !byValue.has(point.by)) return `(${point.expression(ctx, joins)})::smallint AS ${ident(column)}`;
+        const known = point.perDate ? point.perDate(ctx).test(`${point.by}_values.${ident(column)}`) : `${point.by}_values.${ident(column)}`;
+        const value = `CASE WHEN s.${point.by} IS NULL THEN ${point.expression(ctx, joins)} ELSE ${known} END`;
         return `(${value})::smallint AS ${ident(column)}`;
       });
     // Each lane's values, from the same pages as its entries (so every value of its entries is
@@ -194,7 +214,7 @@ export const glEntriesStep: EngineStep = {
       return [
         all,
         ...columns.map((by) => {
-          const values = points.filter((p) => p.point.by === by).map(({ point, column }) => `(${point.expression(ctx, joins)})::smallint AS ${ident(column)}`);
+          const values = points.filter((p) => p.point.by === by).map(({ point, column }) => (point.perDate ? `${point.perDate(ctx).value} AS ${ident(column)}` : `(${point.expression(ctx, joins)})::smallint AS ${ident(column)}`));
           const distinct = `SELECT ${by} FROM entry_values WHERE g_${by} = 0 AND ${by} IS NOT NULL`;
           const derived = by === "effective_date" ? `SELECT d.effective_date, ${ctx.periods.reportingStart("d.effective_date")} AS rp FROM (${distinct}) d` : distinct;
           return `${by}_values AS MATERIALIZED (SELECT s.${by}, ${values.join(", ")} FROM (${derived}) s)`;
