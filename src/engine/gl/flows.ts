@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { EXPERT_SCORES, type ExpertRule } from "../control-points/index.js";
 import type { RunPlan } from "../run-plan.js";
-import { createTableAs, engineTransaction, sideBySide, type EngineStep } from "../steps.js";
+import { createTableAs, engineTransaction, sideBySide, type EngineStep, type RunFacts } from "../steps.js";
+import { baseHalves } from "./entries.js";
 import { ident, int, ramp, table, text } from "../sql.js";
 import { glContext, rarityScore, type GlContext } from "./context.js";
 import { failedExpression } from "../scoring.js";
@@ -34,53 +35,113 @@ export function flowPoints(plan: RunPlan): Array<{ name: string; column: string;
  *    proportion to each account's amount.
  * Amounts are MONEY_100 rounded to the cent per flow.
  */
-function flowsSql(plan: RunPlan, half: number): { sides: string; exact: string; flows: string } {
-  // One half of the transactions (tx mod HALVES): the half's aggregate rows, as a subquery.
-  const t = `(SELECT * FROM ${table(plan.tables.work("txagg"))} WHERE tx % ${HALVES} = ${half})`;
+function flowsSql(plan: RunPlan, facts: RunFacts, half: number): { sides: string; flows: string } {
   const sides = `SELECT b.tx, b.account, sign(b.amount)::smallint AS side, sum(abs(b.amount))::bigint AS amount
-      FROM ${table(plan.tables.base)} b WHERE b.amount <> 0 AND b.tx % ${HALVES} = ${half} GROUP BY 1, 2, 3`;
+      FROM ${table(baseHalves(plan, facts).tables[half])} b WHERE b.amount <> 0 AND b.tx IS NOT NULL GROUP BY 1, 2, 3`;
   const fa = table(plan.tables.work(`sides${half}`));
-  // Only amounts found on both sides of a transaction can pair (k: a hash join of the debit sides
-  // with the credit sides on transaction and amount, a few rows), and only in transactions debiting
-  // and crediting two accounts or more, balanced: the numbering windows sort those alone.
-  const exact = `WITH k AS (SELECT DISTINCT d.tx, d.amount FROM ${fa} d JOIN ${fa} c ON c.tx = d.tx AND c.amount = d.amount AND c.side = -1 WHERE d.side = 1),
-      m AS (SELECT f.* FROM ${fa} f JOIN k USING (tx, amount) JOIN ${t} t USING (tx) WHERE t.debit_accounts >= 2 AND t.credit_accounts >= 2 AND t.debit = t.credit),
+  return { sides, flows: pairedFlowsSql(fa, halfAggregate(plan, facts, half), null) };
+}
+
+/**
+ * One half of the transaction aggregate, the transactions of base partition `half` (baseHalves: a
+ * transaction's key `tx` is below `split` in the first half, from it in the second, and below twice
+ * `split`, so `tx / split` is its half). Written `tx / split = half`, an expression without
+ * statistics that the planner estimates at 0.5% of the rows, as it did `tx % 2 = half`: the range
+ * `tx < split`, estimated right, changed the plans of the statements joining it and cost more.
+ */
+function halfAggregate(plan: RunPlan, facts: RunFacts, half: number): string {
+  return `(SELECT * FROM ${table(plan.tables.work("txagg"))} WHERE tx / ${int(baseHalves(plan, facts).split)} = ${half})`;
+}
+
+/** A transaction can hold exact pairs (step 2) only if it debits and credits two accounts or more, balanced. */
+const MAY_PAIR = (t: string) => `(${t}.debit_accounts >= 2 AND ${t}.credit_accounts >= 2 AND ${t}.debit = ${t}.credit)`;
+
+/**
+ * The exact pairs of the transactions `t` (of the sides table `fa`): only amounts found on both
+ * sides of a transaction can pair (k: a hash join of the debit sides with the credit sides on
+ * transaction and amount, a few rows), and only in transactions that MAY_PAIR: the numbering
+ * windows sort those alone.
+ */
+function exactSql(fa: string, t: string): string {
+  return `WITH k AS (SELECT DISTINCT d.tx, d.amount FROM ${fa} d JOIN ${fa} c ON c.tx = d.tx AND c.amount = d.amount AND c.side = -1 WHERE d.side = 1),
+      m AS (SELECT f.* FROM ${fa} f JOIN k USING (tx, amount) JOIN ${t} t USING (tx) WHERE ${MAY_PAIR("t")}),
       d AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = 1),
       c AS (SELECT tx, account, amount, row_number() OVER (PARTITION BY tx, amount ORDER BY account) AS rn FROM m WHERE side = -1)
     SELECT d.tx, d.account AS debit_account, c.account AS credit_account, d.amount FROM d JOIN c USING (tx, amount, rn)`;
-  const ex = table(plan.tables.work(`exact${half}`));
-  // Per transaction, what remains to spread: without exact pairs, its sides' totals and counts as the
-  // transaction aggregate has them; with exact pairs, the remaining sides added up.
+}
+
+/**
+ * The flows of the transactions `t` from their sides `fa`, with their exact pairs `ex`; or, with
+ * `ex` null, as if none had any, each row then saying whether it pairs a debit side and a credit
+ * side of equal amounts in a transaction that MAY_PAIR, or belongs to one that MAY_PAIR with too
+ * many pairs to list (`may_pair`; such rows are kept even when their amount rounds to nothing).
+ * Per transaction, what remains to spread: without exact pairs, its sides' totals and counts as
+ * the transaction aggregate has them; with exact pairs, the remaining sides added up.
+ */
+function pairedFlowsSql(fa: string, t: string, ex: string | null): string {
   const kind = (alias: string) => `CASE WHEN ${alias}.debit_accounts >= 2 AND ${alias}.credit_accounts >= 2 THEN 'COMPLEX' ELSE 'SIMPLE' END`;
-  const flows = `WITH rem AS (
-        SELECT f.* FROM ${fa} f WHERE f.side = 1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.debit_account = f.account)
+  const unpaired = (column: string) => (ex ? ` AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.${column} = f.account)` : "");
+  const rem = `rem AS (
+        SELECT f.* FROM ${fa} f WHERE f.side = 1${unpaired("debit_account")}
         UNION ALL
-        SELECT f.* FROM ${fa} f WHERE f.side = -1 AND NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = f.tx AND e.credit_account = f.account)),
-      rt AS (
-        SELECT t.tx, t.debit_side_total::bigint AS rd, t.credit_side_total::bigint AS rc, t.debit_sides::bigint AS nd, t.credit_sides::bigint AS nc,
-               ${kind("t")} AS flow_type, t.txid, t.effective_date
-          FROM ${t} t WHERE NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = t.tx)
+        SELECT f.* FROM ${fa} f WHERE f.side = -1${unpaired("credit_account")})`;
+  const totals = `SELECT t.tx, t.debit_side_total::bigint AS rd, t.credit_side_total::bigint AS rc, t.debit_sides::bigint AS nd, t.credit_sides::bigint AS nc,
+               ${kind("t")} AS flow_type, t.txid, t.effective_date, ${MAY_PAIR("t")} AS may_pair
+          FROM ${t} t`;
+  const rt = ex
+    ? `rt AS (
+        ${totals} WHERE NOT EXISTS (SELECT 1 FROM ${ex} e WHERE e.tx = t.tx)
         UNION ALL
         SELECT r.tx, coalesce(sum(r.amount) FILTER (WHERE r.side = 1), 0)::bigint, coalesce(sum(r.amount) FILTER (WHERE r.side = -1), 0)::bigint,
-               count(*) FILTER (WHERE r.side = 1), count(*) FILTER (WHERE r.side = -1), min(${kind("t")}), min(t.txid), min(t.effective_date)
-          FROM rem r JOIN ${t} t USING (tx) WHERE r.tx IN (SELECT tx FROM ${ex}) GROUP BY r.tx)
-    SELECT tx, debit_account, credit_account, amount, flow_type, txid, effective_date FROM (
-      SELECT e.tx, e.debit_account, e.credit_account, e.amount, 'SIMPLE' AS flow_type, t.txid, t.effective_date FROM ${ex} e JOIN ${t} t USING (tx)
+               count(*) FILTER (WHERE r.side = 1), count(*) FILTER (WHERE r.side = -1), min(${kind("t")}), min(t.txid), min(t.effective_date), FALSE
+          FROM rem r JOIN ${t} t USING (tx) WHERE r.tx IN (SELECT tx FROM ${ex}) GROUP BY r.tx)`
+    : `rt AS (${totals})`;
+  const exactFlows = ex
+    ? `SELECT e.tx, e.debit_account, e.credit_account, e.amount, 'SIMPLE' AS flow_type, t.txid, t.effective_date, FALSE AS may_pair FROM ${ex} e JOIN ${t} t USING (tx)
       UNION ALL
-      SELECT d.tx, d.account, c.account, ${proportion("d.amount", "c.amount", "greatest(rt.rd, rt.rc)")}, rt.flow_type, rt.txid, rt.effective_date
+      `
+    : "";
+  return `WITH ${rem},
+      ${rt}
+    SELECT tx, debit_account, credit_account, amount, flow_type, txid, effective_date, may_pair FROM (
+      ${exactFlows}SELECT d.tx, d.account AS debit_account, c.account AS credit_account, ${proportion("d.amount", "c.amount", "greatest(rt.rd, rt.rc)")} AS amount, rt.flow_type, rt.txid, rt.effective_date,
+             ${ex ? "FALSE" : "rt.may_pair AND d.amount = c.amount"} AS may_pair
         FROM rem d JOIN rem c ON c.tx = d.tx AND c.side = -1 JOIN rt ON rt.tx = d.tx
        WHERE d.side = 1 AND rt.nd * rt.nc <= ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
       SELECT r.tx, CASE WHEN r.side = 1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END, CASE WHEN r.side = -1 THEN r.account ELSE ${text(COMPLEX_ACCOUNT)} END,
-             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX', rt.txid, rt.effective_date
+             round(r.amount::numeric * least(rt.rd, rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, 'COMPLEX', rt.txid, rt.effective_date, ${ex ? "FALSE" : "rt.may_pair"}
         FROM rem r JOIN rt USING (tx) WHERE rt.nd * rt.nc > ${MAX_PAIRS_PER_TRANSACTION}
       UNION ALL
       SELECT r.tx, CASE WHEN r.side = 1 THEN r.account END, CASE WHEN r.side = -1 THEN r.account END,
-             round(r.amount::numeric * abs(rt.rd - rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, rt.flow_type, rt.txid, rt.effective_date
+             round(r.amount::numeric * abs(rt.rd - rt.rc) / CASE WHEN r.side = 1 THEN rt.rd ELSE rt.rc END)::bigint, rt.flow_type, rt.txid, rt.effective_date, FALSE
         FROM rem r JOIN rt USING (tx)
        WHERE (r.side = 1 AND rt.rd > rt.rc) OR (r.side = -1 AND rt.rc > rt.rd)) f
-    WHERE amount > 0`;
-  return { sides, exact, flows };
+    WHERE amount > 0${ex ? "" : " OR may_pair"}`;
+}
+
+/**
+ * The flows of one half are first computed as if no transaction had exact pairs (finding them cost
+ * a self-join of all the sides, and the generated ledger has none); the transactions whose rows say
+ * they may have some (`may_pair`) are then recomputed with their exact pairs: their rows deleted
+ * and written again.
+ */
+async function exactPairs(client: pg.PoolClient, plan: RunPlan, facts: RunFacts, half: number): Promise<void> {
+  const flows = table(plan.tables.work(`flows${half}`));
+  const t = halfAggregate(plan, facts, half);
+  const names = { tx: plan.tables.work(`pairtx${half}`), sides: plan.tables.work(`pairsides${half}`), exact: plan.tables.work(`exact${half}`), redone: plan.tables.work(`redone${half}`) };
+  const count = await createTableAs(client, names.tx, `SELECT DISTINCT tx FROM ${flows} WHERE may_pair`, { analyze: false });
+  if (count > 0) {
+    await client.query(`ANALYZE ${table(names.tx)}`);
+    const subset = `(SELECT * FROM ${t} t WHERE tx IN (SELECT tx FROM ${table(names.tx)}))`;
+    await createTableAs(client, names.sides, `SELECT * FROM ${table(plan.tables.work(`sides${half}`))} WHERE tx IN (SELECT tx FROM ${table(names.tx)})`);
+    // Analyzed: the remainder joins it with itself.
+    await createTableAs(client, names.exact, exactSql(table(names.sides), subset));
+    await createTableAs(client, names.redone, pairedFlowsSql(table(names.sides), subset, table(names.exact)), { analyze: false });
+    await client.query(`DELETE FROM ${flows} WHERE tx IN (SELECT tx FROM ${table(names.tx)})`);
+    await client.query(`INSERT INTO ${flows} SELECT * FROM ${table(names.redone)}`);
+  }
+  await client.query(`DROP TABLE IF EXISTS ${[names.tx, names.sides, names.exact, names.redone].map(table).join(", ")}`);
 }
 
 /**
@@ -98,10 +159,11 @@ function proportion(a: string, b: string, c: string): string {
 }
 
 /**
- * Flows are computed per transaction: the transactions are split in HALVES by tx, each half's
- * sides, exact pairs and flows written on its own connection side by side (these statements read
- * CTEs several times, so each runs in one process), and the halves' flow tables read together by
- * the pairs and scored flows, which number them and compute every cross-transaction statistic.
+ * Flows are computed per transaction: the transactions are split in the two HALVES of the base
+ * entries' partitions (baseHalves), each half's sides, flows and exact pairs written on its own
+ * connection side by side (these statements read CTEs several times, so each runs in one process),
+ * and the halves' flow tables read together by the pairs and scored flows, which compute every
+ * cross-transaction statistic and score a half on each connection again.
  */
 const HALVES = 2;
 
@@ -167,57 +229,73 @@ function pairPartSql(plan: RunPlan, part: number): string {
 const PAIR_PARTS = 2;
 
 /**
- * One row per account pair that exchanges money, from the parts' sums (the totals per bucket
- * pair, per debit and per credit account are small grouped tables joined back: window functions
- * sorted every pair three times), with the pair-level scores (rare bucket pair, unlikely credit
- * account given the debit account, expert and custom rules, cash to bad debt).
+ * One row per account pair that exchanges money, with the pair-level scores (rare bucket pair,
+ * unlikely credit account given the debit account, expert and custom rules, cash to bad debt), in
+ * PAIR_PARTS parts, each on its own connection: `part` adds up the part's flows (pairPartSql) and
+ * gives each pair its accounts' buckets and the scores that read the two accounts only; `scored`
+ * joins the part's pairs to the totals over all parts (per bucket pair, per debit and per credit
+ * account: small grouped tables joined back, window functions sorted every pair three times) for
+ * the other scores. (The totals and the accounts over all the pairs in one statement after the
+ * parts left a core idle.)
  */
-function pairsSql(ctx: GlContext): string {
+function pairsSql(ctx: GlContext): { part(part: number): string; scored(part: number): string } {
   const plan = ctx.plan;
   const level = int(ctx.setting("journal_entry_flat_gifi_bucket_rarity", "level"));
   const bucket = (alias: string) => `coalesce(${alias}.mac_codes[least(${level}, cardinality(${alias}.mac_codes))], 'unmapped')`;
   const minimum = int(ctx.setting("markov_chain", "minimumFlows"));
-  const scores: Array<{ column: string; expression: string }> = [];
+  // Each score is computed in the part (`accounts`: from the two accounts) or with the totals.
+  const scores: Array<{ column: string; expression: string; accounts: boolean }> = [];
   const codes = new RuleCodes();
   for (const p of flowPoints(plan)) {
     switch (p.name) {
       case "journal_entry_flat_gifi_bucket_rarity":
-        scores.push({ column: p.column, expression: rarityScore("x.bucket_flows::float8 / x.total_flows", Number(ctx.setting(p.name, "rareShare"))) });
+        scores.push({ column: p.column, accounts: false, expression: rarityScore("x.bucket_flows::float8 / x.total_flows", Number(ctx.setting(p.name, "rareShare"))) });
         break;
       case "markov_chain":
-        scores.push({ column: p.column, expression: `CASE WHEN x.from_flows >= ${minimum} AND ${EXPECTED} >= 5 THEN ${rarityScore(`x.n / ${EXPECTED}`, Number(ctx.setting(p.name, "rareRatio")))} ELSE 0 END` });
+        scores.push({ column: p.column, accounts: false, expression: `CASE WHEN x.from_flows >= ${minimum} AND ${EXPECTED} >= 5 THEN ${rarityScore(`x.n / ${EXPECTED}`, Number(ctx.setting(p.name, "rareRatio")))} ELSE 0 END` });
         break;
       case "journal_entry_flat_expert_flow_v2":
-        scores.push({ column: p.column, expression: rulesScore(codes, (ctx.setting<ExpertRule[]>(p.name, "rules") ?? []) as ExpertRule[], null) });
+        scores.push({ column: p.column, accounts: true, expression: rulesScore(codes, (ctx.setting<ExpertRule[]>(p.name, "rules") ?? []) as ExpertRule[], null) });
         break;
       case "journal_entry_cash_to_bad_debt":
-        scores.push({ column: p.column, expression: "CASE WHEN (da.is_cash AND ca.is_bad_debt) OR (da.is_bad_debt AND ca.is_cash) THEN 10000 ELSE 0 END" });
+        scores.push({ column: p.column, accounts: true, expression: "CASE WHEN (da.is_cash AND ca.is_bad_debt) OR (da.is_bad_debt AND ca.is_cash) THEN 10000 ELSE 0 END" });
         break;
       case "journal_entry_flow_analysis":
         break; // per flow, from the pair's mean and spread
       default: {
         const custom = plan.spec.customControlPoints.find((c) => c.id === p.name);
-        if (custom) scores.push({ column: p.column, expression: rulesScore(codes, custom.rules, custom.unexpectedFlowRating) });
+        if (custom) scores.push({ column: p.column, accounts: true, expression: rulesScore(codes, custom.rules, custom.unexpectedFlowRating) });
       }
     }
   }
   const accounts = `(SELECT DISTINCT ON (account) account, codes, mac_codes, is_cash, is_bad_debt FROM ${ctx.accounts} ORDER BY account, fund_key)`;
   const matched = `(SELECT a.*${codes.select("a")} FROM ${accounts} a)`;
   const parts = Array.from({ length: PAIR_PARTS }, (_x, i) => `SELECT * FROM ${table(plan.tables.work(`pairs${i}`))}`).join(" UNION ALL ");
-  return `WITH p AS (${parts}),
-      b AS (SELECT p.*, ${bucket("da")} AS debit_bucket, ${bucket("ca")} AS credit_bucket
-              FROM p LEFT JOIN ${accounts} da ON da.account = p.debit_account LEFT JOIN ${accounts} ca ON ca.account = p.credit_account),
+  return {
+    part: (part) => `SELECT s.*, ${bucket("da")} AS debit_bucket, ${bucket("ca")} AS credit_bucket${scores
+      .filter((x) => x.accounts)
+      .map((x) => `,\n           (${x.expression})::smallint AS ${ident(x.column)}`)
+      .join("")}
+      FROM (${pairPartSql(plan, part)}) s LEFT JOIN ${matched} da ON da.account = s.debit_account LEFT JOIN ${matched} ca ON ca.account = s.credit_account`,
+    scored: (part) => `WITH p AS (${parts}),
       x AS (SELECT b.*, bf.n AS bucket_flows, tot.n AS total_flows, ff.n AS from_flows, tf.n AS to_flows
-              FROM b JOIN (SELECT debit_bucket, credit_bucket, sum(n) AS n FROM b GROUP BY 1, 2) bf USING (debit_bucket, credit_bucket)
-              CROSS JOIN (SELECT sum(n) AS n FROM b) tot
-              JOIN (SELECT debit_account, sum(n) AS n FROM b GROUP BY 1) ff USING (debit_account)
-              JOIN (SELECT credit_account, sum(n) AS n FROM b GROUP BY 1) tf USING (credit_account))
-    SELECT x.debit_account, x.credit_account, x.n, x.mean, x.sd, x.debit_bucket, x.credit_bucket, x.bucket_flows::integer, x.total_flows::integer, x.from_flows::integer, x.to_flows::integer${scores.map((s) => `,\n           (${s.expression})::smallint AS ${ident(s.column)}`).join("")}
-      FROM x LEFT JOIN ${matched} da ON da.account = x.debit_account LEFT JOIN ${matched} ca ON ca.account = x.credit_account`;
+              FROM ${table(plan.tables.work(`pairs${part}`))} b JOIN (SELECT debit_bucket, credit_bucket, sum(n) AS n FROM p GROUP BY 1, 2) bf USING (debit_bucket, credit_bucket)
+              CROSS JOIN (SELECT sum(n) AS n FROM p) tot
+              JOIN (SELECT debit_account, sum(n) AS n FROM p GROUP BY 1) ff USING (debit_account)
+              JOIN (SELECT credit_account, sum(n) AS n FROM p GROUP BY 1) tf USING (credit_account))
+    SELECT x.debit_account, x.credit_account, x.n, x.mean, x.sd, x.debit_bucket, x.credit_bucket, x.bucket_flows::integer, x.total_flows::integer, x.from_flows::integer, x.to_flows::integer${scores
+      .map((x) => `,\n           ${x.accounts ? `x.${ident(x.column)}` : `(${x.expression})::smallint`} AS ${ident(x.column)}`)
+      .join("")}
+      FROM x`,
+  };
 }
 
-/** Every flow with its flow-level scores (published as `flows_compact`), and the highest per transaction. */
-function scoredFlowsSql(ctx: GlContext): string {
+/**
+ * The flows of one half with their flow-level scores (published as `flows_compact`), numbered
+ * after the first half's: the rows the statement over both halves numbered the same (it read the
+ * first half, then the second).
+ */
+function scoredFlowsSql(ctx: GlContext, half: number): string {
   const plan = ctx.plan;
   const columns = flowScores(ctx).map((c) => `${c.expression} AS ${ident(c.column)}`);
   const points = flowPoints(plan);
@@ -225,10 +303,11 @@ function scoredFlowsSql(ctx: GlContext): string {
     const point = plan.points[p.index];
     return `q.${ident(p.column)} AS ${ident(`cp_score_${point.definition.name}`)}, ${failedExpression(plan, point, `q.${ident(p.column)}`)} AS ${ident(`cp_failed_${point.definition.name}`)}`;
   });
+  const before = Array.from({ length: half }, (_x, i) => ` + (SELECT count(*) FROM ${table(plan.tables.work(`flows${i}`))})`).join("");
   return `SELECT q.row_no, q.tx, q.txid, q.effective_date, q.flow_type, q.debit_account, q.credit_account, q.amount, q.unknown_flow${published.map((c) => `, ${c}`).join("")}
-    FROM (SELECT row_number() OVER () AS row_no, f.tx, f.txid, f.effective_date, f.flow_type, f.debit_account, f.credit_account, f.amount,
+    FROM (SELECT row_number() OVER ()${before} AS row_no, f.tx, f.txid, f.effective_date, f.flow_type, f.debit_account, f.credit_account, f.amount,
                  (f.debit_account IS NULL OR f.credit_account IS NULL) AS unknown_flow${columns.map((c) => `,\n                 ${c}`).join("")}
-            FROM ${flowsWithPairs(plan)}) q`;
+            FROM ${flowsWithPairs(plan, table(plan.tables.work(`flows${half}`)))}) q`;
 }
 
 /** A flow's score per flow-level point (its pair's, or from its amount against its pair's), over flowsWithPairs. */
@@ -243,20 +322,43 @@ function flowScores(ctx: GlContext): Array<{ column: string; expression: string 
   });
 }
 
-/** The halves' flows `f`, each with its pair `pr` (if both accounts are known). */
-function flowsWithPairs(plan: RunPlan): string {
-  return `${allFlows(plan)} f LEFT JOIN ${table(plan.tables.work("pairs"))} pr ON pr.debit_account = f.debit_account AND pr.credit_account = f.credit_account`;
+/** The flows `f` (default: both halves'), each with its pair `pr` (if both accounts are known). */
+function flowsWithPairs(plan: RunPlan, flows = allFlows(plan)): string {
+  return `${flows} f LEFT JOIN ${table(plan.tables.work("pairs"))} pr ON pr.debit_account = f.debit_account AND pr.credit_account = f.credit_account`;
 }
 
 /**
  * Per transaction, whether a flow is complex or unknown and the highest score of each point (the
- * scores step's flowmax), from the halves' flows and their pairs as the published flows are: beside
- * the published table instead of a pass over it after, so both cores work.
+ * scores step's flowmax), from the scored flows `scored` (scoredFlowsSql's rows): the same maxima
+ * as from the flows joined to their pairs (flowMaximaSql, which gives the table its columns).
  */
+function flowMaximaOf(ctx: GlContext, scored: string): string {
+  const maxima = flowPoints(ctx.plan).map((p) => `max(${ident(`cp_score_${ctx.plan.points[p.index].definition.name}`)})::smallint AS ${ident(p.column)}`);
+  return `SELECT tx, bool_or(flow_type = 'COMPLEX') AS complex, bool_or(unknown_flow) AS unknown_flow${maxima.map((m) => `, ${m}`).join("")} FROM ${scored} GROUP BY tx`;
+}
+
+/** The flow maxima from the halves' flows joined to their pairs (as flowMaximaOf has them). */
 function flowMaximaSql(ctx: GlContext): string {
   const maxima = flowScores(ctx).map((c) => `max(${c.expression})::smallint AS ${ident(c.column)}`);
   return `SELECT f.tx, bool_or(f.flow_type = 'COMPLEX') AS complex, bool_or(f.debit_account IS NULL OR f.credit_account IS NULL) AS unknown_flow${maxima.map((m) => `, ${m}`).join("")}
     FROM ${flowsWithPairs(ctx.plan)} GROUP BY f.tx`;
+}
+
+/**
+ * Two engine transactions side by side (no parallel workers, no merge joins): `second`, and
+ * `first`, which is handed the second's promise to wait for its committed work (`second` asks the
+ * pool for its connection first, so `first` never waits holding the last one). Both have settled
+ * before this resolves or rejects: no statement outlives the step.
+ */
+async function bothHalves(pool: pg.Pool, second: (client: pg.PoolClient) => Promise<void>, first: (client: pg.PoolClient, second: Promise<void>) => Promise<void>): Promise<void> {
+  const lane = (work: (client: pg.PoolClient) => Promise<void>) =>
+    engineTransaction(pool, async (client) => {
+      await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
+      await work(client);
+    });
+  const done = lane(second);
+  const failed = (await Promise.allSettled([done, lane((client) => first(client, done))])).find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 export const glFlowsStep: EngineStep = {
@@ -268,49 +370,69 @@ export const glFlowsStep: EngineStep = {
     await sideBySide(
       HALVES,
       Array.from({ length: HALVES }, (_x, half) => () => {
-        const sql = flowsSql(plan, half);
+        const sql = flowsSql(plan, ctx.facts, half);
         return engineTransaction(pool, async (client) => {
           // The remainder and its totals are CTEs estimated at a few rows: a merge join would sort a million of them.
           // One process per half: the two halves keep both cores busy, and a parallel worker is a fresh
           // process whose first touch of each shared buffer page costs a fault (docs/architecture.md).
           await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
-          // Analyzed: the exact pairs and the remainder join it with itself.
+          // The sides sorted by transaction (a sort and a grouped pass rather than a hash table): the
+          // flows statement's hash joins on tx then probe one transaction's rows one after another.
+          await client.query("SET LOCAL enable_hashagg = off");
           await createTableAs(client, plan.tables.work(`sides${half}`), sql.sides);
-          await createTableAs(client, plan.tables.work(`exact${half}`), sql.exact);
+          await client.query("SET LOCAL enable_hashagg = on");
           await createTableAs(client, plan.tables.work(`flows${half}`), sql.flows, { analyze: false });
-          await client.query(`DROP TABLE ${table(plan.tables.work(`sides${half}`))}, ${table(plan.tables.work(`exact${half}`))}`);
+          await exactPairs(client, plan, ctx.facts, half);
+          await client.query(`DROP TABLE ${table(plan.tables.work(`sides${half}`))}`);
         });
       }),
     );
+    const pairs = pairsSql(ctx);
     await sideBySide(
       PAIR_PARTS,
       Array.from({ length: PAIR_PARTS }, (_x, part) => async () => {
         await engineTransaction(pool, async (client) => {
-          await client.query("SET LOCAL max_parallel_workers_per_gather = 0");
-          await createTableAs(client, plan.tables.work(`pairs${part}`), pairPartSql(plan, part), { analyze: false });
+          await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
+          await createTableAs(client, plan.tables.work(`pairs${part}`), pairs.part(part), { analyze: false });
         });
       }),
     );
-    await engineTransaction(pool, async (client) => {
-      // Flows join their pair by two text keys: a merge join sorts both sides on them, a hash join does not.
-      await client.query("SET LOCAL enable_mergejoin = off");
-      await createTableAs(client, plan.tables.work("pairs"), pairsSql(ctx));
-      await client.query(`DROP TABLE ${Array.from({ length: PAIR_PARTS }, (_x, i) => table(plan.tables.work(`pairs${i}`))).join(", ")}`);
-    });
-    // The published flows and the maxima per transaction side by side, each in one process (with
-    // parallel workers the flows left a core idle during the maxima's pass over them after).
-    await sideBySide(
-      2,
-      [
-        (client: pg.PoolClient) => createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx), { analyze: false }),
-        (client: pg.PoolClient) => createTableAs(client, plan.tables.work("flowmax"), flowMaximaSql(ctx), { analyze: false }),
-      ].map((create) => () =>
-        engineTransaction(pool, async (client) => {
-          await client.query("SET LOCAL enable_mergejoin = off; SET LOCAL max_parallel_workers_per_gather = 0");
-          await create(client);
-        }),
-      ),
+    // The scored pairs a part on each connection, as the published flows below: the first part
+    // into the kept pairs table, the second into a work table copied in after.
+    const pairsB = plan.tables.work("pairsb");
+    await bothHalves(
+      pool,
+      (client) => createTableAs(client, pairsB, pairs.scored(1), { analyze: false }).then(() => undefined),
+      async (client, second) => {
+        await createTableAs(client, plan.tables.work("pairs"), pairs.scored(0), { analyze: false });
+        await second;
+        await client.query(`INSERT INTO ${table(plan.tables.work("pairs"))} SELECT * FROM ${table(pairsB)}`);
+        await client.query(`ANALYZE ${table(plan.tables.work("pairs"))}`);
+      },
     );
+    await pool.query(`DROP TABLE ${[pairsB, ...Array.from({ length: PAIR_PARTS }, (_x, i) => plan.tables.work(`pairs${i}`))].map(table).join(", ")}`);
+    // The published flows and the maxima per transaction, a half on each connection: the first
+    // half's scored flows straight into the published table, the second's into a work table that
+    // joins them once done (in the transaction that created the table: no WAL), each half's maxima
+    // from its scored rows. (The published flows over both halves beside the maxima from the flows
+    // joined again to their pairs left a core idle for a third of the time.)
+    const flowmax = plan.tables.work("flowmax");
+    const scored = plan.tables.work("scored1");
+    await engineTransaction(pool, (client) => createTableAs(client, flowmax, `${flowMaximaSql(ctx)} WITH NO DATA`, { analyze: false }));
+    await bothHalves(
+      pool,
+      async (client) => {
+        await createTableAs(client, scored, scoredFlowsSql(ctx, 1), { analyze: false });
+        await client.query(`INSERT INTO ${table(flowmax)} ${flowMaximaOf(ctx, table(scored))}`);
+      },
+      async (client, second) => {
+        await createTableAs(client, plan.tables.flows, scoredFlowsSql(ctx, 0), { analyze: false });
+        await client.query(`INSERT INTO ${table(flowmax)} ${flowMaximaOf(ctx, table(plan.tables.flows))}`);
+        await second;
+        await client.query(`INSERT INTO ${table(plan.tables.flows)} SELECT * FROM ${table(scored)}`);
+      },
+    );
+    await pool.query(`DROP TABLE ${table(scored)}`);
     await pool.query(`DROP TABLE ${Array.from({ length: HALVES }, (_x, i) => table(plan.tables.work(`flows${i}`))).join(", ")}`);
     pointsDone([...this.points, ...plan.spec.customControlPoints.map((c) => c.id)]);
   },

@@ -8,7 +8,7 @@ import { glContext } from "./context.js";
 import { glEntriesStep } from "./entries.js";
 import { flowPoints, glFlowsStep } from "./flows.js";
 import { glPrepareStep } from "./prepare.js";
-import { glScoresStep, linesLayout, transactionLayout } from "./scores.js";
+import { glScoresStep, glScoresTxStep, linesLayout, transactionLayout } from "./scores.js";
 import { glStatisticsStep } from "./statistics.js";
 import { glTransactionsStep } from "./transactions.js";
 
@@ -55,7 +55,7 @@ const glTypeaheadStep: EngineStep = {
   },
 };
 
-export const GL_STEPS: EngineStep[] = [glPrepareStep, glStatisticsStep, glEntriesStep, glTransactionsStep, glFlowsStep, glScoresStep, glTypeaheadStep];
+export const GL_STEPS: EngineStep[] = [glPrepareStep, glStatisticsStep, glEntriesStep, glTransactionsStep, glFlowsStep, glScoresTxStep, glScoresStep, glTypeaheadStep];
 
 async function rowCount(pool: pg.Pool, name: string): Promise<number> {
   const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table(name)}`);
@@ -87,7 +87,7 @@ export async function glTableShapes(pool: pg.Pool, plan: RunPlan): Promise<Table
   ];
   return [
     { key: "lines", logicalName: "gl_journal_lines", type: "entries", apiStability: "STABLE", table: plan.tables.lines, columns: indexOnly(lines, ["rowid", "txid", "account", "risk"]), after: "scores" },
-    { key: "transactions", logicalName: "gl_journal_tx", type: "transactions", apiStability: "STABLE", table: plan.tables.tx, columns: indexOnly(transactions, ["rowid", "txid", "risk"]), after: "scores" },
+    { key: "transactions", logicalName: "gl_journal_tx", type: "transactions", apiStability: "STABLE", table: plan.tables.tx, columns: indexOnly(transactions, ["rowid", "txid", "risk"]), after: "scores-tx" },
     { key: "flows", logicalName: "flows_compact", type: "flows_compact", apiStability: "STABLE", table: plan.tables.flows, columns: indexOnly(flows, ["rowid", "txid", "debit_account", "credit_account"]), after: "flows" },
     ...TYPEAHEADS.map((t): TableShape => ({
       key: `typeahead_${t.key}`,

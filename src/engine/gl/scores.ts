@@ -2,7 +2,7 @@ import type pg from "pg";
 import { EXPORT_TAGS, riskGroupOf } from "../accounts.js";
 import { col, type ResultColumn } from "../columns.js";
 import type { PlannedPoint, RunPlan } from "../run-plan.js";
-import { byGroup, categoryLiteral, enabledGroups, failedExpression, riskLevel, weightedScore } from "../scoring.js";
+import { byGroup, categoryLiteral, enabledGroups, failedExpression, riskLevel, weightedSum } from "../scoring.js";
 import { additionalColumns } from "../source.js";
 import { createTableAs, engineTransaction, type EngineStep } from "../steps.js";
 import { ident, int, num, table, textArray } from "../sql.js";
@@ -187,10 +187,15 @@ async function hierarchyCodesJoin(ctx: GlContext, client: pg.PoolClient): Promis
 /** The transaction aggregate's (`w_txagg`) columns the transaction layout reads. */
 const TX_COLUMNS = ["tx", "txid", "effective_date", "debit", "credit", "entries_count", "transaction", "accounts", "entered_date", "type", "user_id", "bs_delta", "is_delta", "increasing_mask", "decreasing_mask"];
 
-export const glScoresStep: EngineStep = {
-  name: "scores",
+/**
+ * The transaction table, committed on its own before the entries table (glScoresStep): its
+ * indexes (queued when this step is done, TableShape.after) are built on the index builder's lane
+ * beside the entries table's statement instead of after the last step, beside the summary.
+ */
+export const glScoresTxStep: EngineStep = {
+  name: "scores-tx",
   points: [],
-  cost: 8,
+  cost: 3,
   async run({ pool, plan }) {
     const ctx = await glContext(pool, plan);
     const entryColumns = new Map(entryPointColumns(plan).map((e) => [e.name, e.column]));
@@ -225,12 +230,14 @@ export const glScoresStep: EngineStep = {
     // Scores per enabled risk group first (the entries pick theirs), then the published columns.
     // OFFSET 0 keeps the subquery from being flattened: each risk_g<n> is read by several columns
     // (risk, risk_level, level_g<n>), which would otherwise each recompute the weighted sum.
-    const grouped = (hierarchy: string | null) => `SELECT x.*${groups
-      .map(({ group, index }) => {
-        const score = weightedScore(plan, group, (p) => transactionScore(plan, p));
-        return `, ${score} AS ${ident(`risk_g${index}`)}`;
-      })
-      .join("")} FROM (${inner(hierarchy)}) x OFFSET 0`;
+    // The weighted sums in a subquery of their own, the scores from them (weightedSum): each sum is
+    // read twice by its rounding.
+    const sums = groups.map(({ group, index }) => ({ index, weighted: weightedSum(plan, group, (p) => transactionScore(plan, p)) }));
+    const grouped = (hierarchy: string | null) => `SELECT x.*${sums
+      .map(({ index, weighted }) => `, ${weighted ? weighted.rounded(`x.${ident(`wsum_g${index}`)}`) : "NULL::integer"} AS ${ident(`risk_g${index}`)}`)
+      .join("")} FROM (SELECT x.*${sums
+      .map(({ index, weighted }) => `, ${weighted ? weighted.sum : "NULL::integer"} AS ${ident(`wsum_g${index}`)}`)
+      .join("")} FROM (${inner(hierarchy)}) x OFFSET 0) x OFFSET 0`;
     await engineTransaction(pool, async (client) => {
       const layout = transactionLayout(plan);
       // This transaction's statements in one process: for the two small ones, parallel workers
@@ -261,6 +268,16 @@ export const glScoresStep: EngineStep = {
       // Analyzed: without row counts the entries' join below hashes the million entries rather than the transactions.
       await createTableAs(client, plan.tables.tx, select);
     });
+  },
+};
+
+/** The entries table: each entry with its transaction's scores (the transaction table, scores-tx). */
+export const glScoresStep: EngineStep = {
+  name: "scores",
+  points: [],
+  cost: 5,
+  async run({ pool, plan }) {
+    const ctx = await glContext(pool, plan);
     await engineTransaction(pool, async (client) => {
       const layout = linesLayout(ctx);
       const own = entryPointColumns(plan).map(({ column, name }) => {

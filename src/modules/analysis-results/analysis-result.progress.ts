@@ -10,7 +10,7 @@ export interface RunProgress {
   status: RunState;
   /** Overall percentage of the run (0..100). */
   percent: number;
-  /** The step running (prepare, statistics, entries, transactions, flows, scores, typeahead, publish). */
+  /** The step running (prepare, statistics, entries, transactions, flows, scores-tx, scores, typeahead, publish). */
   step: string | null;
   /** The control point just computed, when the event is about one. */
   controlPoint: string | null;

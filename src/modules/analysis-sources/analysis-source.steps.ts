@@ -280,7 +280,11 @@ function firstSelection(source: SourceRow, plan: ParsePlan): TransactionIdSelect
  */
 export interface AheadParse {
   selection: TransactionIdSelection;
-  result: ParseResult;
+  /**
+   * The entries' CREATE TABLE AS, which may still be running when the step ends (PARSE awaits
+   * it); null when it failed (logged; PARSE then parses as usual). Never rejects.
+   */
+  entries: Promise<ParseResult | null>;
   transactions: TransactionsTableResult;
 }
 
@@ -290,10 +294,12 @@ export interface AheadParse {
  * With `parseFollows` (the walk goes on to PARSING without stopping) the parse does not wait its
  * turn: the entries are parsed with the first selection on one connection while, on a second, the
  * same rows are grouped by transaction (the transactions table of that selection), which is then
- * rated, and on a third by day and by account (this step's own results). When
- * CHECK_INTEGRITY then chooses it (it rated GOOD, or was proposed), PARSE only moves the tables into
- * place. Building ahead never changes an outcome: if it fails, or another selection is chosen, the
- * parse runs as usual.
+ * rated, and on a third by day and by account (this step's own results). The step ends when its
+ * own results (days, accounts, the rating) are in: the entries' statement, the longest of the
+ * three, goes on beside the states that follow (their writes are the server's, one core idle) and
+ * PARSE awaits it. When CHECK_INTEGRITY then chooses that selection (it rated GOOD, or was
+ * proposed), PARSE only moves the tables into place. Building ahead never changes an outcome: if it
+ * fails, or another selection is chosen, the parse runs as usual.
  */
 export async function effectiveDatesStep(
   env: StepEnv,
@@ -307,7 +313,8 @@ export async function effectiveDatesStep(
   const stage = stageOf(source);
   const selection = wantsPreview ? firstSelection(source, plan) : null;
   const aheadPossible = parseFollows && selection !== null && !needsWindow(selection) && signedAmountExpression(plan, false) !== null;
-  const expected = aheadPossible ? Math.max(expectedMs(stage, "effectiveDates"), expectedMs(stage, "parse"), expectedMs(stage, "transactions")) * 1.5 : expectedMs(stage, "effectiveDates");
+  // Passing through, the step's own groupings share the cores with the entries' statement.
+  const expected = aheadPossible ? Math.max(expectedMs(stage, "effectiveDates"), expectedMs(stage, "transactions")) * 1.5 : expectedMs(stage, "effectiveDates");
   const report = forwardOnly(env.progress);
   const stop = estimatePhase(report, 0, 100, expected);
   try {
@@ -318,10 +325,16 @@ export async function effectiveDatesStep(
     }
     // Three scans of the staging table side by side, one connection each: the parse; the grouping by
     // transaction (the transactions table), followed by the rating of the selection from it; the
-    // grouping by day and by account (this step's own results). Each is about a third of the work,
-    // so the two cores stay busy until the end (the parse's commit waits for its table's sync).
-    // The groupings are the shorter: their end is a milestone, the rest is the parse's.
-    const datesShare = Math.round((100 * expectedMs(stage, "effectiveDates")) / expected);
+    // grouping by day and by account (this step's own results). The parse is started first: it is
+    // the longest, and the only one the step does not wait for.
+    const failed = (what: string) => (error: unknown) => env.app.logger.warn(`${what} failed; the parse will run in its turn`, { analysisSourceId: source.id, error: String(error) });
+    // Its failure is handled at once (it may come while the step still awaits the groupings).
+    const entries: Promise<ParseResult | null> = parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name), statisticsTarget: null }).catch(
+      (error) => {
+        failed("parse ahead (entries)")(error);
+        return null;
+      },
+    );
     const built = await (async () => {
       try {
         // The rating's example rows are found through the staging table's row index: built first on
@@ -334,21 +347,25 @@ export async function effectiveDatesStep(
           table,
           preview: await previewFromTransactions(env.app.pool, { staging, transactions: transactionsAhead, plan, selection }),
         }));
-        settleAll(transactions, days).then(() => report(datesShare), () => undefined);
-        const [result, [{ table, preview }, summary]] = await settleAll(
-          parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name), statisticsTarget: null }),
-          settleAll(rated, days),
-        );
-        return { ahead: { selection, result, transactions: table }, preview, summary };
+        // The groupings done: the rating that follows reads the transactions table, a tenth of the work.
+        settleAll(transactions, days).then(() => report(90), () => undefined);
+        const [{ table, preview }, summary] = await settleAll(rated, days);
+        return { table, preview, summary };
       } catch (error) {
-        env.app.logger.warn("parse ahead failed; the parse will run in its turn", { analysisSourceId: source.id, error: String(error) });
+        failed("parse ahead")(error);
+        // Nothing half-done left behind: the entries' statement ends (either way) before its table is dropped.
+        await entries;
         await dropTables(env.app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
         return null;
       }
     })();
     if (built) {
       report(100);
-      return { patch: { effectiveDates: built.summary.effectiveDates, accounts: built.summary.accounts }, preview: built.preview, ahead: built.ahead };
+      const parsed = entries.then(async (result) => {
+        if (result === null) await dropTables(env.app.pool, [entriesAhead]).catch(() => undefined);
+        return result;
+      });
+      return { patch: { effectiveDates: built.summary.effectiveDates, accounts: built.summary.accounts }, preview: built.preview, ahead: { selection, entries: parsed, transactions: built.table } };
     }
     // Building ahead failed: the step as without it (a failure here is the step's own).
     const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection });
@@ -411,8 +428,12 @@ export async function parseStep(
 ): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[]; statistics?: Promise<void> }> {
   const { staging, entries, transactions: transactionsTable, entriesAhead, transactionsAhead } = ingestionTables(source.id);
   const selection = source.transactionIdSelection;
-  if (ahead && withTransactions && selection && sameSelection(ahead.selection, selection)) {
-    env.progress(0);
+  const usable = ahead && withTransactions && selection && sameSelection(ahead.selection, selection);
+  if (usable) env.progress(0);
+  // The entries built ahead may still be being written: awaited, used or not (nothing is dropped
+  // while its statement runs).
+  const aheadResult = ahead ? await ahead.entries : null;
+  if (usable && ahead && aheadResult) {
     await replaceTables(env.app.pool, [
       [entriesAhead, entries],
       [transactionsAhead, transactionsTable],
@@ -423,9 +444,9 @@ export async function parseStep(
       env.app.logger.warn("ANALYZE of the parsed tables failed", { analysisSourceId: source.id, error: String(error) }),
     );
     const accounts = source.accounts ?? (await discoverAccounts(env.app.pool, entries));
-    return { result: { ...ahead.result, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts, statistics };
+    return { result: { ...aheadResult, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts, statistics };
   }
-  // Tables built ahead for another selection (or left by an interrupted walk) are not used.
+  // Tables built ahead for another selection (or that failed, or left by an interrupted walk) are not used.
   await dropTables(env.app.pool, [entriesAhead, transactionsAhead]);
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);

@@ -2,6 +2,7 @@ import type { App } from "../../app-types.js";
 import { createAudit, touchAudit, type Actor } from "../../entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
 import {
+  dropTables,
   entriesTableCreated,
   entriesTableDropped,
   ingestionTables,
@@ -176,94 +177,110 @@ export const ingestionJob = defineJob<IngestionPayload>({
     let ahead: AheadParse | null = null;
     // ANALYZE of tables the parse put in place, still running (never rejects).
     let statistics: Promise<void> | undefined;
-    for (;;) {
-      // Stopping or lease lost: throw, so the runtime hands the job back instead of completing it.
-      ctx.signal.throwIfAborted();
-      const decision = nextStep(move, from);
-      if (!decision) break;
-      const { state, stop } = decision;
-      const kind = stateDefinition(state).kind;
-      if (kind === "Transition") source = await save(app, source.id, { workflowState: state }, actor);
-      progress.entered(state);
-      const stepStarted = performance.now();
+    try {
+      for (;;) {
+        // Stopping or lease lost: throw, so the runtime hands the job back instead of completing it.
+        ctx.signal.throwIfAborted();
+        const decision = nextStep(move, from);
+        if (!decision) break;
+        const { state, stop } = decision;
+        const kind = stateDefinition(state).kind;
+        if (kind === "Transition") source = await save(app, source.id, { workflowState: state }, actor);
+        progress.entered(state);
+        const stepStarted = performance.now();
 
-      let patch: Patch = {};
-      switch (stateDefinition(state).job) {
-        case "DETECT_FORMAT":
-          patch = await detectStep(env, source);
-          move.groupedFormatDetected = patch.detectedFormat != null;
-          break;
-        case "PREPARE_FILE":
-          patch = await stageStep(env, source, source.applyDegrouper && source.detectedFormat !== null);
-          break;
-        case "APPLY_COLUMN_MAPPINGS":
-          patch = await mappingStep(env, source);
-          break;
-        case "ANALYZE_EFFECTIVE_DATES": {
-          const wantsPreview = type.features.includes("TRANSACTION_ID_SELECTION");
-          const result = await effectiveDatesStep(env, source, wantsPreview, walksThroughParse(move, state));
-          patch = result.patch;
-          pendingPreview = result.preview;
-          ahead = result.ahead;
-          break;
-        }
-        case "CHECK_INTEGRITY": {
-          const result = await integrityStep(env, source, pendingPreview ? [pendingPreview] : []);
-          patch = result.patch;
-          const previews = result.previews;
-          source = await inTransaction(app, async (tx) => {
-            await storePreviews(tx, source!, previews, actor, true);
-            return save(tx, source!.id, patch, actor);
-          });
-          patch = {};
-          break;
-        }
-        case "PARSE": {
-          const parseStarted = performance.now();
-          const parsed = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
-          const { result, transactions, accounts } = parsed;
-          statistics = parsed.statistics;
-          app.metrics.ingestionRows.inc({ stage: "parsed" }, result.rowCount);
-          app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
-          const before = source;
-          // Inferred before the transaction that records the parse: it holds that transaction no longer.
-          const inferred = accounts.length > 0 ? await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts) : undefined;
-          source = await inTransaction(app, async (tx, emit) => {
-            await announceEntriesDropped(tx, emit, actor, before);
-            const saved = await save(tx, before.id, { parse: { rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }, warnings: parseWarnings(result.unparseable) }, actor);
-            if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts, inferred });
-            await entriesTableCreated(tx, emit, actor, {
-              analysisId: before.analysisId,
-              analysisSourceId: before.id,
-              analysisSourceTypeId: before.analysisSourceTypeId,
-              engagementId: before.engagementId,
-              table: ingestionTables(before.id).entries,
-              columns: result.columns,
-              rowCount: result.rowCount,
-              transactions: transactions && { table: transactions.table, columns: transactions.columns, rowCount: transactions.rowCount },
+        let patch: Patch = {};
+        switch (stateDefinition(state).job) {
+          case "DETECT_FORMAT":
+            patch = await detectStep(env, source);
+            move.groupedFormatDetected = patch.detectedFormat != null;
+            break;
+          case "PREPARE_FILE":
+            patch = await stageStep(env, source, source.applyDegrouper && source.detectedFormat !== null);
+            break;
+          case "APPLY_COLUMN_MAPPINGS":
+            patch = await mappingStep(env, source);
+            break;
+          case "ANALYZE_EFFECTIVE_DATES": {
+            const wantsPreview = type.features.includes("TRANSACTION_ID_SELECTION");
+            const result = await effectiveDatesStep(env, source, wantsPreview, walksThroughParse(move, state));
+            patch = result.patch;
+            pendingPreview = result.preview;
+            ahead = result.ahead;
+            break;
+          }
+          case "CHECK_INTEGRITY": {
+            const result = await integrityStep(env, source, pendingPreview ? [pendingPreview] : []);
+            patch = result.patch;
+            const previews = result.previews;
+            source = await inTransaction(app, async (tx) => {
+              await storePreviews(tx, source!, previews, actor, true);
+              return save(tx, source!.id, patch, actor);
             });
+            patch = {};
+            break;
+          }
+          case "PARSE": {
+            const parseStarted = performance.now();
+            // The accounts found by the effective-date step are known already: their mappings are
+            // inferred while the entries built ahead are still being written (never rejects).
+            const known = source.accounts;
+            const early = ahead && known && known.length > 0 ? inferDiscoveredAccounts(app.prisma, source.engagementId, known).catch(() => undefined) : undefined;
+            const parsed = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
+            ahead = null;
+            const { result, transactions, accounts } = parsed;
+            statistics = parsed.statistics;
+            app.metrics.ingestionRows.inc({ stage: "parsed" }, result.rowCount);
+            app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
+            const before = source;
+            // Inferred before the transaction that records the parse: it holds that transaction no longer.
+            const inferred = accounts.length > 0 ? ((accounts === known ? await early : undefined) ?? (await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts))) : undefined;
+            source = await inTransaction(app, async (tx, emit) => {
+              await announceEntriesDropped(tx, emit, actor, before);
+              const saved = await save(tx, before.id, { parse: { rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }, warnings: parseWarnings(result.unparseable) }, actor);
+              if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts, inferred });
+              await entriesTableCreated(tx, emit, actor, {
+                analysisId: before.analysisId,
+                analysisSourceId: before.id,
+                analysisSourceTypeId: before.analysisSourceTypeId,
+                engagementId: before.engagementId,
+                table: ingestionTables(before.id).entries,
+                columns: result.columns,
+                rowCount: result.rowCount,
+                transactions: transactions && { table: transactions.table, columns: transactions.columns, rowCount: transactions.rowCount },
+              });
+              return saved;
+            });
+            break;
+          }
+          default:
+            break;
+        }
+        app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
+        if (stop) {
+          // The parsed tables have their statistics when the source rests (queries follow at once).
+          await statistics;
+          const finalPatch = { ...patch, workflowState: state, errors: [] };
+          source = await ctx.finish(async (tx, emit) => {
+            const saved = await save(tx, source!.id, finalPatch, actor);
+            if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
             return saved;
           });
-          break;
+          progress.reached(state);
+          return;
         }
-        default:
-          break;
+        if (Object.keys(patch).length > 0 || kind === "Step") source = await save(app, source.id, { ...patch, workflowState: state }, actor);
+        from = state;
       }
-      app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
-      if (stop) {
-        // The parsed tables have their statistics when the source rests (queries follow at once).
-        await statistics;
-        const finalPatch = { ...patch, workflowState: state, errors: [] };
-        source = await ctx.finish(async (tx, emit) => {
-          const saved = await save(tx, source!.id, finalPatch, actor);
-          if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
-          return saved;
-        });
-        progress.reached(state);
-        return;
+    } finally {
+      // Entries still being built ahead when the walk ends short of PARSE (a failure, a lost lease):
+      // their statement ends before the walk does, and what was built ahead is dropped.
+      const unused = ahead as AheadParse | null;
+      if (unused) {
+        await unused.entries;
+        const { entriesAhead, transactionsAhead } = ingestionTables(source.id);
+        await dropTables(app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
       }
-      if (Object.keys(patch).length > 0 || kind === "Step") source = await save(app, source.id, { ...patch, workflowState: state }, actor);
-      from = state;
     }
   },
   async onFailure(ctx, payload, error, code) {
