@@ -1,5 +1,7 @@
+import type pg from "pg";
 import { riskGroupOf } from "../accounts.js";
 import type { RunPlan } from "../run-plan.js";
+import type { EngineSource } from "../spec.js";
 import { additionalColumns, GL_COLUMNS, sourcePageHalves, sourcesSql } from "../source.js";
 import { engineTransaction, sideBySide, WRITE_ONCE, type EngineStep, type RunFacts } from "../steps.js";
 import { ident, int, num, ramp, table, textArray, wordsMatch } from "../sql.js";
@@ -14,6 +16,29 @@ import { statisticTable } from "./statistics.js";
 interface EntryPoint {
   name: string;
   expression(ctx: GlContext, joins: Joins): string;
+  /**
+   * The expression reads only this column of the entry (and `s.rp`, derived from the effective
+   * date): it may be computed once per distinct value of the column and joined back (`fewValues`).
+   */
+  by?: "memo" | "type" | "effective_date";
+  /**
+   * The expression is `test(value)`, `value` reading only the effective date: the value is then
+   * computed once per distinct date (with `by` "effective_date") and the test for each entry.
+   */
+  perDate?: (ctx: GlContext) => { value: string; test: (value: string) => string };
+}
+
+/** A point testing each entry against a value of its effective date (`perDate`). */
+function perDate(name: string, perDate: (ctx: GlContext) => { value: string; test: (value: string) => string }): EntryPoint {
+  return {
+    name,
+    by: "effective_date",
+    perDate,
+    expression: (ctx) => {
+      const { value, test } = perDate(ctx);
+      return test(value);
+    },
+  };
 }
 
 type Joins = Record<string, string | null>;
@@ -46,35 +71,38 @@ const ENTRY_POINTS: EntryPoint[] = [
   { name: "prior_period_frequency", expression: (_ctx, j) => (j.trend ? "coalesce(st.frequency, 0)" : "0") },
   {
     name: "journal_entry_manual_entry",
+    by: "type",
     expression: (ctx) => {
       const match = wordsMatch("s.type", ctx.setting<string[]>("journal_entry_manual_entry", "values") ?? []);
       return match ? ON(match) : "0";
     },
   },
   { name: "journal_entry_zero", expression: () => ON("s.amount = 0") },
-  {
-    name: "journal_entry_reporting_analysis_period_adjustment",
-    expression: (ctx) => ON(`s.entered_date > ${ctx.periods.analysisEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_analysis_period_adjustment", "graceDays"))}`),
-  },
+  perDate("journal_entry_reporting_analysis_period_adjustment", (ctx) => ({
+    value: `${ctx.periods.analysisEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_analysis_period_adjustment", "graceDays"))}`,
+    test: (value) => ON(`s.entered_date > ${value}`),
+  })),
   { name: "journal_entry_flat_sos_v2", expression: (_ctx, j) => (j.sos ? "coalesce(ss.score, 0)" : "0") },
-  { name: "journal_entry_start_of_period", expression: (ctx) => ON(`s.effective_date < s.rp + ${int(ctx.setting("journal_entry_start_of_period", "days"))}`) },
+  { name: "journal_entry_start_of_period", by: "effective_date", expression: (ctx) => ON(`s.effective_date < s.rp + ${int(ctx.setting("journal_entry_start_of_period", "days"))}`) },
   { name: "journal_entry_high_dollar_value", expression: (ctx) => ON(`abs(s.amount) >= ${int(ctx.facts.highValueThreshold)}`) },
   { name: "journal_entry_nfp_expense_flurry", expression: (_ctx, j) => (j.flurry ? "CASE WHEN a.is_expense AND s.amount > 0 THEN coalesce(sf.score, 0) ELSE 0 END" : "0") },
   { name: "journal_entry_material_value", expression: (ctx) => ON(`abs(s.amount) >= ${int(ctx.facts.materiality)}`) },
   {
     name: "journal_entry_suspicious_keyword",
+    by: "memo",
     expression: (ctx) => {
       const match = wordsMatch("s.memo", ctx.setting<string[]>("journal_entry_suspicious_keyword", "keywords") ?? []);
       return match ? ON(match) : "0";
     },
   },
-  { name: "journal_entry_start_of_year", expression: (ctx) => ON(`s.effective_date < ${ctx.periods.analysisStart("s.effective_date")} + ${int(ctx.setting("journal_entry_start_of_year", "days"))}`) },
-  {
-    name: "journal_entry_reporting_adjustment",
-    expression: (ctx) => ON(`s.entered_date > ${ctx.periods.reportingEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_adjustment", "graceDays"))}`),
-  },
+  { name: "journal_entry_start_of_year", by: "effective_date", expression: (ctx) => ON(`s.effective_date < ${ctx.periods.analysisStart("s.effective_date")} + ${int(ctx.setting("journal_entry_start_of_year", "days"))}`) },
+  perDate("journal_entry_reporting_adjustment", (ctx) => ({
+    value: `${ctx.periods.reportingEnd("s.effective_date")} + ${int(ctx.setting("journal_entry_reporting_adjustment", "graceDays"))}`,
+    test: (value) => ON(`s.entered_date > ${value}`),
+  })),
   {
     name: "journal_entry_complex_instrument",
+    by: "memo",
     expression: (ctx) => {
       const match = wordsMatch("s.memo", ctx.setting<string[]>("journal_entry_complex_instrument", "keywords") ?? []);
       return match ? ON(match) : "0";
@@ -82,8 +110,8 @@ const ENTRY_POINTS: EntryPoint[] = [
   },
   { name: "journal_entry_two_digit_benford_v2", expression: (_ctx, j) => (j.benford ? "coalesce(sb.score, 0)" : "0") },
   { name: "prior_period_dollar_change", expression: (_ctx, j) => (j.trend ? "coalesce(st.dollar, 0)" : "0") },
-  { name: "journal_entry_end_of_year", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.analysisEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_year", "days"))}`) },
-  { name: "journal_entry_empty_text_field", expression: () => ON("s.memo IS NULL OR btrim(s.memo) = ''") },
+  { name: "journal_entry_end_of_year", by: "effective_date", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.analysisEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_year", "days"))}`) },
+  { name: "journal_entry_empty_text_field", by: "memo", expression: () => ON("s.memo IS NULL OR btrim(s.memo) = ''") },
   {
     name: "journal_entry_isolation_forest",
     expression: (ctx, j) => {
@@ -107,7 +135,7 @@ const ENTRY_POINTS: EntryPoint[] = [
       return `coalesce(CASE WHEN sa.n >= ${int(ctx.setting(p, "minimumEntries"))} THEN ${ramp(AMOUNT_Z, Number(ctx.setting(p, "zFrom")), Number(ctx.setting(p, "zTo")))} END, 0)`;
     },
   },
-  { name: "journal_entry_end_of_period", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.reportingEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_period", "days"))}`) },
+  { name: "journal_entry_end_of_period", by: "effective_date", expression: (ctx) => ON(`s.effective_date > ${ctx.periods.reportingEnd("s.effective_date")} - ${int(ctx.setting("journal_entry_end_of_period", "days"))}`) },
   {
     name: "journal_entry_nfp_split_expense_multiple",
     expression: (ctx, j) =>
@@ -162,21 +190,54 @@ export const glEntriesStep: EngineStep = {
     ]
       .filter(Boolean)
       .join("\n");
-    const own = entryPointColumns(plan).map(({ name, column }) => `(${ENTRY_POINTS.find((e) => e.name === name)!.expression(ctx, joins)})::smallint AS ${ident(column)}`);
+    const sources = plan.spec.sources;
+    const offsets = sources.map((_s, k) => Number(ctx.facts[`offset_${k}`] ?? 0));
+    const points = entryPointColumns(plan).map((p) => ({ ...p, point: ENTRY_POINTS.find((e) => e.name === p.name)! }));
+    // The columns whose points are computed once per distinct value (fewValues).
+    const byValue = new Set<string>();
+    for (const by of new Set(points.flatMap((p) => (p.point.by ? [p.point.by] : [])))) if (await fewValues(pool, sources, by)) byValue.add(by);
+    const own = (where: ((k: number) => string) | null) =>
+      points.map(({ point, column }) => {
+        // An entry without a value (not in the values' table) gets the expression itself.
+        if (!where || !point.by || !byValue.has(point.by)) return `(${point.expression(ctx, joins)})::smallint AS ${ident(column)}`;
+        const known = point.perDate ? point.perDate(ctx).test(`${point.by}_values.${ident(column)}`) : `${point.by}_values.${ident(column)}`;
+        const value = `CASE WHEN s.${point.by} IS NULL THEN ${point.expression(ctx, joins)} ELSE ${known} END`;
+        return `(${value})::smallint AS ${ident(column)}`;
+      });
+    // Each lane's values, from the same pages as its entries (so every value of its entries is
+    // there), the columns' distinct values in one pass (a hash table per grouping set).
+    const valueTables = (where: (k: number) => string) => {
+      if (byValue.size === 0) return [];
+      const columns = [...byValue];
+      const read = sourcesSql(sources, GL_COLUMNS.filter((c) => byValue.has(c.name)), offsets, { where });
+      const all = `entry_values AS MATERIALIZED (SELECT ${columns.join(", ")}, ${columns.map((c) => `GROUPING(${c}) AS g_${c}`).join(", ")} FROM (${read}) v GROUP BY GROUPING SETS (${columns.map((c) => `(${c})`).join(", ")}))`;
+      return [
+        all,
+        ...columns.map((by) => {
+          const values = points.filter((p) => p.point.by === by).map(({ point, column }) => (point.perDate ? `${point.perDate(ctx).value} AS ${ident(column)}` : `(${point.expression(ctx, joins)})::smallint AS ${ident(column)}`));
+          const distinct = `SELECT ${by} FROM entry_values WHERE g_${by} = 0 AND ${by} IS NOT NULL`;
+          const derived = by === "effective_date" ? `SELECT d.effective_date, ${ctx.periods.reportingStart("d.effective_date")} AS rp FROM (${distinct}) d` : distinct;
+          return `${by}_values AS MATERIALIZED (SELECT s.${by}, ${values.join(", ")} FROM (${derived}) s)`;
+        }),
+      ];
+    };
     const fallback = riskGroupOf(plan.spec.riskGroups, new Set());
     const extra = additionalColumns(plan.spec.sources).map((x) => `s.${ident(x)}`);
     // Fixed-width columns first, then the texts: the later steps read the base table seven times
     // (transaction aggregate halves, score changes, flow sides, typeahead, entries table), and each
     // pass reads its numbers at fixed offsets instead of walking every text before them. The
     // sources' position and line number are read by no step and are not kept.
-    const select = (sources: string) => `
+    const select = (entries: string, where: ((k: number) => string) | null = null) => {
+      const values = where ? valueTables(where) : [];
+      return `${values.length > 0 ? `WITH ${values.join(",\n")}` : ""}
       SELECT s.row_no, s.tx, s.debit, s.credit, s.amount, s.effective_date, s.entered_date, s.rp,
-             coalesce(a.risk_group, ${fallback})::smallint AS risk_group${own.map((o) => `,\n             ${o}`).join("")},
+             coalesce(a.risk_group, ${fallback})::smallint AS risk_group${own(where).map((o) => `,\n             ${o}`).join("")},
              s.account, s.txid, s.type, s.user_id, s.fund_id, s.memo, s.account_description, s.approved_by, s.currency${extra.map((x) => `, ${x}`).join("")}
         FROM (SELECT s.*, ${FIRST_TWO_DIGITS("s.amount")} AS d2, ${ctx.periods.reportingStart("s.effective_date")} AS rp,
                      extract(isodow FROM s.effective_date)::integer AS dow, (s.entered_date - s.effective_date) AS lag
-                FROM (${sources}) s) s
-        ${joinSql}`;
+                FROM (${entries}) s OFFSET 0) s
+        ${joinSql}${values.length > 0 ? [...byValue].map((by) => `\n        LEFT JOIN ${by}_values ON ${by}_values.${by} = s.${by}`).join("") : ""}`;
+    };
     // The base is partitioned by transaction half (baseHalves), so each of the transaction
     // aggregate's halves reads its own partition only; a partitioned parent reads as one table for
     // the other steps. It is filled by two INSERTs side by side, each over half of every source's
@@ -194,8 +255,6 @@ export const glEntriesStep: EngineStep = {
       await client.query(`ALTER TABLE ${table(base)} ATTACH PARTITION ${table(halves.tables[0])} DEFAULT`);
       await client.query(`CREATE UNLOGGED TABLE ${table(halves.tables[1])} PARTITION OF ${table(base)} FOR VALUES FROM (${int(halves.split)}) TO (MAXVALUE) ${WRITE_ONCE}`);
     });
-    const sources = plan.spec.sources;
-    const offsets = sources.map((_s, k) => Number(ctx.facts[`offset_${k}`] ?? 0));
     await sideBySide(
       2,
       (await sourcePageHalves(pool, sources)).map((where) => () =>
@@ -203,7 +262,7 @@ export const glEntriesStep: EngineStep = {
           // Hash joins: on a million entries the planner sorted them all for merge joins against the
           // small statistic tables (empty ones are estimated at one row).
           await client.query("SET LOCAL enable_mergejoin = off");
-          await client.query(`INSERT INTO ${table(base)} ${select(sourcesSql(sources, GL_COLUMNS, offsets, { withTx: true, where }))}`);
+          await client.query(`INSERT INTO ${table(base)} ${select(sourcesSql(sources, GL_COLUMNS, offsets, { withTx: true, where }), where)}`);
         }),
       ),
     );
@@ -212,3 +271,29 @@ export const glEntriesStep: EngineStep = {
     pointsDone(this.points);
   },
 };
+
+/**
+ * Whether a text column of the sources holds few distinct values (at most a tenth of the entries,
+ * by the sources' statistics), so its points are cheaper computed once per value and joined back
+ * by hash than for every entry. Without statistics, no.
+ */
+async function fewValues(pool: pg.Pool, sources: readonly EngineSource[], name: string): Promise<boolean> {
+  const column = GL_COLUMNS.find((c) => c.name === name)!;
+  let entries = 0;
+  let values = 0;
+  for (const source of sources) {
+    const from = column.from.find((f) => source.columns.includes(f));
+    if (!from) continue;
+    const [schema, relation] = source.entries.split(".");
+    const { rows } = await pool.query<{ entries: number; n_distinct: number | null }>(
+      `SELECT c.reltuples::float8 AS entries, (SELECT n_distinct::float8 FROM pg_stats WHERE schemaname = $1 AND tablename = $2 AND attname = $3) AS n_distinct
+         FROM pg_class c WHERE c.oid = to_regclass($4)`,
+      [schema, relation, from, source.entries],
+    );
+    const row = rows[0];
+    if (!row || row.n_distinct == null || !(row.entries > 0)) return false;
+    entries += row.entries;
+    values += row.n_distinct >= 0 ? row.n_distinct : -row.n_distinct * row.entries;
+  }
+  return entries > 0 && values <= entries / 10;
+}
