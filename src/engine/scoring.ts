@@ -10,10 +10,15 @@ import { int, text } from "./sql.js";
  * nothing (risk NULL, level UNSCORED).
  */
 export function weightedScore(plan: RunPlan, group: EngineRiskGroup, scoreOf: (point: PlannedPoint) => string): string {
-  const terms = plan.points.filter((p) => p.available && (group.weights[p.definition.name] ?? 0) > 0).map((p) => ({ p, w: group.weights[p.definition.name] }));
-  const total = terms.reduce((sum, t) => sum + t.w, 0);
+  const { terms, total } = weightedTerms(plan, group);
   if (total === 0) return "NULL::integer";
   return `round((${terms.map((t) => `${scoreOf(t.p)}::integer * ${int(t.w)}`).join(" + ")})::numeric / ${int(total)})::integer`;
+}
+
+/** The group's terms (the points this run computed, with a weight above 0) and their weights' sum. */
+function weightedTerms(plan: RunPlan, group: EngineRiskGroup): { terms: Array<{ p: PlannedPoint; w: number }>; total: number } {
+  const terms = plan.points.filter((p) => p.available && (group.weights[p.definition.name] ?? 0) > 0).map((p) => ({ p, w: group.weights[p.definition.name] }));
+  return { terms, total: terms.reduce((sum, t) => sum + t.w, 0) };
 }
 
 /**
@@ -28,8 +33,7 @@ export function weightedScore(plan: RunPlan, group: EngineRiskGroup, scoreOf: (p
  * ledger's transaction table (250,000 rows, 4 groups of 36 points). Null when weightedScore is NULL.
  */
 export function weightedSum(plan: RunPlan, group: EngineRiskGroup, scoreOf: (point: PlannedPoint) => string): { sum: string; rounded: (column: string) => string } | null {
-  const terms = plan.points.filter((p) => p.available && (group.weights[p.definition.name] ?? 0) > 0).map((p) => ({ p, w: group.weights[p.definition.name] }));
-  const total = terms.reduce((sum, t) => sum + t.w, 0);
+  const { terms, total } = weightedTerms(plan, group);
   if (total === 0) return null;
   const byWeight = new Map<number, string[]>();
   for (const t of terms) byWeight.set(t.w, [...(byWeight.get(t.w) ?? []), scoreOf(t.p)]);

@@ -24,8 +24,8 @@ export async function glContext(pool: pg.Pool | pg.PoolClient, plan: RunPlan) {
     /** The same with `tx`, the transaction key. */
     sourcesWithTx: sourcesSql(plan.spec.sources, GL_COLUMNS, offsets, { withTx: true }),
     accounts,
-    /** Joins alias `a` (accounts) to alias `alias` (entries with account and fund_id). */
-    accountJoin: (alias: string) => `LEFT JOIN ${accounts} a ON a.account = ${alias}.account AND a.fund_key = coalesce(${alias}.fund_id, '')`,
+    /** Joins alias `a` (the accounts, or a relation over them with the same keys) to alias `alias` (entries with account and fund_id). */
+    accountJoin: (alias: string, relation = accounts) => `LEFT JOIN ${relation} a ON a.account = ${alias}.account AND a.fund_key = coalesce(${alias}.fund_id, '')`,
     /** Whether a control point runs in this result. */
     runs: (name: string) => plan.points.some((p) => p.definition.name === name && p.available),
     setting: <T = unknown>(point: string, key: string) => plan.setting<T>(point, key),

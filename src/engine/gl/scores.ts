@@ -281,8 +281,7 @@ function accountsWithScoping(ctx: GlContext, hasAmount: boolean): string {
   const activity = hasAmount ? "sa.activity" : "NULL::bigint";
   const amounts = hasAmount ? `LEFT JOIN (SELECT account, activity FROM ${table(ctx.plan.tables.stat("amount"))}) sa ON sa.account = a.account` : "";
   const scoped = `(SELECT a.*, CASE WHEN coalesce(${activity}, 0) >= ${num(materiality)} THEN 'SIGNIFICANT' ELSE 'INSIGNIFICANT' END AS scoping FROM ${ctx.accounts} a ${amounts})`;
-  // The join of ctx.accountJoin("b"), to the scoped accounts.
-  return `LEFT JOIN ${scoped} a ON a.account = b.account AND a.fund_key = coalesce(b.fund_id, '')`;
+  return ctx.accountJoin("b", scoped);
 }
 
 /** The entries table: each entry with its transaction's scores (the transaction table, scores-tx). */
