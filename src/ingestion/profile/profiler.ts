@@ -397,6 +397,15 @@ export class Profiler {
 
   /** Classifies a value met for the first time (in this cache slot) and records it in the slot. */
   private classify(column: ColumnAccumulator, slot: number, buf: Uint8Array, s: number, e: number, index: number): number {
+    // Amounts and account numbers first (most of a ledger's new values): ASCII, at most 40
+    // characters, no exponent, no control character, never null-like, never a date.
+    const simple = this.number.parseSimple(buf, s, e);
+    if (simple >= 0) {
+      column.cacheLength[slot] = e - s;
+      column.cacheQuality[slot] = 0;
+      if (simple === 0) return this.classifyText(column, buf, s, e, index);
+      return this.classifyNumber(column, slot, this.number.plain, buf, s, e, index);
+    }
     let chars = 0;
     let quality = 0;
     for (let k = s; k < e; k++) {
@@ -444,23 +453,30 @@ export class Profiler {
       this.countDate(column, slot, date.shape, date.mask, buf, s, e, index);
       return KIND_DATE;
     }
+    if (this.number.parse(buf, s, e)) return this.classifyNumber(column, slot, plainNumber(buf, s, e), buf, s, e, index);
+    return this.classifyText(column, buf, s, e, index);
+  }
+
+  /** A value `this.number` just parsed as valid. */
+  private classifyNumber(column: ColumnAccumulator, slot: number, plain: boolean, buf: Uint8Array, s: number, e: number, index: number): number {
     const number = this.number;
-    if (number.parse(buf, s, e)) {
-      let flags = 0;
-      if (number.dotOk) flags |= F_DOT;
-      if (number.commaOk) flags |= F_COMMA;
-      if (number.negative) flags |= F_NEGATIVE;
-      if (number.parentheses) flags |= F_PARENS;
-      if (number.trailingMinus) flags |= F_TRAILING;
-      if (number.currency) flags |= F_CURRENCY;
-      if (number.letters) flags |= F_LETTERS;
-      if (plainNumber(buf, s, e)) flags |= F_PLAIN;
-      column.cacheFlags[slot] = flags;
-      column.cacheDot[slot] = number.dotCents;
-      column.cacheComma[slot] = number.commaCents;
-      this.countNumber(column, flags, number.dotCents, number.commaCents, buf, s, e, index);
-      return KIND_NUMBER;
-    }
+    let flags = 0;
+    if (number.dotOk) flags |= F_DOT;
+    if (number.commaOk) flags |= F_COMMA;
+    if (number.negative) flags |= F_NEGATIVE;
+    if (number.parentheses) flags |= F_PARENS;
+    if (number.trailingMinus) flags |= F_TRAILING;
+    if (number.currency) flags |= F_CURRENCY;
+    if (number.letters) flags |= F_LETTERS;
+    if (plain) flags |= F_PLAIN;
+    column.cacheFlags[slot] = flags;
+    column.cacheDot[slot] = number.dotCents;
+    column.cacheComma[slot] = number.commaCents;
+    this.countNumber(column, flags, number.dotCents, number.commaCents, buf, s, e, index);
+    return KIND_NUMBER;
+  }
+
+  private classifyText(column: ColumnAccumulator, buf: Uint8Array, s: number, e: number, index: number): number {
     column.textCount++;
     if (column.examples.TEXT.length < EXAMPLES) column.examples.TEXT.push([index, text(buf, s, e)]);
     return KIND_TEXT;
