@@ -22,7 +22,7 @@ const MAX_FILTER_WORDS = 1 << 19;
  * its record, for the examples, is at hand.
  */
 export class DuplicateRows {
-  private readonly set = new RowHashSet();
+  private readonly set: RowHashSet;
   private readonly h1 = new Int32Array(BATCH);
   private readonly h2 = new Int32Array(BATCH);
   private pending = 0;
@@ -31,6 +31,11 @@ export class DuplicateRows {
   private filterKeys = 0;
   count = 0;
   readonly examples: [number, string[]][] = [];
+
+  /** `maxSlots`: RowHashSet's bound (tests use a small one). */
+  constructor(maxSlots?: number) {
+    this.set = new RowHashSet(maxSlots);
+  }
 
   /** A data row of `width` columns (fields past it are not part of the row's values) and its hashes. */
   add(h1: number, h2: number, record: RecordView, width: number): void {
