@@ -126,14 +126,23 @@ async function stage(
     const width = degroupFormat ? createDegrouper(degroupFormat, detection.header).header.length : detection.width;
     const rows = rowSource(file, detection);
     const shadows = options.typedShadows === false ? [] : await planShadows(rows, detection, degroupFormat, width);
-    const columns = Array.from({ length: width }, (_, i) => `${column(stagingColumn(i))} text`);
-    columns.push("extra text");
-    // In the order CopyRowEncoder writes them.
-    shadows.forEach((spec, f) => spec && columns.push(spec.kind === "MONEY_100" ? `n${f} bigint` : `d${f} integer`));
+    const texts = Array.from({ length: width }, (_, i) => column(stagingColumn(i)));
+    texts.push("extra");
+    const typed: string[] = [];
+    shadows.forEach((spec, f) => spec && typed.push(spec.kind === "MONEY_100" ? `n${f}` : `d${f}`));
+    const type = (name: string) => (name.startsWith("n") ? "bigint" : "integer");
+    // The typed shadows are stored before the text columns: PostgreSQL reads a row's columns from
+    // the first up to the last one a statement uses, and the step statements that group the rows
+    // (transactions by txid, days and accounts) read the shadows and only the first text columns,
+    // which no longer walk every text column of the row to reach the shadows at its end (1M-line
+    // ledger: transactions 0.93-0.99 -> 0.86-0.93 CPU-s, days and accounts 0.85-0.90 -> 0.80-0.84).
     // Read only by the engine's own passes, which need no planner statistics: autovacuum would
     // analyze (and vacuum) a million fresh rows while those passes run, on the same cores.
-    await client.query(`CREATE UNLOGGED TABLE ${table} (row_no bigint NOT NULL, ${columns.join(", ")}) WITH (autovacuum_enabled = false)`);
-    const copy = client.query(copyFrom(`COPY ${table} FROM STDIN WITH (${CopyRowEncoder.copyOptions()}, FREEZE)`));
+    await client.query(
+      `CREATE UNLOGGED TABLE ${table} (row_no bigint NOT NULL, ${[...typed.map((c) => `${c} ${type(c)}`), ...texts.map((c) => `${c} text`)].join(", ")}) WITH (autovacuum_enabled = false)`,
+    );
+    // The column list in the order CopyRowEncoder writes them (row_no, the texts, extra, the shadows).
+    const copy = client.query(copyFrom(`COPY ${table} (row_no, ${[...texts, ...typed].join(", ")}) FROM STDIN WITH (${CopyRowEncoder.copyOptions()}, FREEZE)`));
     const failed = new Promise<never>((_, reject) => copy.once("error", reject));
     failed.catch(() => undefined);
     // Aborting the COPY below emits its error again: without a listener that would end the process.

@@ -175,6 +175,8 @@ export const ingestionJob = defineJob<IngestionPayload>({
 
     let pendingPreview: TransactionIdPreview | null = null;
     let ahead: AheadParse | null = null;
+    // The effective-date step started while the states before it were still being written.
+    let early: EarlyStep | null = null;
     // ANALYZE of tables the parse put in place, still running (never rejects).
     let statistics: Promise<void> | undefined;
     try {
@@ -198,12 +200,17 @@ export const ingestionJob = defineJob<IngestionPayload>({
           case "PREPARE_FILE":
             patch = await stageStep(env, source, source.applyDegrouper && source.detectedFormat !== null);
             break;
-          case "APPLY_COLUMN_MAPPINGS":
+          case "APPLY_COLUMN_MAPPINGS": {
             patch = await mappingStep(env, source);
+            const analysis = reachedWithoutStop(move, state, "ANALYZE_EFFECTIVE_DATES");
+            if (analysis) early = startEarly(env, { ...source, ...storedForm(patch) }, type.features.includes("TRANSACTION_ID_SELECTION"), walksThroughParse(move, analysis));
             break;
+          }
           case "ANALYZE_EFFECTIVE_DATES": {
             const wantsPreview = type.features.includes("TRANSACTION_ID_SELECTION");
-            const result = await effectiveDatesStep(env, source, wantsPreview, walksThroughParse(move, state));
+            const started = early;
+            early = null;
+            const result = (started && (await started.take(source, env))) ?? (await effectiveDatesStep(env, source, wantsPreview, walksThroughParse(move, state)));
             patch = result.patch;
             pendingPreview = result.preview;
             ahead = result.ahead;
@@ -273,6 +280,10 @@ export const ingestionJob = defineJob<IngestionPayload>({
         from = state;
       }
     } finally {
+      // An effective-date step started early that the walk did not reach: its statements end
+      // before the walk does, and what they built ahead is dropped.
+      const unreached = early as EarlyStep | null;
+      if (unreached) await unreached.discard(source.id);
       // Entries still being built ahead when the walk ends short of PARSE (a failure, a lost lease):
       // their statement ends before the walk does, and what was built ahead is dropped.
       const unused = ahead as AheadParse | null;
@@ -295,6 +306,86 @@ export const ingestionJob = defineJob<IngestionPayload>({
     publishSourceProgress(ctx.app, { analysisSourceId: source.id, analysisId: source.analysisId, engagementId: source.engagementId, workflowState: "FAILED", percent: 100, stepPercent: null, message: error, sourceVersion: failed.version });
   },
 });
+
+/**
+ * The state with `job` the walk enters after `state` without resting before it (it may rest in
+ * that state itself), or null.
+ */
+function reachedWithoutStop(move: MoveInput, state: WorkflowState, job: string): WorkflowState | null {
+  for (let at = state; ; ) {
+    const next = nextStep(move, at);
+    if (!next) return null;
+    if (stateDefinition(next.state).job === job) return next.state;
+    if (next.stop) return null;
+    at = next.state;
+  }
+}
+
+/** A step's outputs as the saved row holds them (JSON columns read back as written). */
+function storedForm(patch: Patch): Partial<SourceRow> {
+  return JSON.parse(JSON.stringify(patch)) as Partial<SourceRow>;
+}
+
+/** What the effective-date step reads from the row (keys sorted: JSONB reorders them). */
+function stepInputs(source: SourceRow): string {
+  const { fileInfo, columnMappings, virtualColumns, ambiguousColumnResolutions, virtualColumnData, stage, proposedTransactionIdSelection } = source;
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(sorted) : value && typeof value === "object" ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])])) : value;
+  return JSON.stringify(sorted({ fileInfo, columnMappings, virtualColumns, ambiguousColumnResolutions, virtualColumnData, stage, proposedTransactionIdSelection }));
+}
+
+type EffectiveDatesResult = Awaited<ReturnType<typeof effectiveDatesStep>>;
+
+interface EarlyStep {
+  /**
+   * The step's result once the walk enters its state, its progress from then on reported there;
+   * null (and nothing left behind) when the saved source plans other statements than it ran.
+   */
+  take(saved: SourceRow, env: StepEnv): Promise<EffectiveDatesResult | null>;
+  /** Waits for the step and drops what it built ahead (the walk ended before its state). */
+  discard(sourceId: string): Promise<void>;
+}
+
+/**
+ * ANALYZE_EFFECTIVE_DATES started as soon as the mapping is applied, from the source as it will be
+ * saved: its statements run while the server writes the states before it (DATA_VALIDATION_CONFIRMED
+ * with the file info, COLUMN_MAPPINGS_CONFIRMED, ANALYZING_EFFECTIVE_DATE_METRICS), when a core is
+ * otherwise idle. Its progress is held back until the walk enters its state, so every state and
+ * its progress events come as before; its result (or failure) is the step's when the walk gets there.
+ */
+function startEarly(env: StepEnv, expected: SourceRow, wantsPreview: boolean, parseFollows: boolean): EarlyStep {
+  let forward: ((percent: number) => void) | null = null;
+  let last: number | null = null;
+  const held: StepEnv = {
+    ...env,
+    progress: (percent) => {
+      if (forward) forward(percent);
+      else last = percent;
+    },
+  };
+  const running = effectiveDatesStep(held, expected, wantsPreview, parseFollows);
+  running.catch(() => undefined);
+  const dropAhead = async (sourceId: string) => {
+    const result = await running.catch(() => null);
+    if (!result?.ahead) return;
+    await result.ahead.entries;
+    const { entriesAhead, transactionsAhead } = ingestionTables(sourceId);
+    await dropTables(env.app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
+  };
+  return {
+    async take(saved, stepEnv) {
+      // Defensive: the statements were planned from the patch; the saved row must plan the same.
+      if (stepInputs(saved) !== stepInputs(expected)) {
+        await dropAhead(saved.id);
+        return null;
+      }
+      forward = stepEnv.progress;
+      if (last !== null) forward(last);
+      return running;
+    },
+    discard: dropAhead,
+  };
+}
 
 /** Whether the walk, from `state`, reaches PARSING without resting in a Step before it. */
 function walksThroughParse(move: MoveInput, state: WorkflowState): boolean {
