@@ -66,7 +66,8 @@ function rulesScore(codes: RuleCodes, rules: readonly ExpertRule[], unexpected: 
 
 /**
  * The flows of one account pair added up: how often, the mean and spread of ln(amount), for the
- * pairs whose key hash falls in `part` of PAIR_PARTS (each part on its own connection). The mean
+ * pairs whose key hash (the flows' `pair_hash`, NULL unless both accounts are known) falls in
+ * `part` of PAIR_PARTS (each part on its own connection). The mean
  * and spread add the flows in order of ln(amount): floating-point sums in the order the flows
  * happen to be stored would change in the last bits whenever the flows statement's plan does.
  * The sort that orders them is the step's largest: it sorts on a hash of the pair first and on
@@ -75,9 +76,7 @@ function rulesScore(codes: RuleCodes, rules: readonly ExpertRule[], unexpected: 
  */
 function pairPartSql(plan: RunPlan, part: number): string {
   return `SELECT any_value(debit_account) AS debit_account, any_value(credit_account) AS credit_account, count(*)::integer AS n, avg(l ORDER BY l) AS mean, stddev_samp(l ORDER BY l) AS sd
-      FROM (SELECT debit_account, credit_account, ln(amount::float8) AS l, hashtextextended(debit_account || '/' || credit_account, 0) AS h
-              FROM ${allFlows(plan)} f WHERE debit_account IS NOT NULL AND credit_account IS NOT NULL) f
-     WHERE h & ${PAIR_PARTS - 1} = ${part}
+      FROM (SELECT pair_hash AS h, ln(amount::float8) AS l, debit_account, credit_account FROM ${allFlows(plan)} f WHERE pair_hash & ${PAIR_PARTS - 1} = ${part}) f
      GROUP BY h, debit_account COLLATE "C", credit_account COLLATE "C"`;
 }
 
