@@ -93,7 +93,7 @@ function pairedFlowsSql(fa: string, t: string, ex: string | null): string {
     : "";
   return `WITH ${rem},
       ${rt}
-    SELECT tx, debit_account, credit_account, amount, flow_type, txid, effective_date, may_pair FROM (
+    SELECT tx, debit_account, credit_account, amount, flow_type, txid, effective_date, may_pair, ${PAIR_HASH} AS pair_hash FROM (
       ${exactFlows}SELECT d.tx, d.account AS debit_account, c.account AS credit_account, ${proportion("d.amount", "c.amount", "greatest(rt.rd, rt.rc)")} AS amount, rt.flow_type, rt.txid, rt.effective_date,
              ${ex ? "FALSE" : "rt.may_pair AND d.amount = c.amount"} AS may_pair
         FROM rem d JOIN rem c ON c.tx = d.tx AND c.side = -1 JOIN rt ON rt.tx = d.tx
@@ -109,6 +109,16 @@ function pairedFlowsSql(fa: string, t: string, ex: string | null): string {
        WHERE (r.side = 1 AND rt.rd > rt.rc) OR (r.side = -1 AND rt.rc > rt.rd)) f
     WHERE amount > 0${ex ? "" : " OR may_pair"}`;
 }
+
+/**
+ * A flow's account pair as one number (NULL without both accounts): the pairs statements split the
+ * pairs in parts by it and sort on it first (then on the accounts: equal numbers need not be the
+ * same pair). Stored with the flow (its halves' tables), computed once: each pairs part read every
+ * flow of both halves and hashed the concatenated accounts for its filter, then again for its own
+ * flows' sort key (1M lines: pairs parts 2.65 -> 2.35 CPU-s, flows +0.1). Two hashes XORed, no
+ * concatenation: 40% cheaper, and which part a pair falls in changes nothing it adds up.
+ */
+const PAIR_HASH = "(hashtextextended(debit_account, 0) # hashtextextended(credit_account, 1))";
 
 /**
  * The flows of one half are first computed as if no transaction had exact pairs (finding them cost

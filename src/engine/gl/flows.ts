@@ -66,7 +66,8 @@ function rulesScore(codes: RuleCodes, rules: readonly ExpertRule[], unexpected: 
 
 /**
  * The flows of one account pair added up: how often, the mean and spread of ln(amount), for the
- * pairs whose key hash falls in `part` of PAIR_PARTS (each part on its own connection). The mean
+ * pairs whose key hash (the flows' `pair_hash`, NULL unless both accounts are known) falls in
+ * `part` of PAIR_PARTS (each part on its own connection). The mean
  * and spread add the flows in order of ln(amount): floating-point sums in the order the flows
  * happen to be stored would change in the last bits whenever the flows statement's plan does.
  * The sort that orders them is the step's largest: it sorts on a hash of the pair first and on
@@ -75,9 +76,7 @@ function rulesScore(codes: RuleCodes, rules: readonly ExpertRule[], unexpected: 
  */
 function pairPartSql(plan: RunPlan, part: number): string {
   return `SELECT any_value(debit_account) AS debit_account, any_value(credit_account) AS credit_account, count(*)::integer AS n, avg(l ORDER BY l) AS mean, stddev_samp(l ORDER BY l) AS sd
-      FROM (SELECT debit_account, credit_account, ln(amount::float8) AS l, hashtextextended(debit_account || '/' || credit_account, 0) AS h
-              FROM ${allFlows(plan)} f WHERE debit_account IS NOT NULL AND credit_account IS NOT NULL) f
-     WHERE h & ${PAIR_PARTS - 1} = ${part}
+      FROM (SELECT pair_hash AS h, ln(amount::float8) AS l, debit_account, credit_account FROM ${allFlows(plan)} f WHERE pair_hash & ${PAIR_PARTS - 1} = ${part}) f
      GROUP BY h, debit_account COLLATE "C", credit_account COLLATE "C"`;
 }
 
@@ -133,12 +132,14 @@ function pairsSql(ctx: GlContext): { part(part: number): string; scored(part: nu
       .map((x) => `,\n           (${x.expression})::smallint AS ${ident(x.column)}`)
       .join("")}
       FROM (${pairPartSql(plan, part)}) s LEFT JOIN ${matched} da ON da.account = s.debit_account LEFT JOIN ${matched} ca ON ca.account = s.credit_account`,
-    scored: (part) => `WITH p AS (${parts}),
-      x AS (SELECT b.*, bf.n AS bucket_flows, tot.n AS total_flows, ff.n AS from_flows, tf.n AS to_flows
-              FROM ${table(plan.tables.work(`pairs${part}`))} b JOIN (SELECT debit_bucket, credit_bucket, sum(n) AS n FROM p GROUP BY 1, 2) bf USING (debit_bucket, credit_bucket)
-              CROSS JOIN (SELECT sum(n) AS n FROM p) tot
-              JOIN (SELECT debit_account, sum(n) AS n FROM p GROUP BY 1) ff USING (debit_account)
-              JOIN (SELECT credit_account, sum(n) AS n FROM p GROUP BY 1) tf USING (credit_account))
+    // The totals in one pass over the parts' pairs (grouping sets, `g` saying which): as four
+    // aggregates of the parts materialized once, they cost 0.36 instead of 0.26 CPU-s per part.
+    scored: (part) => `WITH t AS (SELECT debit_bucket, credit_bucket, debit_account, credit_account, GROUPING(debit_bucket, credit_bucket, debit_account, credit_account) AS g, sum(n) AS n
+                 FROM (${parts}) p GROUP BY GROUPING SETS ((debit_bucket, credit_bucket), (debit_account), (credit_account), ())),
+      x AS (SELECT b.*, bf.n AS bucket_flows, (SELECT n FROM t WHERE g = 15) AS total_flows, ff.n AS from_flows, tf.n AS to_flows
+              FROM ${table(plan.tables.work(`pairs${part}`))} b JOIN (SELECT debit_bucket, credit_bucket, n FROM t WHERE g = 3) bf USING (debit_bucket, credit_bucket)
+              JOIN (SELECT debit_account, n FROM t WHERE g = 13) ff USING (debit_account)
+              JOIN (SELECT credit_account, n FROM t WHERE g = 14) tf USING (credit_account))
     SELECT x.debit_account, x.credit_account, x.n, x.mean, x.sd, x.debit_bucket, x.credit_bucket, x.bucket_flows::integer, x.total_flows::integer, x.from_flows::integer, x.to_flows::integer${scores
       .map((x) => `,\n           ${x.accounts ? `x.${ident(x.column)}` : `(${x.expression})::smallint`} AS ${ident(x.column)}`)
       .join("")}
