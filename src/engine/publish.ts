@@ -2,6 +2,7 @@ import type pg from "pg";
 import { inPgTransaction } from "../db/pg-transaction.js";
 import { col, type ResultColumn } from "./columns.js";
 import type { RunPlan } from "./run-plan.js";
+import { RISK_LEVEL_CODES, sharedRiskLevelCode } from "./scoring.js";
 import { readFacts, type RunFacts } from "./steps.js";
 import { ident, table } from "./sql.js";
 
@@ -94,7 +95,14 @@ export async function summarize(pool: pg.Pool, plan: RunPlan, options: { entries
   const ownPerRow = options.ownMask ? points.filter((p) => p.available).map((p) => `count(*) FILTER (WHERE (own_mask & ${2 ** p.index}::bigint) <> 0) AS ${ident(`o${p.index}`)}`) : [];
   const counts: Record<string, string> = Object.fromEntries(options.ownMask ? points.filter((p) => p.available).map((p) => [`o${p.index}`, "0"]) : []);
   const levelCounts = async (name: string, extra: string[], byMask = false) => {
-    const from = byMask ? `(SELECT risk_level, own_mask, count(*) AS n FROM ${table(name)} GROUP BY 1, 2) g` : table(name);
+    // With one level per score for every group (sharedRiskLevelCode), the level from the score:
+    // `risk` is read at a fixed offset, `risk_level` after every fixed-width column of the row
+    // (1M lines: 0.42-0.47 CPU-s against 0.67-0.75 for the grouping by risk_level).
+    const code = byMask ? sharedRiskLevelCode(plan, "risk") : null;
+    const grouped = code
+      ? `(SELECT CASE code ${RISK_LEVEL_CODES.map((l, i) => `WHEN ${i} THEN '${l}'`).join(" ")} END AS risk_level, own_mask, n FROM (SELECT ${code} AS code, own_mask, count(*) AS n FROM ${table(name)} GROUP BY 1, 2) c) g`
+      : `(SELECT risk_level, own_mask, count(*) AS n FROM ${table(name)} GROUP BY 1, 2) g`;
+    const from = byMask ? grouped : table(name);
     const { rows } = await query<{ level: string; n: string }>(name, `SELECT ${["risk_level AS level", byMask ? "sum(n) AS n" : "count(*) AS n", ...extra].join(", ")} FROM ${from} GROUP BY 1`);
     for (const r of rows as unknown as Array<Record<string, string>>) {
       for (const [k, v] of Object.entries(r)) if (k !== "level" && k !== "n") counts[k] = String(Number(counts[k] ?? 0) + Number(v));

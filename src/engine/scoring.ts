@@ -56,6 +56,22 @@ export function riskLevel(group: EngineRiskGroup, score: string): string {
   return `CASE WHEN ${score} IS NULL THEN 'UNSCORED' WHEN ${score} >= ${int(range.high.lowThreshold)} THEN 'HIGH' WHEN ${score} >= ${int(range.medium.lowThreshold)} THEN 'MEDIUM' ELSE 'LOW' END`;
 }
 
+/**
+ * The level of a score as a small code (0 HIGH, 1 MEDIUM, 2 LOW, 3 UNSCORED, RISK_LEVEL_CODES) when
+ * every enabled group maps a score to the same level (each has a risk range, all with the same
+ * high and medium thresholds): an entry's level is then its score's, whatever its group. Null otherwise.
+ */
+export function sharedRiskLevelCode(plan: RunPlan, score: string): string | null {
+  const groups = enabledGroups(plan);
+  const ranges = groups.map(({ group }) => group.riskRange);
+  const first = ranges[0];
+  if (!first || ranges.some((r) => !r || r.high.lowThreshold !== first.high.lowThreshold || r.medium.lowThreshold !== first.medium.lowThreshold)) return null;
+  return `CASE WHEN ${score} >= ${int(first.high.lowThreshold)} THEN 0 WHEN ${score} >= ${int(first.medium.lowThreshold)} THEN 1 WHEN ${score} IS NOT NULL THEN 2 ELSE 3 END`;
+}
+
+/** The levels of sharedRiskLevelCode's codes, in code order. */
+export const RISK_LEVEL_CODES = ["HIGH", "MEDIUM", "LOW", "UNSCORED"] as const;
+
 /** Failed: rules-based and expert points whenever they score; graded ones from the flag threshold. */
 export function failedExpression(plan: RunPlan, point: PlannedPoint, score: string): string {
   if (!point.available) return "FALSE";

@@ -56,7 +56,11 @@ const ENTRY_POINTS: EntryPoint[] = [
       if (days.length === 0) return "0";
       const useEffective = ctx.setting("journal_entry_weekend_post", "useEffectiveDate") !== false;
       const date = ctx.mapped.has("entered_date") ? (useEffective ? "coalesce(s.entered_date, s.effective_date)" : "s.entered_date") : "s.effective_date";
-      return ON(`extract(isodow FROM ${date})::integer IN (${days.join(", ")})`);
+      // The ISO day of the week in integer arithmetic: days since 4714-11-24 BC (PostgreSQL's
+      // first date, a Monday, so never negative) mod 7, plus 1. extract(isodow) parses its field
+      // name and builds a numeric per entry (1M lines: 0.48 -> 0.28 CPU-s for a pass computing
+      // the point). An infinite date has no day (extract gives NULL; the subtraction would fail).
+      return `CASE WHEN NOT isfinite(${date}) THEN 0 WHEN (${date} - date '4714-11-24 BC') % 7 + 1 IN (${days.join(", ")}) THEN 10000 ELSE 0 END`;
     },
   },
   { name: "group_by_trendshock", expression: (_ctx, j) => (j.trend ? "coalesce(st.trend, 0)" : "0") },
@@ -234,7 +238,7 @@ export const glEntriesStep: EngineStep = {
              coalesce(a.risk_group, ${fallback})::smallint AS risk_group${own(where).map((o) => `,\n             ${o}`).join("")},
              s.account, s.txid, s.type, s.user_id, s.fund_id, s.memo, s.account_description, s.approved_by, s.currency${extra.map((x) => `, ${x}`).join("")}
         FROM (SELECT s.*, ${FIRST_TWO_DIGITS("s.amount")} AS d2, ${ctx.periods.reportingStart("s.effective_date")} AS rp,
-                     extract(isodow FROM s.effective_date)::integer AS dow, (s.entered_date - s.effective_date) AS lag
+                     CASE WHEN isfinite(s.effective_date) THEN (s.effective_date - date '4714-11-24 BC') % 7 + 1 END AS dow, (s.entered_date - s.effective_date) AS lag
                 FROM (${entries}) s OFFSET 0) s
         ${joinSql}${values.length > 0 ? [...byValue].map((by) => `\n        LEFT JOIN ${by}_values ON ${by}_values.${by} = s.${by}`).join("") : ""}`;
     };
