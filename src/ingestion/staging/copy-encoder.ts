@@ -74,10 +74,8 @@ export class CopyRowEncoder {
     this.ensure(64 + 3 * raw + 4 * Math.max(count, this.width) + 12 * this.shadowFields.length);
     const out = this.out;
     let p = this.pos;
-    out[p] = this.fieldCount >>> 8;
-    out[p + 1] = this.fieldCount & 0xff;
-    out[p + 2] = out[p + 3] = out[p + 4] = 0;
-    out[p + 5] = 8;
+    this.outView.setInt16(p, this.fieldCount);
+    this.outView.setInt32(p + 2, 8);
     p = this.writeInt64(record.index, p + 6);
     if (clean && this.passThrough && !record.rewritten && count === this.width) {
       // The hot path (every row of a regular file): lengths and bytes written inline.
@@ -120,13 +118,11 @@ export class CopyRowEncoder {
     for (let i = 0; i < shadowFields.length; i++) {
       const f = shadowFields[i];
       if (!shadowSet || !shadowValue || shadowSet[f] !== 1) {
-        out[p] = out[p + 1] = out[p + 2] = out[p + 3] = 0xff;
-        p += 4;
+        p = this.writeInt32(-1, p);
         continue;
       }
       const bytes = this.shadowBytes[i];
-      out[p] = out[p + 1] = out[p + 2] = 0;
-      out[p + 3] = bytes;
+      this.writeInt32(bytes, p);
       p = bytes === 8 ? this.writeInt64(shadowValue[f], p + 4) : this.writeInt32(shadowValue[f], p + 4);
     }
     this.pos = p;
@@ -202,12 +198,9 @@ export class CopyRowEncoder {
     this.setOut(Buffer.allocUnsafe(Math.max(OUT_CHUNK, bytes)));
   }
 
+  /** An integer's low 32 bits, big-endian (one store). */
   private writeInt32(value: number, p: number): number {
-    const out = this.out;
-    out[p] = value >>> 24;
-    out[p + 1] = (value >>> 16) & 0xff;
-    out[p + 2] = (value >>> 8) & 0xff;
-    out[p + 3] = value & 0xff;
+    this.outView.setInt32(p, value);
     return p + 4;
   }
 
