@@ -53,6 +53,63 @@ export class NumberShape {
     return this.body(buf, i, j);
   }
 
+  /** After `parseSimple` answered 0 or 1: the value is written plainly (`-?digits(.digits)?`). */
+  plain = false;
+
+  /**
+   * The common shapes in one pass (amounts and codes of ledgers: "-1,234.56", "12.50", "10450"):
+   * ASCII digits with ',' or '.' between them, after an optional '-'. -1 when buf[s, e) is anything
+   * else or might be a date (eight digits, two dots without a comma): `parse` then (and the date
+   * parser before it) decides. Otherwise what `parse` would answer (1 valid, 0 not a number) with the
+   * same fields set, since such a value has no prefix or suffix for `parse` to strip and its digit
+   * runs go through the same readings.
+   */
+  parseSimple(buf: Uint8Array, s: number, e: number): number {
+    let i = s;
+    const negative = buf[i] === 0x2d;
+    if (negative) i++;
+    if (i >= e || e - s > 40) return -1;
+    let runs = 0;
+    let runOpen = false;
+    let commas = 0;
+    let dots = 0;
+    for (let k = i; k < e; k++) {
+      const b = buf[k];
+      if (b >= 0x30 && b <= 0x39) {
+        if (!runOpen) {
+          if (runs === MAX_RUNS) return -1;
+          this.runStart[runs] = k;
+          this.runLength[runs] = 0;
+          runs++;
+          runOpen = true;
+        }
+        this.runLength[runs - 1]++;
+        continue;
+      }
+      // A separator must follow digits (a leading ".5" is left to `parse`).
+      if (!runOpen) return -1;
+      if (b === 0x2c) {
+        commas++;
+        this.seps[runs - 1] = SEP_COMMA;
+      } else if (b === 0x2e) {
+        dots++;
+        this.seps[runs - 1] = SEP_DOT;
+      } else {
+        return -1;
+      }
+      runOpen = false;
+    }
+    if (!runOpen) return -1;
+    // Dates: yyyyMMdd, and dd.MM.yyyy-like values (a comma rules a date out).
+    if (commas === 0 && (dots >= 2 || (dots === 0 && !negative && e - s === 8))) return -1;
+    this.negative = negative;
+    this.parentheses = this.trailingMinus = this.currency = this.letters = this.creditSuffix = false;
+    this.plain = commas === 0 && dots <= 1;
+    this.dotOk = this.reading(buf, runs, SEP_DOT, SEP_COMMA, true);
+    this.commaOk = this.reading(buf, runs, SEP_COMMA, SEP_DOT, false);
+    return this.dotOk || this.commaOk ? 1 : 0;
+  }
+
   private skipSignAndCurrencyPrefix(buf: Uint8Array, i: number, j: number): number {
     for (let round = 0; round < 3 && i < j; round++) {
       const b = buf[i];

@@ -1,7 +1,7 @@
 import type { RecordView } from "../csv/tokenizer.js";
-import { fieldText } from "../csv/tokenizer.js";
 import { DateShape, dateFormatOf, daysSince2000, ORDER_MDY, ORDER_DMY, ORDER_YMD } from "./date-shape.js";
-import { DistinctCounter, RowHashSet } from "./distinct.js";
+import { DistinctCounter } from "./distinct.js";
+import { DuplicateRows } from "./duplicate-rows.js";
 import { NumberShape, NUMBER_FORMAT_COMMA, NUMBER_FORMAT_DOT } from "./number-shape.js";
 
 /** Raw statistics of one column, gathered in one pass in bounded memory. */
@@ -192,14 +192,12 @@ export class Profiler {
   private readonly columns: ColumnAccumulator[];
   private readonly number = new NumberShape();
   private readonly date = new DateShape();
-  private readonly rows = new RowHashSet();
+  private readonly duplicates = new DuplicateRows();
   private rowCount = 0;
   private blankRows = 0;
   private readonly blankRowExamples: number[] = [];
   private columnCountMismatch = 0;
   private readonly columnCountExamples: [number, number][] = [];
-  private duplicateRows = 0;
-  private readonly duplicateExamples: [number, string[]][] = [];
   private lastNonBlankRowIndex = -1;
   /** Data rows per number of fields other than the width (a Map lookup per row costs more than the rest of the row's bookkeeping), and rows of the width. */
   private readonly fieldCounts = new Map<number, number>();
@@ -341,14 +339,7 @@ export class Profiler {
       this.columnCountMismatch++;
       if (this.columnCountExamples.length < PREVIEWS) this.columnCountExamples.push([record.index, count]);
     }
-    if (this.rows.addIsDuplicate(rowH1, rowH2)) {
-      this.duplicateRows++;
-      if (this.duplicateExamples.length < PREVIEWS) {
-        const values: string[] = [];
-        for (let f = 0; f < width; f++) values.push(f < count ? fieldText(record, f).trim() : "");
-        this.duplicateExamples.push([record.index, values]);
-      }
-    }
+    this.duplicates.add(rowH1, rowH2, record, width);
     return true;
   }
 
@@ -359,7 +350,7 @@ export class Profiler {
    */
   private sizeRowTable(record: RecordView): void {
     this.sampledBytes += record.end - record.start + 1;
-    if (this.rowCount === SIZING_ROWS) this.rows.reserve(Math.ceil(((this.expectedBytes / this.sampledBytes) * SIZING_ROWS) * 1.1));
+    if (this.rowCount === SIZING_ROWS) this.duplicates.reserve(Math.ceil(((this.expectedBytes / this.sampledBytes) * SIZING_ROWS) * 1.1));
   }
 
   /** The shadow value of one field, through the same classification cache as a full profile. */
@@ -405,6 +396,15 @@ export class Profiler {
 
   /** Classifies a value met for the first time (in this cache slot) and records it in the slot; returns its cacheKind byte. */
   private classify(column: ColumnAccumulator, slot: number, buf: Uint8Array, s: number, e: number, index: number): number {
+    // Amounts and account numbers first (most of a ledger's new values): ASCII, at most 40
+    // characters, no exponent, no control character, never null-like, never a date.
+    const simple = this.number.parseSimple(buf, s, e);
+    if (simple >= 0) {
+      column.cacheLength[slot] = e - s;
+      // (Quality 0: the kind alone is the cacheKind byte.)
+      if (simple === 0) return this.classifyText(column, buf, s, e, index);
+      return this.classifyNumber(column, slot, this.number.plain, buf, s, e, index);
+    }
     let chars = 0;
     let quality = 0;
     for (let k = s; k < e; k++) {
@@ -451,23 +451,30 @@ export class Profiler {
       this.countDate(column, slot, date.shape, date.mask, buf, s, e, index);
       return KIND_DATE;
     }
+    if (this.number.parse(buf, s, e)) return this.classifyNumber(column, slot, plainNumber(buf, s, e), buf, s, e, index);
+    return this.classifyText(column, buf, s, e, index);
+  }
+
+  /** A value `this.number` just parsed as valid. */
+  private classifyNumber(column: ColumnAccumulator, slot: number, plain: boolean, buf: Uint8Array, s: number, e: number, index: number): number {
     const number = this.number;
-    if (number.parse(buf, s, e)) {
-      let flags = 0;
-      if (number.dotOk) flags |= F_DOT;
-      if (number.commaOk) flags |= F_COMMA;
-      if (number.negative) flags |= F_NEGATIVE;
-      if (number.parentheses) flags |= F_PARENS;
-      if (number.trailingMinus) flags |= F_TRAILING;
-      if (number.currency) flags |= F_CURRENCY;
-      if (number.letters) flags |= F_LETTERS;
-      if (plainNumber(buf, s, e)) flags |= F_PLAIN;
-      column.cacheFlags[slot] = flags;
-      column.cacheDot[slot] = number.dotCents;
-      column.cacheComma[slot] = number.commaCents;
-      this.countNumber(column, flags, number.dotCents, number.commaCents, buf, s, e, index);
-      return KIND_NUMBER;
-    }
+    let flags = 0;
+    if (number.dotOk) flags |= F_DOT;
+    if (number.commaOk) flags |= F_COMMA;
+    if (number.negative) flags |= F_NEGATIVE;
+    if (number.parentheses) flags |= F_PARENS;
+    if (number.trailingMinus) flags |= F_TRAILING;
+    if (number.currency) flags |= F_CURRENCY;
+    if (number.letters) flags |= F_LETTERS;
+    if (plain) flags |= F_PLAIN;
+    column.cacheFlags[slot] = flags;
+    column.cacheDot[slot] = number.dotCents;
+    column.cacheComma[slot] = number.commaCents;
+    this.countNumber(column, flags, number.dotCents, number.commaCents, buf, s, e, index);
+    return KIND_NUMBER;
+  }
+
+  private classifyText(column: ColumnAccumulator, buf: Uint8Array, s: number, e: number, index: number): number {
     column.textCount++;
     if (column.examples.TEXT.length < EXAMPLES) column.examples.TEXT.push([index, text(buf, s, e)]);
     return KIND_TEXT;
@@ -546,15 +553,16 @@ export class Profiler {
   }
 
   finish(): TableProfile {
+    this.duplicates.flush();
     return {
       rowCount: this.rowCount,
       blankRows: this.blankRows,
       blankRowExamples: this.blankRowExamples,
       columnCountMismatch: this.columnCountMismatch,
       columnCountExamples: this.columnCountExamples,
-      duplicateRows: this.duplicateRows,
-      duplicateExamples: this.duplicateExamples,
-      duplicatesComplete: this.rows.complete,
+      duplicateRows: this.duplicates.count,
+      duplicateExamples: this.duplicates.examples,
+      duplicatesComplete: this.duplicates.complete,
       lastNonBlankRowIndex: this.lastNonBlankRowIndex,
       fieldCounts: Object.fromEntries(
         [...this.fieldCounts, ...(this.regularRows > 0 ? [[this.columns.length, this.regularRows] as const] : [])].sort((a, b) => a[0] - b[0]).map(([n, rows]) => [String(n), rows]),

@@ -58,6 +58,12 @@ describe("result indexes", () => {
     await indexer.done();
     const { rows: indexes } = await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = 'results' AND tablename = 'ix_test_lines' ORDER BY 1");
     expect(indexes.map((i) => i.indexname)).toEqual(["ix_test_lines_0", "ix_test_lines_1", "ix_test_lines_p2_3"]);
+    // The ANALYZE, queued before the plain and partial indexes, came after the expression index
+    // and the statistics object: the planner has the statistics of lower(txid) and lower(risk_level).
+    const { rows: stats } = await pool.query<{ n: string }>("SELECT count(*) AS n FROM pg_stats WHERE schemaname = 'results' AND tablename = 'ix_test_lines_1'");
+    expect(Number(stats[0].n)).toBe(1);
+    const { rows: exprs } = await pool.query<{ expr: string }>("SELECT expr FROM pg_stats_ext_exprs WHERE schemaname = 'results' AND tablename = 'ix_test_lines'");
+    expect(exprs.map((e) => e.expr)).toEqual(["lower(risk_level)"]);
 
     const medium = await pageRows(`lower(risk_level) = 'medium'`);
     expect(medium.plan).toContain("ix_test_lines_p2_3");

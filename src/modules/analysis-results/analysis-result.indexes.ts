@@ -7,14 +7,15 @@ import { quoteIdent } from "../../query-language/index.js";
 
 interface Task {
   table: string;
-  /** Counts toward the table's statements before its ANALYZE (its index statements). */
+  /** One of the statements the table's ANALYZE waits for (statistics objects, full expression indexes). */
   counts: boolean;
   /**
-   * Runs beside the other shared tasks of its table: CREATE INDEX (SHARE lock) and reads. CREATE
-   * STATISTICS and ANALYZE (SHARE UPDATE EXCLUSIVE) wait for a running index build of the table,
-   * so a lane never starts one beside another lane's task on that table.
+   * The table lock it takes: `read` (a summary pass, ACCESS SHARE) runs beside anything; `share`
+   * (CREATE INDEX, SHARE) beside the reads and index builds of its table; `exclusive` (CREATE
+   * STATISTICS, ANALYZE: SHARE UPDATE EXCLUSIVE) beside reads only, so a lane never starts one beside
+   * another lane's index build of that table (it would wait for it, holding its core idle).
    */
-  shared: boolean;
+  lock: "read" | "share" | "exclusive";
   run(client: pg.PoolClient): Promise<unknown>;
   /** Set when the failure is the caller's (a summary pass), not the indexer's: tells the caller it failed or will not run. */
   fail?(error: unknown): void;
@@ -76,6 +77,18 @@ export function resultIndexStatements(tableName: string, columns: DataTableColum
   return [...own, ...statements];
 }
 
+/**
+ * Whether the table's ANALYZE must come after the statement: statistics objects, and full indexes
+ * on expressions (lower(col)), whose statistics ANALYZE gathers only once they exist. Not the
+ * indexes on plain columns (ANALYZE reads the heap alone for those) nor the partial ones (the
+ * planner ignores a partial index's statistics), which can come after it.
+ */
+function analyzeNeeds(sql: string): boolean {
+  if (sql.startsWith("CREATE STATISTICS")) return true;
+  const on = sql.slice(sql.indexOf(" ON "));
+  return !on.includes(" WHERE ") && /\blower(_text_array)?\(/.test(on);
+}
+
 /** How many statements run at once once the steps are done (both cores). */
 const MAX_SLOTS = 2;
 
@@ -84,9 +97,12 @@ const MAX_SLOTS = 2;
  * table is indexed as soon as the step writing it ends, beside the steps still running (most of
  * the scores step is one process: the second core is free) and beside the summary. Each statement
  * is one process (no parallel maintenance workers: two connections keep both cores busy without
- * the workers' merge overhead). A table is ANALYZEd once its expression indexes exist (statistics
- * of lower(col) exist only then: without them the planner misjudges `lower(txid) = $1`); the rare
- * flags' partial indexes, known only from the summary, come after and need no ANALYZE.
+ * the workers' merge overhead). A table is ANALYZEd once its statistics objects and full
+ * expression indexes exist (statistics of lower(col) exist only then: without them the planner
+ * misjudges `lower(txid) = $1`), before its plain and partial indexes: ANALYZE waits for any index
+ * build of its table, so it runs beside the summary's reads, and the entries' ANALYZE no longer
+ * ends the run alone on one core after their rare flags' partial index (1M lines: the tail's
+ * longer lane 3.8-4.0 CPU-s instead of 4.2-4.3, see docs/architecture.md).
  *
  * A lane keeps its connection and takes the statements of one table while there are any (then
  * another table's, not one a busy lane holds): a backend's first touch of each page of shared
@@ -94,7 +110,7 @@ const MAX_SLOTS = 2;
  * shared_buffers (the transactions, the flows) is read into shared buffers, where every backend
  * reading it faults on all its pages (1M lines, the 156 MB transaction table: an index on row_no
  * cost 0.73-0.78 CPU-s in a fresh backend, 0.18 in one that had read the table). The summary's
- * passes (`query`) go before the queued statements, on the lane of their table.
+ * passes (`query`) go on the lane of their table, after the expression indexes (see `next`).
  */
 export class ResultIndexer {
   private readonly queue: Task[] = [];
@@ -102,6 +118,8 @@ export class ResultIndexer {
   private readonly issued = new Map<string, Set<string>>();
   private readonly pending = new Map<string, number>();
   private readonly analyzed = new Set<string>();
+  /** Tables whose ANALYZE is still to run: their other index builds are left for last. */
+  private readonly unanalyzed = new Set<string>();
   private readonly lanes: Lane[] = Array.from({ length: MAX_SLOTS }, () => ({ client: null, table: null, task: null }));
   private failure: unknown = null;
   private slots = 1;
@@ -122,23 +140,31 @@ export class ResultIndexer {
   add(tableName: string, columns: DataTableColumn[]): void {
     const issued = this.issued.get(tableName) ?? new Set<string>();
     this.issued.set(tableName, issued);
-    // Statistics objects first: instant alone, each would wait for an index build running beside it.
-    const isIndex = (sql: string) => Number(sql.startsWith("CREATE INDEX"));
+    // Statistics objects first (instant alone, each would wait for an index build running beside
+    // it), then the full expression indexes the ANALYZE waits for, then the others.
+    const rank = (sql: string) => (sql.startsWith("CREATE INDEX") ? (analyzeNeeds(sql) ? 1 : 2) : 0);
     const fresh = resultIndexStatements(tableName, columns)
       .filter((sql) => !issued.has(sql))
-      .sort((x, y) => isIndex(x) - isIndex(y));
+      .sort((x, y) => rank(x) - rank(y));
+    let needed = 0;
     for (const sql of fresh) {
       issued.add(sql);
-      this.queue.push({ table: tableName, counts: true, shared: sql.startsWith("CREATE INDEX"), run: (client) => this.statement(client, sql) });
+      const counts = analyzeNeeds(sql);
+      needed += Number(counts);
+      this.queue.push({ table: tableName, counts, lock: sql.startsWith("CREATE INDEX") ? "share" : "exclusive", run: (client) => this.statement(client, sql) });
     }
-    this.pending.set(tableName, (this.pending.get(tableName) ?? 0) + fresh.length);
-    if (!this.analyzed.has(tableName) && fresh.length === 0 && (this.pending.get(tableName) ?? 0) === 0) this.queueAnalyze(tableName);
+    // Statistics a queued ANALYZE would miss (none in a run: the summary only adds partial indexes): one more.
+    if (needed > 0) this.analyzed.delete(tableName);
+    if (!this.analyzed.has(tableName)) this.unanalyzed.add(tableName);
+    this.pending.set(tableName, (this.pending.get(tableName) ?? 0) + needed);
+    if (!this.analyzed.has(tableName) && (this.pending.get(tableName) ?? 0) === 0) this.queueAnalyze(tableName);
     this.pump();
   }
 
   /**
    * Runs a read of `tableName` (a summary pass) in one process on a lane, before the statements
-   * queued: preferably the lane that has read the table. Its failure is the caller's.
+   * queued other than statistics, ANALYZE and the expression indexes an ANALYZE waits for:
+   * preferably the lane that has read the table. Its failure is the caller's.
    */
   query<R extends pg.QueryResultRow>(tableName: string, sql: string): Promise<pg.QueryResult<R>> {
     return new Promise((resolve, reject) => {
@@ -146,7 +172,7 @@ export class ResultIndexer {
       this.urgent.push({
         table: tableName,
         counts: false,
-        shared: true,
+        lock: "read",
         fail: reject,
         run: async (client) =>
           resolve(
@@ -185,23 +211,41 @@ export class ResultIndexer {
   private queueAnalyze(tableName: string): void {
     this.analyzed.add(tableName);
     // The sample size the parse uses for its own ANALYZE (a tenth of the default's).
-    this.queue.push({ table: tableName, counts: false, shared: false, run: (client) => this.statement(client, `ANALYZE ${quotedTable(tableName)}`) });
+    this.queue.push({
+      table: tableName,
+      counts: false,
+      lock: "exclusive",
+      run: async (client) => {
+        await this.statement(client, `ANALYZE ${quotedTable(tableName)}`);
+        if (this.analyzed.has(tableName)) this.unanalyzed.delete(tableName);
+      },
+    });
   }
 
   /**
-   * The next task for a lane, among those that take no lock another lane's task waits for: its own
-   * table's first, else one of a table no other lane is on, else any.
+   * The next task for a lane, among those that take no lock another lane's task waits for (or
+   * waits for theirs). An ANALYZE takes a moment when no index of its table is being built, and
+   * reads (the summary's passes) or other tables' statements beside it are what keeps the other
+   * core busy meanwhile, so: a statistics object or ANALYZE first; the expression indexes an
+   * ANALYZE waits for (while any is queued, nothing else: the lane waits the milliseconds of a
+   * statistics object that holds them up); the summary's passes; the other indexes, those of
+   * tables already ANALYZEd (or not waiting for it) first. Within each, its own table's first,
+   * else one of a table no other lane is on, else any.
    */
   private next(lane: Lane): Task | undefined {
     const others = this.lanes.filter((l) => l !== lane && l.task).map((l) => l.task!);
-    const startable = (t: Task) => others.every((o) => o.table !== t.table || (o.shared && t.shared));
-    for (const list of [this.urgent, this.queue]) {
+    const compatible = (a: Task, b: Task) => a.table !== b.table || a.lock === "read" || b.lock === "read" || (a.lock === "share" && b.lock === "share");
+    const startable = (t: Task) => others.every((o) => compatible(o, t));
+    const pick = (list: Task[], kind: (t: Task) => boolean) => {
       const at = [(t: Task) => t.table === lane.table, (t: Task) => !others.some((o) => o.table === t.table), () => true]
-        .map((prefer) => list.findIndex((t) => prefer(t) && startable(t)))
+        .map((prefer) => list.findIndex((t) => kind(t) && prefer(t) && startable(t)))
         .find((i) => i >= 0);
-      if (at !== undefined) return list.splice(at, 1)[0];
-    }
-    return undefined;
+      return at === undefined ? undefined : list.splice(at, 1)[0];
+    };
+    const exclusive = pick(this.queue, (t) => t.lock === "exclusive");
+    if (exclusive) return exclusive;
+    if (this.queue.some((t) => t.counts)) return pick(this.queue, (t) => t.counts);
+    return pick(this.urgent, () => true) ?? pick(this.queue, (t) => !this.unanalyzed.has(t.table)) ?? pick(this.queue, () => true);
   }
 
   private pump(): void {
