@@ -140,6 +140,7 @@ class ColumnAccumulator {
   // every line of a transaction) are classified once.
   readonly cacheH1 = new Int32Array(CACHE_SIZE);
   readonly cacheH2 = new Int32Array(CACHE_SIZE);
+  /** KIND_* in bits 0-2 (0: an empty slot), the Q_* quality bits from bit 3 (KIND_BITS): one load on a hit. */
   readonly cacheKind = new Uint8Array(CACHE_SIZE);
   readonly cacheShape = new Int32Array(CACHE_SIZE);
   readonly cacheFlags = new Uint8Array(CACHE_SIZE);
@@ -147,8 +148,7 @@ class ColumnAccumulator {
   readonly cacheComma = new Float64Array(CACHE_SIZE);
   /** Days since 2000-01-01 under the column's shadow date order (-2^31: not valid under it). */
   readonly cacheDays = new Int32Array(CACHE_SIZE);
-  /** Per cached value: Q_* quality bits, length in characters, days under each order [MDY, DMY, YMD]. */
-  readonly cacheQuality = new Uint8Array(CACHE_SIZE);
+  /** Per cached value: length in characters, days under each order [MDY, DMY, YMD]. */
   readonly cacheLength = new Int32Array(CACHE_SIZE);
   readonly cacheDays3 = new Int32Array(CACHE_SIZE * 3);
   /** Two-digit year fields of a cached date (DateShape.twoDigitYears), -1 when none. */
@@ -167,6 +167,9 @@ const KIND_TEXT = 1;
 const KIND_NUMBER = 2;
 const KIND_DATE = 3;
 const KIND_COMPACT = 4;
+/** cacheKind holds the kind in its low KIND_BITS bits, the quality bits above. */
+const KIND_BITS = 3;
+const KIND_MASK = (1 << KIND_BITS) - 1;
 const F_DOT = 1;
 const F_COMMA = 2;
 const F_NEGATIVE = 4;
@@ -292,27 +295,32 @@ export class Profiler {
       }
       rowH1 = Math.imul(rowH1 ^ h1, 0x01000193) ^ f;
       rowH2 = Math.imul(rowH2 + h2, 0x5bd1e995);
-      if (column.rowSample.length < ROW_SAMPLE) column.rowSample.push(text(buf, s, e));
-      if (column.samples.length < SAMPLES && column.nonBlank <= SAMPLE_SCAN_LIMIT) {
-        const value = text(buf, s, e);
-        if (!column.samples.includes(value)) column.samples.push(value);
+      // (Past the first SAMPLE_SCAN_LIMIT values of a column, one comparison for both previews.)
+      if (column.nonBlank <= SAMPLE_SCAN_LIMIT) {
+        if (column.rowSample.length < ROW_SAMPLE) column.rowSample.push(text(buf, s, e));
+        if (column.samples.length < SAMPLES) {
+          const value = text(buf, s, e);
+          if (!column.samples.includes(value)) column.samples.push(value);
+        }
       }
       const slot = h1 & (CACHE_SIZE - 1);
-      const kind = column.cacheKind[slot];
-      let cachedKind = kind;
-      if (kind !== 0 && column.cacheH1[slot] === h1 && column.cacheH2[slot] === h2) {
-        this.replay(column, slot, kind, buf, s, e, record.index);
+      let cached = column.cacheKind[slot];
+      if (cached !== 0 && column.cacheH1[slot] === h1 && column.cacheH2[slot] === h2) {
+        this.replay(column, slot, cached & KIND_MASK, buf, s, e, record.index);
       } else {
         column.distinct.add(h1 ^ Math.imul(h2, 0x27d4eb2d));
         column.cacheH1[slot] = h1;
         column.cacheH2[slot] = h2;
-        cachedKind = this.classify(column, slot, buf, s, e, record.index);
-        column.cacheKind[slot] = cachedKind;
+        cached = this.classify(column, slot, buf, s, e, record.index);
+        column.cacheKind[slot] = cached;
+        // The shortest and longest value are those of the distinct values: a value found in the
+        // cache was counted when it was classified (in this column), so only new ones are measured.
+        const length = column.cacheLength[slot];
+        if (length > column.maxLength) column.maxLength = length;
+        if (length < column.minLength) column.minLength = length;
       }
-      const length = column.cacheLength[slot];
-      if (length > column.maxLength) column.maxLength = length;
-      if (length < column.minLength) column.minLength = length;
-      const quality = column.cacheQuality[slot];
+      const cachedKind = cached & KIND_MASK;
+      const quality = cached >>> KIND_BITS;
       if (quality !== 0) countQuality(column, quality, buf, s, e, record.index);
       if (column.shadowMoney !== 0 || column.shadowOrder !== 0) this.setShadow(column, f, slot, cachedKind);
     }
@@ -364,14 +372,14 @@ export class Profiler {
       h2 = ((h2 << 5) - h2 + b) | 0;
     }
     const slot = h1 & (CACHE_SIZE - 1);
-    let kind = column.cacheKind[slot];
-    if (kind === 0 || column.cacheH1[slot] !== h1 || column.cacheH2[slot] !== h2) {
+    let cached = column.cacheKind[slot];
+    if (cached === 0 || column.cacheH1[slot] !== h1 || column.cacheH2[slot] !== h2) {
       column.cacheH1[slot] = h1;
       column.cacheH2[slot] = h2;
-      kind = this.classify(column, slot, buf, s, e, record.index);
-      column.cacheKind[slot] = kind;
+      cached = this.classify(column, slot, buf, s, e, record.index);
+      column.cacheKind[slot] = cached;
     }
-    this.setShadow(column, f, slot, kind);
+    this.setShadow(column, f, slot, cached & KIND_MASK);
   }
 
   private setShadow(column: ColumnAccumulator, f: number, slot: number, kind: number): void {
@@ -386,14 +394,14 @@ export class Profiler {
     }
   }
 
-  /** Classifies a value met for the first time (in this cache slot) and records it in the slot. */
+  /** Classifies a value met for the first time (in this cache slot) and records it in the slot; returns its cacheKind byte. */
   private classify(column: ColumnAccumulator, slot: number, buf: Uint8Array, s: number, e: number, index: number): number {
     // Amounts and account numbers first (most of a ledger's new values): ASCII, at most 40
     // characters, no exponent, no control character, never null-like, never a date.
     const simple = this.number.parseSimple(buf, s, e);
     if (simple >= 0) {
       column.cacheLength[slot] = e - s;
-      column.cacheQuality[slot] = 0;
+      // (Quality 0: the kind alone is the cacheKind byte.)
       if (simple === 0) return this.classifyText(column, buf, s, e, index);
       return this.classifyNumber(column, slot, this.number.plain, buf, s, e, index);
     }
@@ -411,8 +419,7 @@ export class Profiler {
     column.cacheLength[slot] = chars;
     const kind = this.classifyValue(column, slot, buf, s, e, index);
     if (kind === KIND_NUMBER && hasExponent(buf, s, e)) quality |= Q_SCIENTIFIC;
-    column.cacheQuality[slot] = quality;
-    return kind;
+    return kind | (quality << KIND_BITS);
   }
 
   private classifyValue(column: ColumnAccumulator, slot: number, buf: Uint8Array, s: number, e: number, index: number): number {
