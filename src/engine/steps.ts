@@ -121,7 +121,15 @@ export const WRITE_ONCE = "WITH (autovacuum_enabled = false)";
  */
 export async function createTableAs(client: pg.PoolClient, name: string, select: string, options: { analyze?: boolean } = {}): Promise<number> {
   await client.query(`DROP TABLE IF EXISTS ${table(name)}`);
-  const result = await client.query(`CREATE ${isDurableTable(name) ? "" : "UNLOGGED "}TABLE ${table(name)} ${WRITE_ONCE} AS ${select}`);
+  const durable = isDurableTable(name);
+  // A logged table created in its transaction (wal_level=minimal) is fsynced at COMMIT, where
+  // nothing else of the run's chain runs (the step after it reads it). With backend_flush_after
+  // the pages the statement writes out go to the kernel's writeback as it goes, so the COMMIT
+  // waits for the tail only (as the ingestion's WRITE_ONCE_SETTINGS). Set from the first logged
+  // table on, for the rest of its transaction (the flows step INSERTs into its table after): work
+  // tables are never synced, and writing them back early would be disk work for nothing.
+  if (durable) await client.query("SET LOCAL backend_flush_after = '2MB'");
+  const result = await client.query(`CREATE ${durable ? "" : "UNLOGGED "}TABLE ${table(name)} ${WRITE_ONCE} AS ${select}`);
   if (options.analyze !== false) await client.query(`ANALYZE ${table(name)}`);
   return result.rowCount ?? 0;
 }
