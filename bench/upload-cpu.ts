@@ -67,6 +67,81 @@ function threadCpu(pid: number): Map<string, number> {
   return out;
 }
 
+/**
+ * BENCH_SAMPLE_MS: the upload's threads sampled every that many ms from /proc schedstat (ns of
+ * running and of waiting for a core; the rest of the interval the thread slept, i.e. waited for
+ * work): the server's main thread, its busiest other thread (the staging worker) and PostgreSQL's
+ * busiest backend (the COPY). Sleeping is what a loaded machine does not inflate: it shows where
+ * the pipeline's threads waited on each other (start, end, stalls). Printed per sample (ms run /
+ * queued) and summed.
+ */
+function sampler(pid: number, every: number) {
+  const rows: string[] = [];
+  const sched = (path: string) => {
+    try {
+      const [run, queue] = readFileSync(path, "utf8").split(" ").map(Number);
+      return { run: run / 1e6, queue: queue / 1e6 };
+    } catch {
+      return null;
+    }
+  };
+  type Snap = { t: number; threads: Map<string, { run: number; queue: number }> };
+  const snap = (): Snap => {
+    const threads = new Map<string, { run: number; queue: number }>();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const s = sched(`/proc/${pid}/task/${tid}/schedstat`);
+      if (s) threads.set(Number(tid) === pid ? "main" : `t${tid}`, s);
+    }
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const f = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1].split(" ");
+        if (Number(f[1]) !== postmaster) continue;
+        const s = sched(`/proc/${entry}/schedstat`);
+        if (s) threads.set(`pg${entry}`, s);
+      } catch {
+        // exited
+      }
+    }
+    return { t: performance.now(), threads };
+  };
+  const snaps: Snap[] = [snap()];
+  const timer = setInterval(() => snaps.push(snap()), every);
+  return {
+    stop() {
+      clearInterval(timer);
+      snaps.push(snap());
+      const first = snaps[0], last = snaps.at(-1)!;
+      const total = (name: string) => (last.threads.get(name)?.run ?? 0) - (first.threads.get(name)?.run ?? last.threads.get(name)?.run ?? 0);
+      const names = [...last.threads.keys()];
+      const worker = names.filter((n) => n.startsWith("t")).sort((x, y) => total(y) - total(x))[0];
+      const backend = names.filter((n) => n.startsWith("pg")).sort((x, y) => total(y) - total(x))[0];
+      const sums = { main: [0, 0, 0], worker: [0, 0, 0], pg: [0, 0, 0] } as Record<string, number[]>;
+      for (let i = 1; i < snaps.length; i++) {
+        const dt = snaps[i].t - snaps[i - 1].t;
+        const cells = (
+          [
+            ["main", "main"],
+            ["worker", worker],
+            ["pg", backend],
+          ] as const
+        ).map(([label, name]) => {
+          const a = snaps[i - 1].threads.get(name) ?? snaps[i].threads.get(name), b = snaps[i].threads.get(name);
+          const run = a && b ? b.run - a.run : 0, queue = a && b ? b.queue - a.queue : 0;
+          const sleep = Math.max(0, dt - run - queue);
+          sums[label][0] += run;
+          sums[label][1] += queue;
+          sums[label][2] += sleep;
+          return `${label} ${run.toFixed(0).padStart(3)}/${queue.toFixed(0).padStart(3)}`;
+        });
+        rows.push(`${(snaps[i].t - first.t).toFixed(0).padStart(6)} ${cells.join("  ")}`);
+      }
+      rows.push(`sum (ms run/queued/slept): ${Object.entries(sums).map(([k, [r, q, s]]) => `${k} ${r.toFixed(0)}/${q.toFixed(0)}/${s.toFixed(0)}`).join(", ")}`);
+      return rows;
+    },
+  };
+}
+
 async function measure(work: () => Promise<unknown>) {
   const serverBefore = cpuMicros(server.child.pid!);
   const threadsBefore = threadCpu(server.child.pid!);
@@ -142,20 +217,28 @@ try {
   let fileId = "";
   for (let round = 0; round < ROUNDS; round++) {
     await quiesce(admin);
-    const bare = await measure(() => bareCopy(file));
-    log(`round ${round + 1} bare COPY: ${fmt(bare)}`);
+    // BENCH_BARE=0: no bare COPY per round (only the upload).
+    if (process.env.BENCH_BARE !== "0") {
+      const bare = await measure(() => bareCopy(file));
+      log(`round ${round + 1} bare COPY: ${fmt(bare)}`);
+    }
     await quiesce(admin);
     // BENCH_CLIENT=fetch: the fetch client the benchmarks used before (bench/lib.ts now sends as curl does).
     // BENCH_PERF=prefix: the whole machine sampled by `perf record` during the upload (prefix-N.data).
     const perf = process.env.BENCH_PERF ? spawn("perf", ["record", "-q", "-a", "-o", `${process.env.BENCH_PERF}-${round + 1}.data`], { stdio: "ignore" }) : null;
     if (perf) await new Promise((resolve) => setTimeout(resolve, 500));
-    const uploaded = await measure(async () =>
-      process.env.BENCH_CLIENT === "fetch" ? upload(engagement.id, file, process.env.BENCH_FILE_NAME) : { id: await uploadLedgerFile(server.url, token, engagement.id, file, process.env.BENCH_FILE_NAME), bodySentMs: 0 },
-    );
+    const sampling = process.env.BENCH_SAMPLE_MS ? sampler(server.child.pid!, Number(process.env.BENCH_SAMPLE_MS)) : null;
+    let sampled: string[] | undefined;
+    const uploaded = await measure(async () => {
+      const out = process.env.BENCH_CLIENT === "fetch" ? await upload(engagement.id, file, process.env.BENCH_FILE_NAME) : { id: await uploadLedgerFile(server.url, token, engagement.id, file, process.env.BENCH_FILE_NAME), bodySentMs: 0 };
+      sampled = sampling?.stop();
+      return out;
+    });
     if (perf) {
       perf.kill("SIGINT");
       await new Promise((resolve) => perf.once("exit", resolve));
     }
+    if (sampled) log(sampled.join("\n"));
     const { id, bodySentMs } = uploaded.result as { id: string; bodySentMs: number };
     fileId = id;
     log(`round ${round + 1} upload:    ${fmt(uploaded)}; body sent after ${Math.round(bodySentMs)} ms`);

@@ -14,6 +14,7 @@ import type { ShadowSpec } from "../profile/profiler.js";
 import { scanFile, type ScanResult } from "../scan.js";
 import type { GroupedFormat } from "../types.js";
 import { CopyRowEncoder } from "./copy-encoder.js";
+import { headRecords, planShadows, PLAN_RECORDS } from "./shadow-plan.js";
 
 export interface StageWorkerData {
   detection: FormatDetection;
@@ -25,14 +26,27 @@ export interface StageWorkerData {
   expectedBytes: number | null;
 }
 
-/** To the worker: a new stage, then the next chunk of its file's bytes, then their end. */
-export type ToStageWorker = { start: StageWorkerData } | { chunk: Uint8Array } | { end: true };
+/** What the worker plans a stage's typed shadows from: the file's head bytes (`complete`: the whole file). */
+export interface ShadowPlanData {
+  head: Uint8Array;
+  complete: boolean;
+  detection: FormatDetection;
+  degroup: GroupedFormat | null;
+  width: number;
+}
+
+/**
+ * To the worker: optionally a stage's shadow plan first (answered by `shadows`), then a new stage,
+ * the next chunk of its file's bytes, then their end.
+ */
+export type ToStageWorker = { plan: ShadowPlanData } | { start: StageWorkerData } | { chunk: Uint8Array } | { end: true };
 
 /**
  * From the worker: encoded rows (in order) and, with `taken`, that it took another chunk; at the
  * end the scan's result; or the error that ended it. After either it waits for the next `start`.
  */
 export type FromStageWorker =
+  | { shadows: ShadowSpec[] }
   | { encoded: Uint8Array[]; taken?: true }
   | { encoded: Uint8Array[]; done: ScanResult; passedThrough: number }
   | { error: string };
@@ -43,6 +57,17 @@ let queue: (Uint8Array | null)[] = [];
 let wake: (() => void) | null = null;
 let running: Promise<void> = Promise.resolve();
 port.on("message", (message: ToStageWorker) => {
+  if ("plan" in message) {
+    // Sent before the stage's `start`, while no stage runs: planned with this worker's code, warm
+    // from the stages before (the staging thread runs it once per stage, cold).
+    const { head, complete, detection, degroup, width } = message.plan;
+    try {
+      port.postMessage({ shadows: planShadows(headRecords(head, detection, PLAN_RECORDS, complete), detection, degroup, width) } satisfies FromStageWorker);
+    } catch (error) {
+      port.postMessage({ error: (error as Error).message } satisfies FromStageWorker);
+    }
+    return;
+  }
   if ("start" in message) {
     // The staging thread sends a stage's `start` only after the previous one answered.
     const chunks: (Uint8Array | null)[] = [];

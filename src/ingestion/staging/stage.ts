@@ -6,18 +6,16 @@ import { from as copyFrom } from "pg-copy-streams";
 import { detectFormat, type DetectOptions, type FormatDetection } from "../detect.js";
 import { byteSource, type ByteSource } from "../byte-source.js";
 import { READ_CHUNK } from "../csv/encoding.js";
-import { recordFromTexts } from "../csv/tokenizer.js";
 import { createDegrouper } from "../formats/index.js";
-import { dateOrderOf, orderBits } from "../profile/date-shape.js";
-import { dominantType, formatCandidates } from "../profile/file-info.js";
-import { Profiler, type ShadowSpec } from "../profile/profiler.js";
-import { rowSource, type RowSource } from "../rows.js";
+import type { ShadowSpec } from "../profile/profiler.js";
+import { rowSource } from "../rows.js";
 import { scanFile, sizeOf, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { withRecommendedMetrics } from "../profile/mapped-metrics.js";
 import type { ColumnDefinition, GroupedFormat, TabularFileInfo } from "../types.js";
 import { fileInfoOfScan } from "../inspect.js";
 import { CopyRowEncoder } from "./copy-encoder.js";
+import { planShadows, PLAN_RECORDS } from "./shadow-plan.js";
 import type { FromStageWorker, StageWorkerData, ToStageWorker } from "./stage-worker.js";
 import { inPgTransaction } from "../../db/pg-transaction.js";
 
@@ -120,12 +118,21 @@ async function stage(
   const table = qualifiedTable(options.table);
   const client = await pool.connect();
   let copyInProgress: { stream: ReturnType<typeof copyFrom>; failed: Promise<never> } | null = null;
+  /** The staging worker of this stage, taken before its shadows are planned, until scanInWorker takes it over. */
+  let worker: Worker | null = null;
   try {
-    await client.query("BEGIN");
-    await client.query(`DROP TABLE IF EXISTS ${table}`);
     const width = degroupFormat ? createDegrouper(degroupFormat, detection.header).header.length : detection.width;
     const rows = rowSource(file, detection);
-    const shadows = options.typedShadows === false ? [] : await planShadows(rows, detection, degroupFormat, width);
+    const inWorker = rows.chunked && (options.parallel ?? ((await sizeOf(file)) ?? 0) >= WORKER_MIN_BYTES);
+    if (inWorker) worker = takeWorker();
+    // With a worker, it plans the shadows (its code is warm from the stages before; this thread
+    // would run the profiler cold, once per stage, while nothing else of the upload runs) during
+    // the statements below.
+    const planned = options.typedShadows === false ? Promise.resolve([]) : worker ? planInWorker(worker, file, detection, degroupFormat, width) : null;
+    planned?.catch(() => undefined);
+    await client.query("BEGIN");
+    await client.query(`DROP TABLE IF EXISTS ${table}`);
+    const shadows = planned ? await planned : await planShadows(await rows.head(PLAN_RECORDS), detection, degroupFormat, width);
     const texts = Array.from({ length: width }, (_, i) => column(stagingColumn(i)));
     texts.push("extra");
     const typed: string[] = [];
@@ -153,11 +160,12 @@ async function stage(
     const write = async (buffers: Buffer[]) => {
       for (const buffer of buffers) if (!copy.write(buffer)) await Promise.race([once(copy, "drain"), failed]);
     };
-    const inWorker = rows.chunked && (options.parallel ?? ((await sizeOf(file)) ?? 0) >= WORKER_MIN_BYTES);
     let scan: ScanResult;
     let passedThrough: number;
-    if (inWorker) {
-      ({ scan, passedThrough } = await scanInWorker(file, { detection, degroup: degroupFormat, shadows, shadowsOnly: known !== null, width }, write));
+    if (worker) {
+      const taken = worker;
+      worker = null;
+      ({ scan, passedThrough } = await scanInWorker(taken, file, { detection, degroup: degroupFormat, shadows, shadowsOnly: known !== null, width }, write));
     } else {
       const encoder = new CopyRowEncoder(width, detection.delimiter.charCodeAt(0), detection.quote ? detection.quote.charCodeAt(0) : -1, shadows);
       scan = await scanFile(file, detection, {
@@ -197,6 +205,7 @@ async function stage(
       rowsPassedThrough: passedThrough,
     };
   } catch (error) {
+    if (worker) await worker.terminate();
     if (copyInProgress) {
       // A COPY still open holds the connection: make the server abort it, then roll back.
       copyInProgress.stream.destroy(error as Error);
@@ -294,29 +303,29 @@ export async function replaceTables(pool: pg.Pool, moves: [from: string, to: str
 }
 
 /**
- * Which columns get a typed shadow, decided from the first megabyte: amount columns (numbers with
- * decimals, one unambiguous number format) and date columns (one unambiguous date format). A
- * format the full file later contradicts only means the shadow is not used.
+ * Plans a stage's typed shadows in its worker (`planShadows` of the file's first records, read from
+ * its first chunk as `rowSource(...).head` reads them): the same plan, computed by warm code.
  */
-async function planShadows(rows: RowSource, detection: FormatDetection, degroupFormat: GroupedFormat | null, width: number): Promise<ShadowSpec[]> {
-  const records = await rows.head(2000);
-  const start = detection.headerRowIndex === null ? 0 : detection.headerRowIndex + 1;
-  const degrouper = degroupFormat ? createDegrouper(degroupFormat, detection.header) : null;
-  const profiler = new Profiler(Array.from({ length: width }, (_, i) => `c${i}`), new Array(width).fill(false));
-  for (let i = start; i < records.length; i++) {
-    if (degrouper) for (const row of degrouper.push(records[i], i)) profiler.add(recordFromTexts(row.values, row.index));
-    else profiler.add(recordFromTexts(records[i], i));
-  }
-  return profiler.finish().columns.map((c): ShadowSpec => {
-    const type = dominantType(c);
-    const candidates = formatCandidates(c, type);
-    if (!candidates?.detectedFormat) return null;
-    if (type === "NUMBER") {
-      const decimals = [...c.samples, ...c.examples.NUMBER.map(([, v]) => v)].some((v) => /[.,]\d{1,2}\)?-?$/.test(v.trim()));
-      return decimals && c.numberCount >= c.nonBlank * 0.9 ? { kind: "MONEY_100", format: candidates.detectedFormat } : null;
-    }
-    if (type === "DATE") return { kind: "DATE", format: candidates.detectedFormat, order: orderBits(dateOrderOf(candidates.detectedFormat)) };
-    return null;
+async function planInWorker(worker: Worker, file: string | ByteSource, detection: FormatDetection, degroup: GroupedFormat | null, width: number): Promise<ShadowSpec[]> {
+  const head = await byteSource(file).head(READ_CHUNK);
+  return new Promise<ShadowSpec[]>((resolve, reject) => {
+    const done = () => {
+      worker.off("message", onMessage);
+      worker.off("error", onError);
+      worker.off("exit", onExit);
+    };
+    const onMessage = (message: FromStageWorker) => {
+      done();
+      if ("shadows" in message) resolve(message.shadows);
+      else reject(new Error("error" in message ? message.error : "The staging worker answered out of turn"));
+    };
+    const onError = (error: Error) => (done(), reject(error));
+    const onExit = (code: number) => (done(), reject(new Error(`The staging worker exited (${code})`)));
+    worker.on("message", onMessage);
+    worker.once("error", onError);
+    worker.once("exit", onExit);
+    // A copy: the head stays with the byte source, whose chunks follow.
+    worker.postMessage({ plan: { head: new Uint8Array(head), complete: head.length < READ_CHUNK, detection, degroup, width } } satisfies ToStageWorker);
   });
 }
 
@@ -381,11 +390,11 @@ function keepWorker(worker: Worker): void {
  * A worker whose stage failed, on either side, is ended rather than kept.
  */
 async function scanInWorker(
+  worker: Worker,
   file: string | ByteSource,
   data: Omit<StageWorkerData, "expectedBytes">,
   write: (buffers: Buffer[]) => Promise<void>,
 ): Promise<{ scan: ScanResult; passedThrough: number }> {
-  const worker = takeWorker();
   let inFlight = 0;
   /** Messages of encoded rows not yet accepted by COPY (it waits for a drain meanwhile). */
   let writesPending = 0;
@@ -410,6 +419,7 @@ async function scanInWorker(
     };
     onMessage = (message) => {
       if ("error" in message) return fail(new Error(message.error));
+      if ("shadows" in message) return fail(new Error("The staging worker answered out of turn"));
       if (message.encoded.length > 0) {
         const buffers = message.encoded.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
         writesPending++;
