@@ -77,9 +77,7 @@ export class NumberShape {
       const b = buf[k];
       if (b >= 0x30 && b <= 0x39) {
         if (!runOpen) {
-          if (runs === MAX_RUNS) return -1;
-          this.runStart[runs] = k;
-          this.runLength[runs] = 0;
+          if (!this.startRun(runs, k)) return -1;
           runs++;
           runOpen = true;
         }
@@ -174,6 +172,14 @@ export class NumberShape {
     return j;
   }
 
+  /** Opens digit run `runs` at byte k; false when MAX_RUNS runs are open already. */
+  private startRun(runs: number, k: number): boolean {
+    if (runs === MAX_RUNS) return false;
+    this.runStart[runs] = k;
+    this.runLength[runs] = 0;
+    return true;
+  }
+
   private body(buf: Uint8Array, i: number, j: number): boolean {
     let runs = 0;
     let runOpen = false;
@@ -182,9 +188,7 @@ export class NumberShape {
       const b = buf[k];
       if (b >= 0x30 && b <= 0x39) {
         if (!runOpen) {
-          if (runs === MAX_RUNS) return false;
-          this.runStart[runs] = k;
-          this.runLength[runs] = 0;
+          if (!this.startRun(runs, k)) return false;
           runs++;
           runOpen = true;
         }
