@@ -34,7 +34,7 @@ describe("DuplicateRows", () => {
         rows.push([keys[k][0], keys[k][1], [` v${k} `, `${i % 3}`]]);
       }
       rows.push([0, 0, ["zero"]], [0, 1 << 11, ["twin"]]);
-      const batched = new DuplicateRows(maxSlots);
+      const batched = new DuplicateRows(5, maxSlots);
       if (label === "many repeats") batched.reserve(n);
       rows.forEach(([h1, h2, values], index) => batched.add(h1, h2, recordFromTexts(values, index), values.length));
       batched.flush();

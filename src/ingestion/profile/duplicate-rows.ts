@@ -4,13 +4,12 @@ import { RowHashSet } from "./distinct.js";
 
 /** New rows whose insertions are made together, at most. */
 const BATCH = 256;
-const PREVIEWS = 5;
 /** Filter size: bits per expected row, and at most this many 32-bit words (2 MiB). */
 const FILTER_BITS_PER_ROW = 8;
 const MAX_FILTER_WORDS = 1 << 19;
 
 /**
- * Repeated rows: their count and the first PREVIEWS of them with their values, exactly as
+ * Repeated rows: their count and the first `previews` of them with their values, exactly as
  * RowHashSet.addIsDuplicate called row by row finds them (the same calls, in row order).
  *
  * The table outgrows the caches (16 MiB for a million rows), and a lookup made between two rows'
@@ -32,8 +31,8 @@ export class DuplicateRows {
   count = 0;
   readonly examples: [number, string[]][] = [];
 
-  /** `maxSlots`: RowHashSet's bound (tests use a small one). */
-  constructor(maxSlots?: number) {
+  /** `previews`: how many repeated rows to keep with their values; `maxSlots`: RowHashSet's bound (tests use a small one). */
+  constructor(private readonly previews: number, maxSlots?: number) {
     this.set = new RowHashSet(maxSlots);
   }
 
@@ -47,7 +46,7 @@ export class DuplicateRows {
       this.flush(true);
       if (this.set.addIsDuplicate(h1, h2)) {
         this.count++;
-        if (this.examples.length < PREVIEWS) {
+        if (this.examples.length < this.previews) {
           const values: string[] = [];
           for (let f = 0; f < width; f++) values.push(f < record.count ? fieldText(record, f).trim() : "");
           this.examples.push([record.index, values]);

@@ -192,7 +192,7 @@ export class Profiler {
   private readonly columns: ColumnAccumulator[];
   private readonly number = new NumberShape();
   private readonly date = new DateShape();
-  private readonly duplicates = new DuplicateRows();
+  private readonly duplicates = new DuplicateRows(PREVIEWS);
   private rowCount = 0;
   private blankRows = 0;
   private readonly blankRowExamples: number[] = [];
