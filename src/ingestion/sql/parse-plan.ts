@@ -177,12 +177,24 @@ export function typedExpression(f: ResolvedField, plan: ParsePlan, forceGuard: b
 export function signedAmountExpression(plan: ParsePlan, forceGuard: boolean): string | null {
   const amount = field(plan, FIELDS.amount);
   if (amount && amount.storage === "MONEY_100") return typedExpression(amount, plan, forceGuard);
+  const sides = amountSides(plan, forceGuard);
+  return sides ? `(${sides.debit} - ${sides.credit})` : null;
+}
+
+/**
+ * The two never-NULL sides (a side not mapped or blank is 0) when the signed amount is debit minus
+ * credit; null when it is the mapped amount field (NULL where blank) or no amount is mapped.
+ */
+export function amountSides(plan: ParsePlan, forceGuard: boolean): { debit: string; credit: string } | null {
+  const amount = field(plan, FIELDS.amount);
+  if (amount && amount.storage === "MONEY_100") return null;
   const debit = field(plan, FIELDS.debit);
   const credit = field(plan, FIELDS.credit);
   if (!debit && !credit) return null;
-  const d = debit ? `coalesce(${typedExpression(debit, plan, forceGuard)}, 0)` : "0";
-  const c = credit ? `coalesce(${typedExpression(credit, plan, forceGuard)}, 0)` : "0";
-  return `(${d} - ${c})`;
+  return {
+    debit: debit ? `coalesce(${typedExpression(debit, plan, forceGuard)}, 0)` : "0",
+    credit: credit ? `coalesce(${typedExpression(credit, plan, forceGuard)}, 0)` : "0",
+  };
 }
 
 export function sqlColumn(name: string): string {
