@@ -104,7 +104,8 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
   // Debit minus credit is never NULL: int8larger (a plain function call) gives greatest()'s answer
   // for less than GREATEST's comparator calls, and credit as credit - debit saves the negation
   // (1M-line ledger: 1.45 -> 1.40 CPU-s). A mapped amount can be NULL, where greatest() gives 0.
-  const sides = amountSides(plan, false) !== null;
+  // (Both sides bigint: a debit or credit defined as another type keeps the casts of the general form.)
+  const sides = amountSides(plan, false) !== null && [FIELDS.debit, FIELDS.credit].every((name) => (plan.fields.find((f) => f.platformField === name)?.storage ?? "MONEY_100") === "MONEY_100");
   if (sides) {
     outer.push("int8larger(a_debit - a_credit, 0) AS debit", "int8larger(a_credit - a_debit, 0) AS credit", "a_debit - a_credit AS amount");
   } else if (hasAmounts) {
@@ -130,7 +131,7 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
       select.push(`${typedExpression(f, plan, guarded)} AS ${sqlColumn(f.platformField)}`);
     }
     const amount = signedAmountExpression(plan, guarded);
-    const amountParts = amountSides(plan, guarded);
+    const amountParts = sides ? amountSides(plan, guarded) : null;
     if (amountParts) select.push(`${amountParts.debit} AS a_debit`, `${amountParts.credit} AS a_credit`);
     // The windowed transaction ids sum the signed amount.
     if (!amountParts || (selection && needsWindow(selection))) select.push(`${amount ?? "NULL::bigint"} AS a`);
