@@ -178,23 +178,22 @@ export function signedAmountExpression(plan: ParsePlan, forceGuard: boolean): st
   const amount = field(plan, FIELDS.amount);
   if (amount && amount.storage === "MONEY_100") return typedExpression(amount, plan, forceGuard);
   const sides = amountSides(plan, forceGuard);
-  return sides ? `(${sides.debit} - ${sides.credit})` : null;
+  if (!sides) return null;
+  const side = (typed: string | null) => (typed === null ? "0" : `coalesce(${typed}, 0)`);
+  return `(${side(sides.debit)} - ${side(sides.credit)})`;
 }
 
 /**
- * The two never-NULL sides (a side not mapped or blank is 0) when the signed amount is debit minus
- * credit; null when it is the mapped amount field (NULL where blank) or no amount is mapped.
+ * The typed debit and credit (null: not mapped) when the signed amount is debit minus credit, a
+ * blank or unmapped side counting 0; null when it is the mapped amount field or nothing is mapped.
  */
-export function amountSides(plan: ParsePlan, forceGuard: boolean): { debit: string; credit: string } | null {
+export function amountSides(plan: ParsePlan, forceGuard: boolean): { debit: string | null; credit: string | null } | null {
   const amount = field(plan, FIELDS.amount);
   if (amount && amount.storage === "MONEY_100") return null;
   const debit = field(plan, FIELDS.debit);
   const credit = field(plan, FIELDS.credit);
   if (!debit && !credit) return null;
-  return {
-    debit: debit ? `coalesce(${typedExpression(debit, plan, forceGuard)}, 0)` : "0",
-    credit: credit ? `coalesce(${typedExpression(credit, plan, forceGuard)}, 0)` : "0",
-  };
+  return { debit: debit ? typedExpression(debit, plan, forceGuard) : null, credit: credit ? typedExpression(credit, plan, forceGuard) : null };
 }
 
 export function sqlColumn(name: string): string {
