@@ -313,6 +313,32 @@ describe("typed parse", () => {
     expect(rows[6].effective_date).toBeNull();
   });
 
+  it.each([true, false])("folds debit and credit into debit, credit and amount (typed shadows: %s): both sides, blanks, negatives, unreadable", async (typedShadows) => {
+    const content =
+      [
+        "Journal ID,Line,Effective Date,Account,Debit,Credit",
+        "J1,1,01/15/2023,1000,5.00,3.00",
+        "J1,2,01/15/2023,1000,1.00,4.00",
+        "J1,3,01/15/2023,1000,,",
+        "J1,4,01/15/2023,1000,abc,2.00",
+        "J1,5,01/15/2023,1000,-7.25,-1.00",
+        "J1,6,01/15/2023,1000,0.00,",
+      ].join("\n") + "\n";
+    const p = await prepare(content, { typedShadows });
+    const { rows, result } = await parse(p, null);
+    // debit = max(d - c, 0), credit = max(c - d, 0), amount = d - c; a blank or unreadable side counts 0.
+    expect(rows.map((r) => [r.debit, r.credit, r.amount])).toEqual([
+      ["200", "0", "200"],
+      ["0", "300", "-300"],
+      ["0", "0", "0"],
+      ["0", "200", "-200"],
+      ["0", "625", "-625"],
+      ["0", "0", "0"],
+    ]);
+    expect(result.unparseable.debit).toBe(1);
+    expect(rows[3].parse_errors).not.toBeNull();
+  });
+
   it("casts columns of plain numbers as they are, and cleans up the others first", async () => {
     const content = ["Journal ID,Line,Effective Date,Account,Debit,Credit", "J1,1,01/15/2023,1000,\"1,250.00\",", "J1,2,01/15/2023,4000,,1250.00", "J2,10,01/16/2023,1000,-5.5,"].join("\n") + "\n";
     const p = await prepare(content, { typedShadows: false });

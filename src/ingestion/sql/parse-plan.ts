@@ -177,12 +177,23 @@ export function typedExpression(f: ResolvedField, plan: ParsePlan, forceGuard: b
 export function signedAmountExpression(plan: ParsePlan, forceGuard: boolean): string | null {
   const amount = field(plan, FIELDS.amount);
   if (amount && amount.storage === "MONEY_100") return typedExpression(amount, plan, forceGuard);
+  const sides = amountSides(plan, forceGuard);
+  if (!sides) return null;
+  const side = (typed: string | null) => (typed === null ? "0" : `coalesce(${typed}, 0)`);
+  return `(${side(sides.debit)} - ${side(sides.credit)})`;
+}
+
+/**
+ * The typed debit and credit (null: not mapped) when the signed amount is debit minus credit, a
+ * blank or unmapped side counting 0; null when it is the mapped amount field or nothing is mapped.
+ */
+export function amountSides(plan: ParsePlan, forceGuard: boolean): { debit: string | null; credit: string | null } | null {
+  const amount = field(plan, FIELDS.amount);
+  if (amount && amount.storage === "MONEY_100") return null;
   const debit = field(plan, FIELDS.debit);
   const credit = field(plan, FIELDS.credit);
   if (!debit && !credit) return null;
-  const d = debit ? `coalesce(${typedExpression(debit, plan, forceGuard)}, 0)` : "0";
-  const c = credit ? `coalesce(${typedExpression(credit, plan, forceGuard)}, 0)` : "0";
-  return `(${d} - ${c})`;
+  return { debit: debit ? typedExpression(debit, plan, forceGuard) : null, credit: credit ? typedExpression(credit, plan, forceGuard) : null };
 }
 
 export function sqlColumn(name: string): string {
