@@ -16,7 +16,7 @@ import {
   SPANISH_LEDGER,
 } from "../../test/ingestion/fixtures.js";
 import { effectiveDateMetrics, loadRows, periodLabel, summarizeEffectiveDates } from "./analysis/effective-dates.js";
-import { analyzeStagedData, summarizeWithTransactions } from "./analysis/staged-data.js";
+import { analyzeStagedData, summarizeStagedRows, summarizeWithTransactions } from "./analysis/staged-data.js";
 import { bestPreview, chooseTransactionId, previewFromTransactions, previewTransactionIds, transactionIdCandidates } from "./analysis/transaction-ids.js";
 import type { TransactionIdSelection } from "./analysis/transaction-keys.js";
 import { applyColumnMappings, type ApplyMappingInput } from "./mapping/apply.js";
@@ -354,6 +354,28 @@ describe("typed parse", () => {
     ]);
   });
 
+  /**
+   * The example rows found without the staging table's row index (the highest row_no known) are the
+   * ones read through it: with the true bound; with a bound too high (nothing can be proven
+   * complete: read through the index); and from a copy of the staging table in another physical
+   * order (the page windows miss rows: read through the index, or found all the same).
+   */
+  async function expectExampleRowsWithoutIndex(p: Prepared, transactions: string, selection: TransactionIdSelection, expected: unknown) {
+    const { lastRow } = await summarizeStagedRows(pool, p.staging, p.plan, { lastRow: true });
+    const highest = await pool.query<{ m: string; n: string }>(`SELECT max(row_no) AS m, count(*) AS n FROM ${p.staging}`);
+    expect(lastRow).toBe(Number(highest.rows[0].m));
+    // Row numbers without gaps (no blank line skipped): every range can be proven complete.
+    const dense = highest.rows[0].m === highest.rows[0].n;
+    const rate = (staging: string, bound: number) => previewFromTransactions(pool, { staging, transactions, plan: p.plan, selection, lastRow: Promise.resolve(bound) });
+    await pool.query(`DROP INDEX IF EXISTS ${p.staging}_row_no`);
+    expect(await rate(p.staging, lastRow!)).toEqual(expected);
+    expect(await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname || '.' || indexname = '${p.staging}_row_no'`)).toMatchObject({ rowCount: dense ? 0 : 1 });
+    expect(await rate(p.staging, lastRow! + 10)).toEqual(expected);
+    await pool.query(`DROP TABLE IF EXISTS ${p.staging}_shuffled`);
+    await pool.query(`CREATE TABLE ${p.staging}_shuffled AS SELECT * FROM ${p.staging} ORDER BY md5(row_no::text)`);
+    expect(await rate(`${p.staging}_shuffled`, lastRow!)).toEqual(expected);
+  }
+
   it("builds the same transactions table from the staging table (beside the parse) as from the entries", async () => {
     const generated = dir.write("transactions.csv", "");
     await writeGeneralLedgerCsv(generated, 3000, 17);
@@ -378,6 +400,7 @@ describe("typed parse", () => {
       // ...and rating the selection from it gives the preview that grouping the staged rows gives.
       const [expected] = await previewTransactionIds(pool, p.staging, p.plan, [selection]);
       expect(await previewFromTransactions(pool, { staging: p.staging, transactions: `${target}_tx_b`, plan: p.plan, selection })).toEqual(expected);
+      await expectExampleRowsWithoutIndex(p, `${target}_tx_b`, selection, expected);
     }
     // The same for the mapped txid column as a selection.
     for (const p of [await prepare(ERP_GENERAL_LEDGER), await prepare(SIGNED_AMOUNT_LEDGER)]) {
@@ -386,6 +409,7 @@ describe("typed parse", () => {
       const transactions = await buildTransactionsFromStaging(pool, { staging: p.staging, target: `${p.staging}_tx_rated`, plan: p.plan, transactionIdSelection: selection });
       const [expected] = await previewTransactionIds(pool, p.staging, p.plan, [selection]);
       expect(await previewFromTransactions(pool, { staging: p.staging, transactions: transactions.table, plan: p.plan, selection })).toEqual(expected);
+      await expectExampleRowsWithoutIndex(p, transactions.table, selection, expected);
     }
     const running = await prepare(ERP_GENERAL_LEDGER);
     await expect(buildTransactionsFromStaging(pool, { staging: running.staging, target: "ingest.tx_running", plan: running.plan, transactionIdSelection: { type: "RUNNING_TOTAL", columnSelection: [] } })).rejects.toThrow(/running-total/);

@@ -191,7 +191,21 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
  * quarter of a million summaries instead of grouping a million staged rows again. The same
  * figures as `previewTransactionIds`; example rows still come from the staging table.
  */
-export async function previewFromTransactions(pool: pg.Pool, options: { staging: string; transactions: string; plan: ParsePlan; selection: TransactionIdSelection }): Promise<TransactionIdPreview> {
+export async function previewFromTransactions(
+  pool: pg.Pool,
+  options: {
+    staging: string;
+    transactions: string;
+    plan: ParsePlan;
+    selection: TransactionIdSelection;
+    /**
+     * The staging table's highest row_no (`summarizeStagedRows` with `lastRow`, which may still be
+     * running; null: unknown): the example rows are then looked up without the row index when that
+     * lookup can prove it found them all (`exampleRows`).
+     */
+    lastRow?: Promise<number | null>;
+  },
+): Promise<TransactionIdPreview> {
   const { plan, selection } = options;
   if (needsWindow(selection)) throw new Error("A running-total selection is rated from the staged rows");
   const dated = field(plan, FIELDS.effectiveDate)?.storage === "DATE";
@@ -208,7 +222,8 @@ export async function previewFromTransactions(pool: pg.Pool, options: { staging:
       );
       const stats = toStats(rows[0]);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
-      const details = await exampleRows(client, qualifiedTable(options.staging), plan, [selection], new Map([[0, stats]]), amount);
+      const lastRow = options.lastRow ? await options.lastRow : null;
+      const details = await exampleRows(client, qualifiedTable(options.staging), plan, [selection], new Map([[0, stats]]), amount, lastRow);
       return preview(selection, stats, details.get(0) ?? [], !!signedAmountExpression(plan, false));
     });
   }, plan.fields.some((f) => f.guarded));
@@ -279,19 +294,27 @@ export async function exampleRows(
   selections: TransactionIdSelection[],
   stats: Map<number, Stats>,
   amount: string,
+  /** The table's highest row_no, when known: see `rowsNear`. */
+  lastRow: number | null = null,
 ): Promise<Map<number, ExampleTransaction[]>> {
   const result = new Map<number, ExampleTransaction[]>();
   const shown = plan.fields.map((f) => `${f.text} AS ${sqlColumn(f.platformField)}`).join(", ");
-  // Staging tables have no statistics: without this the planner reads the whole table for a few ranges.
-  if (stats.size > 0 && [...stats.values()].some((s) => s.examples.length > 0)) await ensureRowIndex(client, table);
   await client.query("SET LOCAL enable_seqscan = off");
+  let indexed = false;
   for (const [i, selection] of selections.entries()) {
     const examples = stats.get(i)?.examples ?? [];
     if (examples.length === 0) continue;
     const running = normalizeSelection(selection).type === "RUNNING_TOTAL";
     const key = running ? "NULL::text" : combinationKey(selection, plan);
     const ranges = examples.map((lo) => `row_no BETWEEN ${lo} AND ${lo + EXAMPLE_SPAN}`).join(" OR ");
-    const { rows } = await client.query(`SELECT row_no, ${amount} AS a, ${key} AS key${shown ? `, ${shown}` : ""} FROM ${table} WHERE ${ranges} ORDER BY row_no`);
+    const select = `row_no, ${amount} AS a, ${key} AS key${shown ? `, ${shown}` : ""}`;
+    let rows = lastRow === null ? null : await rowsNear(client, table, select, examples, lastRow);
+    if (rows === null) {
+      // Staging tables have no statistics: without the index the planner reads the whole table for a few ranges.
+      if (!indexed) await ensureRowIndex(client, table);
+      indexed = true;
+      rows = (await client.query(`SELECT ${select} FROM ${table} WHERE ${ranges} ORDER BY row_no`)).rows;
+    }
     result.set(
       i,
       examples.map((lo) => {
@@ -312,6 +335,51 @@ export async function exampleRows(
     );
   }
   return result;
+}
+
+/** Pages between two sampled first rows: the lookup reads about this many pages around each example. */
+const SAMPLE_EVERY = 32;
+
+/**
+ * The rows `WHERE row_no BETWEEN lo AND lo + EXAMPLE_SPAN` (for each example lo) ORDER BY row_no,
+ * without the row index (its build is a scan of the whole table, 0.2 CPU-s per million rows, for
+ * a few thousand rows): the first row of every SAMPLE_EVERY-th page is read by its ctid, and the
+ * pages between the samples that bracket each range by a TID range scan. The staging table is
+ * written in row_no order by one COPY, so that window holds the range; whether it did is checked,
+ * not assumed: row_no is unique, so a range [lo, min(lo + EXAMPLE_SPAN, lastRow)] is complete
+ * when that many distinct row_nos were found in it. Null when a range is not (rows out of order,
+ * or row numbers missing, as after skipped blank lines): the caller then reads through the index.
+ */
+async function rowsNear(client: pg.PoolClient, table: string, select: string, examples: number[], lastRow: number): Promise<Record<string, unknown>[] | null> {
+  const { rows: size } = await client.query<{ pages: string }>(`SELECT pg_relation_size($1::regclass) / current_setting('block_size')::bigint AS pages`, [table]);
+  const pages = Number(size[0].pages);
+  const tids: string[] = [];
+  for (let page = 0; page < pages; page += SAMPLE_EVERY) tids.push(`(${page},1)`);
+  const { rows: samples } = await client.query<{ page: string; row_no: string }>(`SELECT (ctid::text::point)[0]::bigint AS page, row_no FROM ${table} WHERE ctid = ANY($1::tid[])`, [tids]);
+  const firsts = samples.map((s) => ({ page: Number(s.page), rowNo: Number(s.row_no) })).sort((a, b) => a.page - b.page);
+  // Page windows [from, to) around each range, merged where they overlap (to = pages: the end).
+  const windows: [number, number][] = [];
+  for (const lo of [...examples].sort((a, b) => a - b)) {
+    const from = firsts.findLast((f) => f.rowNo <= lo)?.page ?? 0;
+    const to = firsts.find((f) => f.page > from && f.rowNo > lo + EXAMPLE_SPAN)?.page ?? pages;
+    const last = windows.at(-1);
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else windows.push([from, to]);
+  }
+  const ranges = examples.map((lo) => `row_no BETWEEN ${lo} AND ${lo + EXAMPLE_SPAN}`).join(" OR ");
+  const rows: Record<string, unknown>[] = [];
+  for (const [from, to] of windows) {
+    const { rows: found } = await client.query(`SELECT ${select} FROM ${table} WHERE ctid >= '(${from},0)'::tid AND ctid < '(${to},0)'::tid AND (${ranges})`);
+    rows.push(...found);
+  }
+  rows.sort((a, b) => Number(a.row_no) - Number(b.row_no));
+  const numbers = rows.map((r) => Number(r.row_no));
+  for (const lo of examples) {
+    const hi = Math.min(lo + EXAMPLE_SPAN, lastRow);
+    const found = new Set(numbers.filter((n) => n >= lo && n <= hi)).size;
+    if (found !== hi - lo + 1) return null;
+  }
+  return rows;
 }
 
 function detail(row: Record<string, unknown>): Record<string, string | number | null> {
