@@ -176,9 +176,10 @@ export async function receiveMultipart(
       if (observer) observers.push(observer);
       writes.push(
         storage.write(key, observer ? observer.through(stream) : stream, limit).then(
-          async ({ size }) => {
-            const observed = observer ? await observer.result() : undefined;
-            files.set(name, { id, key, fileName: info.filename ?? "", contentType: info.mimeType, size, taken: false, ...(observer ? { observer, observed } : {}) });
+          ({ size }) => {
+            // The mutation awaits the observer's result itself: its own work (checks, the stored
+            // file's move, the file's row) goes on beside the end of the reading.
+            files.set(name, { id, key, fileName: info.filename ?? "", contentType: info.mimeType, size, taken: false, ...(observer ? { observer } : {}) });
           },
           (error: Error) => {
             stream.resume();
