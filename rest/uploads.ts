@@ -4,11 +4,14 @@ import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { PayloadTooLargeError, ValidationError } from "../src/core/errors.js";
 import { parseJsonBody } from "../src/core/json-body.js";
+import { installFastMultipartSearch } from "../src/core/multipart-search.js";
 import type { StagedUpload, UploadObserver } from "../src/app-types.js";
 import type { FileStorage } from "../src/storage/storage.js";
 import type { BodyFileSpec, ObservedFile, UploadLimit, UploadSpec } from "./route-helpers.js";
 
 const JSON_PART_LIMIT = 1024 * 1024;
+// busboy's boundary search by Buffer.indexOf (src/core/multipart-search.ts).
+installFastMultipartSearch();
 const MULTIPART_OVERHEAD = 64 * 1024;
 
 export interface ReceivedMultipart {
