@@ -41,7 +41,8 @@ export interface UploadSpec {
   limit?: (ctx: RequestContext, params: Record<string, string>) => Promise<(json: Record<string, unknown>) => UploadLimit>;
   /**
    * Reads the file part's bytes while they are stored (the file manager inspects new files as they
-   * arrive); its result is on the staged upload (`observed`) when the mutation runs. Null: not this file.
+   * arrive); the staged upload carries it (`observer`) to the mutation, which awaits its result
+   * (the mutation starts once the bytes are stored, the reading's end may still be running). Null: not this file.
    */
   observe?: (ctx: RequestContext, file: ObservedFile) => UploadObserver | null;
 }

@@ -4,11 +4,14 @@ import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { PayloadTooLargeError, ValidationError } from "../src/core/errors.js";
 import { parseJsonBody } from "../src/core/json-body.js";
+import { installFastMultipartSearch } from "../src/core/multipart-search.js";
 import type { StagedUpload, UploadObserver } from "../src/app-types.js";
 import type { FileStorage } from "../src/storage/storage.js";
 import type { BodyFileSpec, ObservedFile, UploadLimit, UploadSpec } from "./route-helpers.js";
 
 const JSON_PART_LIMIT = 1024 * 1024;
+// busboy's boundary search by Buffer.indexOf (src/core/multipart-search.ts).
+installFastMultipartSearch();
 const MULTIPART_OVERHEAD = 64 * 1024;
 
 export interface ReceivedMultipart {
@@ -176,9 +179,10 @@ export async function receiveMultipart(
       if (observer) observers.push(observer);
       writes.push(
         storage.write(key, observer ? observer.through(stream) : stream, limit).then(
-          async ({ size }) => {
-            const observed = observer ? await observer.result() : undefined;
-            files.set(name, { id, key, fileName: info.filename ?? "", contentType: info.mimeType, size, taken: false, ...(observer ? { observer, observed } : {}) });
+          ({ size }) => {
+            // The mutation awaits the observer's result itself: its own work (checks, the stored
+            // file's move, the file's row) goes on beside the end of the reading.
+            files.set(name, { id, key, fileName: info.filename ?? "", contentType: info.mimeType, size, taken: false, ...(observer ? { observer } : {}) });
           },
           (error: Error) => {
             stream.resume();

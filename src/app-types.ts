@@ -82,6 +82,12 @@ export interface RequestContext {
 export interface UploadObserver<R = unknown> {
   through(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array>;
   result(): Promise<R>;
+  /**
+   * The result as soon as it is known, possibly before the reading has ended (its last writes
+   * still settling): `result()` then resolves to this same value, or to another one if the
+   * reading failed at its very end. Without it, wait for `result()`.
+   */
+  early?(): Promise<R>;
   keep(): void;
   discard(): Promise<void>;
 }
@@ -94,7 +100,6 @@ export interface StagedUpload {
   contentType: string;
   size: number;
   taken: boolean;
-  /** What read the bytes as they arrived (an upload route's `observe`), with its result. */
+  /** What read the bytes as they arrived (an upload route's `observe`); the mutation awaits its result. */
   observer?: UploadObserver;
-  observed?: unknown;
 }

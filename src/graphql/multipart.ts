@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { randomBytes } from "node:crypto";
 import busboy from "busboy";
+import { installFastMultipartSearch } from "../core/multipart-search.js";
 import { PayloadTooLargeError, ValidationError } from "../core/errors.js";
 import { parseJsonBody } from "../core/json-body.js";
 import type { StagedUpload } from "../app-types.js";
@@ -8,6 +9,8 @@ import type { FileStorage } from "../storage/storage.js";
 import { setPath, type GraphqlParams } from "./params.js";
 
 const FIELD_LIMIT = 1024 * 1024;
+// busboy's boundary search by Buffer.indexOf (src/core/multipart-search.ts).
+installFastMultipartSearch();
 
 export interface GraphqlMultipart {
   params: GraphqlParams;

@@ -1,10 +1,9 @@
-import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { assertStorageKey, byteCounter, TooLarge, type FileStorage, type WriteOptions } from "./storage.js";
+import { assertStorageKey, TooLarge, type FileStorage, type WriteOptions } from "./storage.js";
 
 
 /** fsync of a file or a directory (a rename is durable once its directory is synced). */
@@ -14,6 +13,65 @@ async function sync(path: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/** Bytes gathered per write: an upload's pieces are 64 KiB or less. */
+const WRITE_BATCH = 1 << 20;
+
+/**
+ * Writes a source's bytes to `handle`, its pieces gathered into one `writev` per MiB with one write
+ * in flight while the next MiB is gathered. A stream pipeline (counter, WriteStream) cost about
+ * 25 µs of the event loop per piece: 45-110 ms for the 1,700 pieces of a 108 MiB upload against
+ * 8-13 ms this way (main-thread CPU, the same pieces). Past `limit` bytes it throws TooLarge
+ * before writing them; the source is closed (its iterator returned) on any failure or abort.
+ */
+async function writeGathered(handle: FileHandle, source: Readable | AsyncIterable<Uint8Array>, limit: number | undefined, signal: AbortSignal | undefined): Promise<number> {
+  const iterator = (source as AsyncIterable<Uint8Array | string>)[Symbol.asyncIterator]();
+  let aborted: Promise<never> | null = null;
+  let stopListening = () => undefined as void;
+  if (signal) {
+    aborted = new Promise<never>((_, reject) => {
+      const abort = () => reject(signal.reason ?? new Error("The write was aborted"));
+      if (signal.aborted) return abort();
+      signal.addEventListener("abort", abort, { once: true });
+      stopListening = () => signal.removeEventListener("abort", abort);
+    });
+    aborted.catch(() => undefined);
+  }
+  let bytes = 0;
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let writing: Promise<unknown> = Promise.resolve();
+  let done = false;
+  try {
+    for (;;) {
+      const next = aborted ? await Promise.race([iterator.next(), aborted]) : await iterator.next();
+      if (next.done) break;
+      const piece = typeof next.value === "string" ? Buffer.from(next.value) : next.value;
+      bytes += piece.length;
+      if (limit !== undefined && bytes > limit) throw new TooLarge();
+      if (piece.length === 0) continue;
+      pending.push(piece);
+      pendingBytes += piece.length;
+      if (pendingBytes >= WRITE_BATCH) {
+        await writing;
+        writing = handle.writev(pending);
+        pending = [];
+        pendingBytes = 0;
+      }
+    }
+    done = true;
+    await writing;
+    if (pending.length > 0) await handle.writev(pending);
+    if (signal?.aborted) throw signal.reason ?? new Error("The write was aborted");
+    return bytes;
+  } catch (error) {
+    await writing.catch(() => undefined);
+    throw error;
+  } finally {
+    stopListening();
+    if (!done) await iterator.return?.().catch(() => undefined);
   }
 }
 
@@ -40,18 +98,19 @@ export class LocalFileStorage implements FileStorage {
     await mkdir(this.tmp, { recursive: true });
     const temp = join(this.tmp, `${randomBytes(8).toString("hex")}.part`);
     const limit = options.maxBytes;
-    const counter = byteCounter(limit);
-    // Opened before the pipeline starts: a stream that opens its file lazily could create it after
+    // Opened before reading starts: a stream that opens its file lazily could create it after
     // a failure's unlink below, leaving a stray temporary behind.
     const handle = await open(temp, "w");
     try {
-      await pipeline(source, counter, createWriteStream("", { fd: handle }), { signal: options.signal });
-      await sync(temp);
+      const size = await writeGathered(handle, source, limit, options.signal);
+      await handle.sync();
+      await handle.close();
       await mkdir(dirname(target), { recursive: true });
       await rename(temp, target);
       await sync(dirname(target));
-      return { size: counter.bytes };
+      return { size };
     } catch (error) {
+      await handle.close().catch(() => undefined);
       await unlink(temp).catch(() => undefined);
       if (error instanceof TooLarge) throw options.tooLarge?.(limit!) ?? new Error(`More than ${limit} bytes`);
       throw error;

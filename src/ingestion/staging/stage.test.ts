@@ -196,6 +196,23 @@ describe("parallel staging", () => {
     expect(grouped.fileInfo).toEqual((await stageFile(pool, qbo, { table: "ingest.stg_qbo_inline", degroup: true, parallel: false })).fileInfo);
   });
 
+  it("hands its result over once the rows are all sent to COPY, and keeps nothing when it fails after that", async () => {
+    const file = dir.write("handed.csv", "");
+    await writeGeneralLedgerCsv(file, 3000, 5);
+    for (const parallel of [false, true]) {
+      let handed: unknown = null;
+      const staged = await stageFile(pool, file, { table: `ingest.stg_handed_${parallel}`, parallel, onRowsHandedOver: (result) => (handed = result) });
+      expect(handed).toBe(staged);
+      // Anything failing after the hand-over (here the callback itself) fails the stage: rolled back.
+      const doomed = `ingest.stg_doomed_${parallel}`;
+      const failing = () => {
+        throw new Error("after the hand-over");
+      };
+      await expect(stageFile(pool, file, { table: doomed, parallel, onRowsHandedOver: failing })).rejects.toThrow("after the hand-over");
+      expect(await stagedRowCount(pool, doomed)).toBeNull();
+    }
+  });
+
   it("reads one file after another in the worker kept between stages, also after a stage that failed midway", async () => {
     const file = dir.write("kept.csv", "");
     await writeGeneralLedgerCsv(file, 3000, 5);

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ArrivingBytes, dropTables, INGEST_SCHEMA, inspectFile, NotTabularFileError, stageFile } from "../../ingestion/index.js";
+import { ArrivingBytes, dropTables, INGEST_SCHEMA, inspectFile, NotTabularFileError, stageFile, type StageResult } from "../../ingestion/index.js";
 import type { App, UploadObserver } from "../../app-types.js";
 import { engineInspection, type FileInspection } from "./file-inspector.js";
 import { inspectionOf, NOT_TABULAR } from "./tabular-inspector.js";
@@ -61,11 +61,20 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
   let sourceFailed = false;
   let kept = false;
   const started = performance.now();
+  /** The staged table's inspection once its rows are all handed to COPY (the stage may still fail after). */
+  let handedOver: FileInspection | null = null;
+  let early: (inspection: FileInspection | null) => void = () => undefined;
+  const earlyResult = new Promise<FileInspection | null>((resolve) => (early = resolve));
   const reading: Promise<FileInspection | null> = (async () => {
     try {
       if (!table) return inspectionOf(await inspectFile(bytes, { name: file.name }));
-      const staged = await stageFile(app.pool, bytes, { table, name: file.name });
-      return inspectionOf(staged.fileInfo, { table, rowCount: staged.rowCount, columns: staged.columns, ms: Math.round(performance.now() - started) });
+      const onRowsHandedOver = (staged: StageResult) => {
+        // The staging time up to here: what is left (the server reading its backlog, the commit) is short.
+        handedOver = inspectionOf(staged.fileInfo, { table, rowCount: staged.rowCount, columns: staged.columns, ms: Math.round(performance.now() - started) });
+        early(handedOver);
+      };
+      const staged = await stageFile(app.pool, bytes, { table, name: file.name, onRowsHandedOver });
+      return handedOver ?? inspectionOf(staged.fileInfo, { table, rowCount: staged.rowCount, columns: staged.columns, ms: Math.round(performance.now() - started) });
     } catch (error) {
       if (!sourceFailed && !(error instanceof NotTabularFileError)) app.logger.warn("reading a file as it arrived failed; its file info job will read it", { file: file.name, error: String(error) });
       return null;
@@ -74,6 +83,8 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
       bytes.abandon();
     }
   })();
+  // Without a hand-over (a file only profiled, a failure) the early result is the result.
+  void reading.then(early);
   return {
     async *through(source) {
       let ended = false;
@@ -92,6 +103,7 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
       }
     },
     result: () => reading,
+    early: () => earlyResult,
     keep: () => {
       kept = true;
     },

@@ -11,7 +11,10 @@ import { inTransaction } from "../../events/outbox.js";
 import { newId } from "../../core/ids.js";
 import { xlsOf, xlsxOf } from "../../../test/ingestion/workbooks.js";
 import { startJob } from "../../jobs/index.js";
-import { createFileRow, fileObjectKey } from "../file-manager/file-manager.service.js";
+import { createFileRow, createWithEarlyInspection, fileObjectKey } from "../file-manager/file-manager.service.js";
+import type { RequestContext } from "../../graphql/context.js";
+import type { UploadObserver } from "../../app-types.js";
+import type { FileInspection } from "./file-inspection.js";
 
 let server: TestServer;
 let engagementId: string;
@@ -226,6 +229,35 @@ describe("file infos", () => {
       const info = (await server.api.get(`/file-info/${file.fileInfoId}`)).body;
       expect(comparable({ ...info, name: reference.name })).toEqual(comparable(reference));
     }
+  });
+
+  it("creates an arriving file's row with the reading's early result, and again with the final one when the reading failed at its end", async () => {
+    const app = server.running.app;
+    const user = (await server.api.get("/users/current")).body;
+    const ctx = { app, auth: { userId: user.id, userName: user.userName, tokenId: null } } as unknown as RequestContext;
+    const early: FileInspection = { type: "FILE_INFO" };
+    const observer = (final: FileInspection | null): UploadObserver<FileInspection | null> => ({
+      through: (source) => source,
+      early: async () => early,
+      // The row is written before the reading ends.
+      result: () => new Promise((resolve) => setTimeout(() => resolve(final), 200)),
+      keep: () => undefined,
+      discard: async () => undefined,
+    });
+    const create = async (final: FileInspection | null) => {
+      const id = newId();
+      await app.storage.write(fileObjectKey(id), Readable.from([Buffer.from("a;b\n1;2\n")]));
+      return createWithEarlyInspection(ctx, { id, engagementId, name: "early", extension: "csv", originalName: "early.csv", size: 8 }, observer(final));
+    };
+    // The reading ended with the result it announced: the file info is that one, no job.
+    const stood = await create(early);
+    expect((await server.api.get(`/file-info/${stood.fileInfoId}`)).body).toMatchObject({ status: "COMPLETE", type: "FILE_INFO" });
+    expect(await app.prisma.asyncResult.count({ where: { entityId: stood.fileInfoId } })).toBe(0);
+    // It failed at its end: the row written early is rolled back, the file info is the job's.
+    const failed = await create(null);
+    expect(await app.prisma.fileManagerEntity.count({ where: { id: failed.id } })).toBe(1);
+    expect(await app.prisma.fileInfo.count({ where: { fileManagerFileId: failed.id } })).toBe(1);
+    expect(await settledInfo(failed.fileInfoId!)).toMatchObject({ status: "COMPLETE", type: "TABULAR_FILE_INFO", delimiter: ";" });
   });
 
   it("detects a non-UTF-8 encoding and reports column names, samples and snippets as text (latin-1, Windows-1252, UTF-16LE with BOM)", async () => {

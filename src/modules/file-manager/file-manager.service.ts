@@ -157,13 +157,46 @@ async function storeNewFile(ctx: RequestContext, file: NewFile, write: (key: str
   const key = fileObjectKey(id);
   try {
     const { size } = await write(key);
-    const inspection = observer ? ((await observer.result()) as FileInspection | null) : null;
-    const row = await inTransaction(ctx.app, (tx, emit) => createFileRow(tx, emit, { ...file, id, size, inspection }, jobStarter(ctx)));
+    const row = observer?.early ? await createWithEarlyInspection(ctx, { ...file, id, size }, observer as UploadObserver<FileInspection | null>) : await createWithInspection(ctx, { ...file, id, size }, observer);
     observer?.keep();
     return row;
   } catch (error) {
     await Promise.all([ctx.app.storage.delete(key).catch(() => undefined), observer?.discard().catch(() => undefined)]);
     throw error;
+  }
+}
+
+async function createWithInspection(ctx: RequestContext, file: NewFile & { id: string }, observer?: UploadObserver | null) {
+  const inspection = observer ? ((await observer.result()) as FileInspection | null) : null;
+  return inTransaction(ctx.app, (tx, emit) => createFileRow(tx, emit, { ...file, inspection }, jobStarter(ctx)));
+}
+
+/** The early inspection did not stand (the reading failed at its very end): nothing of it is kept. */
+class InspectionChanged extends Error {}
+
+/**
+ * Creates the file's row with the inspection known before the reading's last writes settled (an
+ * upload staged on arrival: its rows all handed to COPY, the server still reading them, then the
+ * commit), and commits once the reading has ended with that same inspection; otherwise (the
+ * staging failed at its end) creates it again with the final one. The row's statements then run
+ * beside the staging's tail, where one core idled, instead of after it.
+ */
+export async function createWithEarlyInspection(ctx: RequestContext, file: NewFile & { id: string }, observer: UploadObserver<FileInspection | null>) {
+  const early = await observer.early!();
+  try {
+    return await inTransaction(
+      ctx.app,
+      async (tx, emit) => {
+        const row = await createFileRow(tx, emit, { ...file, inspection: early }, jobStarter(ctx));
+        if ((await observer.result()) !== early) throw new InspectionChanged();
+        return row;
+      },
+      // The transaction waits for the staging's commit: longer than a plain one under load.
+      { timeout: 60_000 },
+    );
+  } catch (error) {
+    if (!(error instanceof InspectionChanged)) throw error;
+    return createWithInspection(ctx, file, observer);
   }
 }
 
