@@ -234,8 +234,9 @@ export async function ensureStaged(env: StepEnv, source: SourceRow): Promise<Sou
 }
 
 /** APPLY_COLUMN_MAPPINGS: the proposed mapping (or the recommendation) becomes the applied one. */
-export async function mappingStep(env: StepEnv, source: SourceRow): Promise<Patch> {
-  source = await ensureStaged(env, source);
+export async function mappingStep(env: StepEnv, source: SourceRow, { justStaged = false } = {}): Promise<Patch> {
+  // Right after PREPARE_FILE put the staging table in place, it needs no check.
+  if (!justStaged) source = await ensureStaged(env, source);
   const fileInfo = fileInfoOf(source);
   const { staging } = ingestionTables(source.id);
   try {

@@ -1,3 +1,4 @@
+import type pg from "pg";
 import type { App } from "../../app-types.js";
 import { createAudit, touchAudit, type Actor } from "../../entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
@@ -203,7 +204,12 @@ export const ingestionJob = defineJob<IngestionPayload>({
             patch = await stageStep(env, source, source.applyDegrouper && source.detectedFormat !== null);
             const mapping = reachedWithoutStop(move, state, "APPLY_COLUMN_MAPPINGS");
             const analysis = mapping && reachedWithoutStop(move, mapping, "ANALYZE_EFFECTIVE_DATES");
-            if (analysis) premapped = premap(env, { ...source, ...storedForm(patch) }, type.features.includes("TRANSACTION_ID_SELECTION"), walksThroughParse(move, analysis));
+            if (analysis) {
+              premapped = premap(env, { ...source, ...storedForm(patch) }, type.features.includes("TRANSACTION_ID_SELECTION"), walksThroughParse(move, analysis));
+              // The server's writes that follow (the file info, twice) keep the main thread busy for
+              // a tenth of a second: the step's statements are sent first.
+              await (await premapped)?.launched;
+            }
             break;
           }
           case "APPLY_COLUMN_MAPPINGS": {
@@ -364,6 +370,8 @@ interface EarlyStep {
   take(saved: SourceRow, env: StepEnv): Promise<EffectiveDatesResult | null>;
   /** Waits for the step and drops what it built ahead (the walk ended before its state). */
   discard(sourceId: string): Promise<void>;
+  /** Resolves when the step's own work has ended, either way. */
+  settled: Promise<unknown>;
 }
 
 /**
@@ -404,6 +412,7 @@ function startEarly(env: StepEnv, expected: SourceRow, wantsPreview: boolean, pa
       return running;
     },
     discard: dropAhead,
+    settled: running.catch(() => undefined),
   };
 }
 
@@ -418,6 +427,8 @@ interface Premapped {
   inputs: string;
   patch: Patch;
   early: EarlyStep;
+  /** Resolves once the early step holds its first connection (its statements are on their way), or has ended. */
+  launched: Promise<unknown>;
 }
 
 /**
@@ -431,9 +442,32 @@ interface Premapped {
 async function premap(env: StepEnv, staged: SourceRow, wantsPreview: boolean, parseFollows: boolean): Promise<Premapped | null> {
   // Progress of a re-staging (the staging table lost meanwhile) would be reported in the wrong state.
   const quiet: StepEnv = { ...env, progress: () => undefined };
-  const patch = await mappingStep(quiet, staged).catch(() => null);
+  const patch = await mappingStep(quiet, staged, { justStaged: true }).catch(() => null);
   if (!patch) return null;
-  return { inputs: mappingInputs(staged), patch, early: startEarly(env, { ...staged, ...storedForm(patch) }, wantsPreview, parseFollows) };
+  const { pool, connected } = watchFirstConnect(env.app.pool);
+  const early = startEarly({ ...env, app: { ...env.app, pool } }, { ...staged, ...storedForm(patch) }, wantsPreview, parseFollows);
+  return { inputs: mappingInputs(staged), patch, early, launched: Promise.race([connected, early.settled]) };
+}
+
+/** The pool as is, and a promise that resolves when the first connection taken from it through `pool.connect()` is handed out. */
+function watchFirstConnect(real: pg.Pool): { pool: pg.Pool; connected: Promise<void> } {
+  let resolve!: () => void;
+  const connected = new Promise<void>((r) => (resolve = r));
+  const pool = new Proxy(real, {
+    get(target, key) {
+      if (key === "connect") {
+        return (...args: unknown[]) => {
+          const taken = (target.connect as (...a: unknown[]) => unknown)(...args);
+          if (taken instanceof Promise) void taken.finally(resolve).catch(() => undefined);
+          else resolve();
+          return taken;
+        };
+      }
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { pool, connected };
 }
 
 /** Whether the walk, from `state`, reaches PARSING without resting in a Step before it. */
