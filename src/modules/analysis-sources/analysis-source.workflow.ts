@@ -25,6 +25,7 @@ import { sourceMessage, type SourceMessage } from "./analysis-source.messages.js
 import {
   detectStep,
   effectiveDatesStep,
+  gatherAheadStatistics,
   integrityStep,
   mappingStep,
   parseStep,
@@ -233,7 +234,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
             const result = (started && (await started.take(source, env))) ?? (await effectiveDatesStep(env, source, wantsPreview, walksThroughParse(move, state)));
             patch = result.patch;
             pendingPreview = result.preview;
-            ahead = result.ahead;
+            ahead = result.ahead && gatherAheadStatistics(env, source.id, result.ahead);
             break;
           }
           case "CHECK_INTEGRITY": {
@@ -311,6 +312,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
       const unused = ahead as AheadParse | null;
       if (unused) {
         await unused.entries;
+        await unused.transactionsStatistics;
         const { entriesAhead, transactionsAhead } = ingestionTables(source.id);
         await dropTables(app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
       }
