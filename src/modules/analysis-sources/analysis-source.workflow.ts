@@ -277,10 +277,6 @@ export const ingestionJob = defineJob<IngestionPayload>({
                 rowCount: result.rowCount,
                 transactions: transactions && { table: transactions.table, columns: transactions.columns, rowCount: transactions.rowCount },
               });
-              // The data tables' index jobs start when this commits: held until the statistics are in,
-              // so their index builds (three processes each) do not share the cores with the entries'
-              // ANALYZE the walk waits for.
-              await statistics;
               return saved;
             });
             break;
