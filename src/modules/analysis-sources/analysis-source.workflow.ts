@@ -286,14 +286,17 @@ export const ingestionJob = defineJob<IngestionPayload>({
         }
         app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
         if (stop) {
-          // The parsed tables have their statistics when the source rests (queries follow at once).
-          await statistics;
+          // The parsed tables have their statistics when the source rests (queries follow at once):
+          // its last writes are made while the ANALYZE runs, and commit once it is done.
           const finalPatch = { ...patch, workflowState: state, errors: [] };
-          source = await ctx.finish(async (tx, emit) => {
-            const saved = await save(tx, source!.id, finalPatch, actor);
-            if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
-            return saved;
-          });
+          source = await ctx.finish(
+            async (tx, emit) => {
+              const saved = await save(tx, source!.id, finalPatch, actor);
+              if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
+              return saved;
+            },
+            { commitAfter: statistics },
+          );
           progress.reached(state);
           return;
         }
