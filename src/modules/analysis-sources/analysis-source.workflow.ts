@@ -432,7 +432,7 @@ interface Premapped {
   inputs: string;
   patch: Patch;
   early: EarlyStep;
-  /** Resolves once the early step holds its first connection (its statements are on their way), or has ended. */
+  /** Resolves once the early step holds its connections (its statements are on their way), or has ended. */
   launched: Promise<unknown>;
 }
 
@@ -454,17 +454,27 @@ async function premap(env: StepEnv, staged: SourceRow, wantsPreview: boolean, pa
   return { inputs: mappingInputs(staged), patch, early, launched: Promise.race([connected, early.settled]) };
 }
 
-/** The pool as is, and a promise that resolves when the first connection taken from it through `pool.connect()` is handed out. */
+/**
+ * The pool as is, and a promise that resolves once the step has its connections: the three of a
+ * step building ahead (its statements then start side by side, sharing their scans of the staging
+ * table), or 50 ms after the first when it takes fewer.
+ */
 function watchFirstConnect(real: pg.Pool): { pool: pg.Pool; connected: Promise<void> } {
   let resolve!: () => void;
   const connected = new Promise<void>((r) => (resolve = r));
+  let handed = 0;
+  const counted = () => {
+    handed++;
+    if (handed >= 3) resolve();
+    else if (handed === 1) setTimeout(resolve, 50).unref();
+  };
   const pool = new Proxy(real, {
     get(target, key) {
       if (key === "connect") {
         return (...args: unknown[]) => {
           const taken = (target.connect as (...a: unknown[]) => unknown)(...args);
-          if (taken instanceof Promise) void taken.finally(resolve).catch(() => undefined);
-          else resolve();
+          if (taken instanceof Promise) void taken.finally(counted).catch(() => undefined);
+          else counted();
           return taken;
         };
       }
