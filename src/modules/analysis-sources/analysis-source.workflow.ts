@@ -445,11 +445,11 @@ interface Premapped {
  * step's own, in its state) the step runs there as before and the early statements are dropped.
  */
 async function premap(env: StepEnv, staged: SourceRow, wantsPreview: boolean, parseFollows: boolean): Promise<Premapped | null> {
-  // Progress of a re-staging (the staging table lost meanwhile) would be reported in the wrong state.
+  // Run before the walk enters the mapping's state: nothing it reports may show as progress of the current one.
   const quiet: StepEnv = { ...env, progress: () => undefined };
   const patch = await mappingStep(quiet, staged, { justStaged: true }).catch(() => null);
   if (!patch) return null;
-  const { pool, connected } = watchFirstConnect(env.app.pool);
+  const { pool, connected } = watchConnects(env.app.pool);
   const early = startEarly({ ...env, app: { ...env.app, pool } }, { ...staged, ...storedForm(patch) }, wantsPreview, parseFollows);
   return { inputs: mappingInputs(staged), patch, early, launched: Promise.race([connected, early.settled]) };
 }
@@ -459,7 +459,7 @@ async function premap(env: StepEnv, staged: SourceRow, wantsPreview: boolean, pa
  * step building ahead (its statements then start side by side, sharing their scans of the staging
  * table), or 50 ms after the first when it takes fewer.
  */
-function watchFirstConnect(real: pg.Pool): { pool: pg.Pool; connected: Promise<void> } {
+function watchConnects(real: pg.Pool): { pool: pg.Pool; connected: Promise<void> } {
   let resolve!: () => void;
   const connected = new Promise<void>((r) => (resolve = r));
   let handed = 0;
