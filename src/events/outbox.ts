@@ -18,8 +18,9 @@ export type TransactionalEventHandler = (event: DomainEvent, client: pg.ClientBa
 export async function inTransaction<T>(
   app: { prisma: PrismaClient; relay: OutboxRelay },
   work: (tx: Tx, emit: Emit) => Promise<T>,
-  options?: { timeout?: number; maxWait?: number },
+  options?: { timeout?: number; maxWait?: number; commitAfter?: Promise<unknown> },
 ): Promise<T> {
+  const { commitAfter, ...transactionOptions } = options ?? {};
   const result = await app.prisma.$transaction(async (tx) => {
     const pending: NewDomainEvent[] = [];
     const value = await work(tx, (event) => pending.push(event));
@@ -34,8 +35,10 @@ export async function inTransaction<T>(
         })),
       });
     }
+    // Work elsewhere (never rejecting) the commit must follow: everything is written meanwhile.
+    await commitAfter;
     return value;
-  }, options);
+  }, transactionOptions);
   app.relay.kick();
   return result;
 }

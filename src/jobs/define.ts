@@ -80,8 +80,10 @@ export interface JobContext {
    * Runs `work` in one transaction that also marks the async result COMPLETE, so the job's last
    * writes and its completion commit together. Refused (and rolled back) if this process no
    * longer holds the job's lease. Jobs that do not call it are completed when `run` returns.
+   * `commitAfter`: work still running elsewhere that must be done before the completion shows (it
+   * never rejects): the transaction's statements run now, its commit waits for it.
    */
-  finish<T>(work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T>;
+  finish<T>(work: (tx: Tx, emit: Emit) => Promise<T>, options?: { commitAfter?: Promise<unknown> }): Promise<T>;
 }
 
 export interface FailureContext {

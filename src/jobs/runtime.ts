@@ -199,8 +199,8 @@ export class JobRuntime {
           occurredAt: new Date().toISOString(),
         });
       },
-      finish: async (work) => {
-        const value = await this.complete(row, work);
+      finish: async (work, options) => {
+        const value = await this.complete(row, work, options?.commitAfter);
         finished = true;
         return value;
       },
@@ -266,7 +266,7 @@ export class JobRuntime {
   }
 
   /** The job's final writes and COMPLETE in one transaction, only while this process holds the lease. */
-  private async complete<T>(row: ClaimedRow, work: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
+  private async complete<T>(row: ClaimedRow, work: (tx: Tx, emit: Emit) => Promise<T>, commitAfter?: Promise<unknown>): Promise<T> {
     return inTransaction(
       this.app,
       async (tx, emit) => {
@@ -278,7 +278,7 @@ export class JobRuntime {
         if (!row.internal) emit(this.statusEvent(row, JOB_COMPLETED_EVENT, { status: "COMPLETE" }));
         return result;
       },
-      { timeout: 10 * 60_000, maxWait: 30_000 },
+      { timeout: 10 * 60_000, maxWait: 30_000, commitAfter },
     );
   }
 

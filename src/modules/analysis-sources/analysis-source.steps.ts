@@ -233,8 +233,9 @@ export async function ensureStaged(env: StepEnv, source: SourceRow): Promise<Sou
 }
 
 /** APPLY_COLUMN_MAPPINGS: the proposed mapping (or the recommendation) becomes the applied one. */
-export async function mappingStep(env: StepEnv, source: SourceRow): Promise<Patch> {
-  source = await ensureStaged(env, source);
+export async function mappingStep(env: StepEnv, source: SourceRow, { justStaged = false } = {}): Promise<Patch> {
+  // Right after PREPARE_FILE put the staging table in place, it needs no check.
+  if (!justStaged) source = await ensureStaged(env, source);
   const fileInfo = fileInfoOf(source);
   const { staging } = ingestionTables(source.id);
   try {
@@ -285,6 +286,24 @@ export interface AheadParse {
    */
   entries: Promise<ParseResult | null>;
   transactions: TransactionsTableResult;
+  /**
+   * ANALYZE of the transactions built ahead, started as soon as the step hands them over (see
+   * `gatherAheadStatistics`); never rejects.
+   */
+  transactionsStatistics?: Promise<void>;
+}
+
+/**
+ * The transactions built ahead are complete when the effective-date step ends, while the entries'
+ * statement runs on alone (one core idle): their statistics are gathered then, not after the
+ * entries (ANALYZE keeps them through the rename into place).
+ */
+export function gatherAheadStatistics(env: StepEnv, sourceId: string, ahead: AheadParse): AheadParse {
+  const { transactionsAhead } = ingestionTables(sourceId);
+  const transactionsStatistics = analyzeTables(env.app.pool, [transactionsAhead]).catch((error) =>
+    env.app.logger.warn("ANALYZE of the transactions built ahead failed", { analysisSourceId: sourceId, error: String(error) }),
+  );
+  return { ...ahead, transactionsStatistics };
 }
 
 /**
@@ -443,13 +462,15 @@ export async function parseStep(
     ]);
     env.progress(100);
     // Statistics only speed up the queries that follow: a failure is logged, not the walk's.
-    const statistics = analyzeTables(env.app.pool, [entries, transactionsTable]).catch((error) =>
+    const analyzed = analyzeTables(env.app.pool, ahead.transactionsStatistics ? [entries] : [entries, transactionsTable]).catch((error) =>
       env.app.logger.warn("ANALYZE of the parsed tables failed", { analysisSourceId: source.id, error: String(error) }),
     );
+    const statistics = Promise.all([analyzed, ahead.transactionsStatistics]).then(() => undefined);
     const accounts = source.accounts ?? (await discoverAccounts(env.app.pool, entries));
     return { result: { ...aheadResult, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts, statistics };
   }
   // Tables built ahead for another selection (or that failed, or left by an interrupted walk) are not used.
+  await ahead?.transactionsStatistics;
   await dropTables(env.app.pool, [entriesAhead, transactionsAhead]);
   source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);

@@ -1,3 +1,4 @@
+import type pg from "pg";
 import type { App } from "../../app-types.js";
 import { createAudit, touchAudit, type Actor } from "../../entity/index.js";
 import { inTransaction, type Emit, type Tx } from "../../events/outbox.js";
@@ -24,6 +25,7 @@ import { sourceMessage, type SourceMessage } from "./analysis-source.messages.js
 import {
   detectStep,
   effectiveDatesStep,
+  gatherAheadStatistics,
   integrityStep,
   mappingStep,
   parseStep,
@@ -177,6 +179,8 @@ export const ingestionJob = defineJob<IngestionPayload>({
     let ahead: AheadParse | null = null;
     // The effective-date step started while the states before it were still being written.
     let early: EarlyStep | null = null;
+    // The mapping applied (and the effective-date step started) as soon as the file is staged.
+    let premapped: Promise<Premapped | null> | null = null;
     // ANALYZE of tables the parse put in place, still running (never rejects).
     let statistics: Promise<void> | undefined;
     try {
@@ -197,10 +201,27 @@ export const ingestionJob = defineJob<IngestionPayload>({
             patch = await detectStep(env, source);
             move.groupedFormatDetected = patch.detectedFormat != null;
             break;
-          case "PREPARE_FILE":
+          case "PREPARE_FILE": {
             patch = await stageStep(env, source, source.applyDegrouper && source.detectedFormat !== null);
+            const mapping = reachedWithoutStop(move, state, "APPLY_COLUMN_MAPPINGS");
+            const analysis = mapping && reachedWithoutStop(move, mapping, "ANALYZE_EFFECTIVE_DATES");
+            if (analysis) {
+              premapped = premap(env, { ...source, ...storedForm(patch) }, type.features.includes("TRANSACTION_ID_SELECTION"), walksThroughParse(move, analysis));
+              // The server's writes that follow (the file info, twice) keep the main thread busy for
+              // a tenth of a second: the step's statements are sent first.
+              await (await premapped)?.launched;
+            }
             break;
+          }
           case "APPLY_COLUMN_MAPPINGS": {
+            const ready = premapped && (await premapped);
+            premapped = null;
+            if (ready && mappingInputs(source) === ready.inputs) {
+              patch = ready.patch;
+              early = ready.early;
+              break;
+            }
+            if (ready) await ready.early.discard(source.id);
             patch = await mappingStep(env, source);
             const analysis = reachedWithoutStop(move, state, "ANALYZE_EFFECTIVE_DATES");
             if (analysis) early = startEarly(env, { ...source, ...storedForm(patch) }, type.features.includes("TRANSACTION_ID_SELECTION"), walksThroughParse(move, analysis));
@@ -213,7 +234,7 @@ export const ingestionJob = defineJob<IngestionPayload>({
             const result = (started && (await started.take(source, env))) ?? (await effectiveDatesStep(env, source, wantsPreview, walksThroughParse(move, state)));
             patch = result.patch;
             pendingPreview = result.preview;
-            ahead = result.ahead;
+            ahead = result.ahead && gatherAheadStatistics(env, source.id, result.ahead);
             break;
           }
           case "CHECK_INTEGRITY": {
@@ -265,14 +286,17 @@ export const ingestionJob = defineJob<IngestionPayload>({
         }
         app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
         if (stop) {
-          // The parsed tables have their statistics when the source rests (queries follow at once).
-          await statistics;
+          // The parsed tables have their statistics when the source rests (queries follow at once):
+          // its last writes are made while the ANALYZE runs, and commit once it is done.
           const finalPatch = { ...patch, workflowState: state, errors: [] };
-          source = await ctx.finish(async (tx, emit) => {
-            const saved = await save(tx, source!.id, finalPatch, actor);
-            if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
-            return saved;
-          });
+          source = await ctx.finish(
+            async (tx, emit) => {
+              const saved = await save(tx, source!.id, finalPatch, actor);
+              if (state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
+              return saved;
+            },
+            { commitAfter: statistics },
+          );
           progress.reached(state);
           return;
         }
@@ -284,11 +308,14 @@ export const ingestionJob = defineJob<IngestionPayload>({
       // before the walk does, and what they built ahead is dropped.
       const unreached = early as EarlyStep | null;
       if (unreached) await unreached.discard(source.id);
+      const unmapped = await (premapped as Promise<Premapped | null> | null);
+      if (unmapped) await unmapped.early.discard(source.id);
       // Entries still being built ahead when the walk ends short of PARSE (a failure, a lost lease):
       // their statement ends before the walk does, and what was built ahead is dropped.
       const unused = ahead as AheadParse | null;
       if (unused) {
         await unused.entries;
+        await unused.transactionsStatistics;
         const { entriesAhead, transactionsAhead } = ingestionTables(source.id);
         await dropTables(app.pool, [entriesAhead, transactionsAhead]).catch(() => undefined);
       }
@@ -329,9 +356,13 @@ function storedForm(patch: Patch): Partial<SourceRow> {
 /** What the effective-date step reads from the row (keys sorted: JSONB reorders them). */
 function stepInputs(source: SourceRow): string {
   const { fileInfo, columnMappings, virtualColumns, ambiguousColumnResolutions, virtualColumnData, stage, proposedTransactionIdSelection } = source;
-  const sorted = (value: unknown): unknown =>
-    Array.isArray(value) ? value.map(sorted) : value && typeof value === "object" ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, sorted((value as Record<string, unknown>)[k])])) : value;
-  return JSON.stringify(sorted({ fileInfo, columnMappings, virtualColumns, ambiguousColumnResolutions, virtualColumnData, stage, proposedTransactionIdSelection }));
+  return sortedJson({ fileInfo, columnMappings, virtualColumns, ambiguousColumnResolutions, virtualColumnData, stage, proposedTransactionIdSelection });
+}
+
+function sortedJson(value: unknown): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sorted) : v && typeof v === "object" ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
+  return JSON.stringify(sorted(value));
 }
 
 type EffectiveDatesResult = Awaited<ReturnType<typeof effectiveDatesStep>>;
@@ -344,6 +375,8 @@ interface EarlyStep {
   take(saved: SourceRow, env: StepEnv): Promise<EffectiveDatesResult | null>;
   /** Waits for the step and drops what it built ahead (the walk ended before its state). */
   discard(sourceId: string): Promise<void>;
+  /** Resolves when the step's own work has ended, either way. */
+  settled: Promise<unknown>;
 }
 
 /**
@@ -384,7 +417,72 @@ function startEarly(env: StepEnv, expected: SourceRow, wantsPreview: boolean, pa
       return running;
     },
     discard: dropAhead,
+    settled: running.catch(() => undefined),
   };
+}
+
+/** What the mapping step reads from the row (keys sorted, as in `stepInputs`). */
+function mappingInputs(source: SourceRow): string {
+  const { fileInfo, stage, proposedColumnMappings, proposedVirtualColumns, proposedAmbiguousColumnResolutions, virtualColumns } = source;
+  return sortedJson({ fileInfo, stage, proposedColumnMappings, proposedVirtualColumns, proposedAmbiguousColumnResolutions, virtualColumns });
+}
+
+interface Premapped {
+  /** `mappingInputs` of the row the mapping was applied to. */
+  inputs: string;
+  patch: Patch;
+  early: EarlyStep;
+  /** Resolves once the early step holds its connections (its statements are on their way), or has ended. */
+  launched: Promise<unknown>;
+}
+
+/**
+ * APPLY_COLUMN_MAPPINGS as soon as PREPARE_FILE staged the file, from the source as it will be
+ * saved, and ANALYZE_EFFECTIVE_DATES started from its outcome: the step's statements begin while
+ * the server still writes the file info and the states up to the mapping (about a tenth of a
+ * second on one core, the other idle). The mapping's patch is the step's when the walk enters its
+ * state with the same inputs; otherwise (or when applying it failed here: the failure is the
+ * step's own, in its state) the step runs there as before and the early statements are dropped.
+ */
+async function premap(env: StepEnv, staged: SourceRow, wantsPreview: boolean, parseFollows: boolean): Promise<Premapped | null> {
+  // Run before the walk enters the mapping's state: nothing it reports may show as progress of the current one.
+  const quiet: StepEnv = { ...env, progress: () => undefined };
+  const patch = await mappingStep(quiet, staged, { justStaged: true }).catch(() => null);
+  if (!patch) return null;
+  const { pool, connected } = watchConnects(env.app.pool);
+  const early = startEarly({ ...env, app: { ...env.app, pool } }, { ...staged, ...storedForm(patch) }, wantsPreview, parseFollows);
+  return { inputs: mappingInputs(staged), patch, early, launched: Promise.race([connected, early.settled]) };
+}
+
+/**
+ * The pool as is, and a promise that resolves once the step has its connections: the three of a
+ * step building ahead (its statements then start side by side, sharing their scans of the staging
+ * table), or 50 ms after the first when it takes fewer.
+ */
+function watchConnects(real: pg.Pool): { pool: pg.Pool; connected: Promise<void> } {
+  let resolve!: () => void;
+  const connected = new Promise<void>((r) => (resolve = r));
+  let handed = 0;
+  const counted = () => {
+    handed++;
+    if (handed >= 3) resolve();
+    else if (handed === 1) setTimeout(resolve, 50).unref();
+  };
+  const pool = new Proxy(real, {
+    get(target, key) {
+      if (key === "connect") {
+        return (...args: unknown[]) => {
+          const taken = (target.connect as (...a: unknown[]) => unknown)(...args);
+          if (taken instanceof Promise) void taken.finally(counted).catch(() => undefined);
+          else counted();
+          return taken;
+        };
+      }
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { pool, connected };
 }
 
 /** Whether the walk, from `state`, reaches PARSING without resting in a Step before it. */
