@@ -412,8 +412,11 @@ function startEarly(env: StepEnv, expected: SourceRow, wantsPreview: boolean, pa
         await dropAhead(saved.id);
         return null;
       }
+      // The state's first figure is its start, whatever the step reached while it was held (started
+      // at PREPARE_FILE, it may be well on when its state is entered); then where it is.
       forward = stepEnv.progress;
-      if (last !== null) forward(last);
+      forward(0);
+      if (last !== null && last > 0) forward(last);
       return running;
     },
     discard: dropAhead,
