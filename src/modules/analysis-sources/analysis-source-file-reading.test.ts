@@ -81,6 +81,11 @@ describe("an analysis source reads its file once", () => {
     const other = await anotherAnalysis("File reading, second source");
     const second = await settle(server, (await createSource(server, other, fileId, { targetWorkflowState: "COMPLETED" })).id);
     expect(second.source.fileInfo).toEqual(first.source.fileInfo);
+    // The first took the detection the upload staged with, the second detected the stored file: the same.
+    const detections = await server.running.app.prisma.analysisSource.findMany({ where: { id: { in: [first.source.id, second.source.id] } }, select: { id: true, detection: true, detectedFormat: true } });
+    const [d1, d2] = [first.source.id, second.source.id].map((id) => detections.find((d) => d.id === id)!);
+    expect(JSON.stringify(d1.detection)).toBe(JSON.stringify(d2.detection));
+    expect(d1.detectedFormat).toEqual(d2.detectedFormat);
     const pool = server.running.app.pool;
     const [a, b] = [entriesOf(first.source.id), entriesOf(second.source.id)];
     expect(Number((await pool.query(`SELECT count(*) AS n FROM ${a}`)).rows[0].n)).toBe(4000);
