@@ -85,12 +85,7 @@ const NULL_LIKE_FIRST = new Set([...NULL_LIKE].map((v) => v.charCodeAt(0) | 0x20
  * A typed copy of a column computed while profiling (the value is parsed here anyway): amounts as
  * MONEY_100 under one number format, dates as days since 2000-01-01 under one date format.
  */
-export type ShadowSpec = { kind: "MONEY_100"; format: string } | { kind: "DATE"; format: string; order: number } | { kind: "FLOAT64"; format: string } | null;
-
-/** A shadow's staging column name: n<i> (MONEY_100), d<i> (DATE), f<i> (FLOAT64). */
-export function shadowColumnName(kind: "MONEY_100" | "DATE" | "FLOAT64", position: number): string {
-  return `${kind === "MONEY_100" ? "n" : kind === "DATE" ? "d" : "f"}${position}`;
-}
+export type ShadowSpec = { kind: "MONEY_100"; format: string } | { kind: "DATE"; format: string; order: number } | null;
 
 export { daysSince2000 };
 
@@ -163,8 +158,6 @@ class ColumnAccumulator {
   yearSets = new Map<number, Uint32Array>();
   shadowMoney = 0; // 0 none, F_DOT or F_COMMA
   shadowOrder = 0; // ORDER_* bit, 0 none
-  /** A FLOAT64 shadow: set for plain integers only (see Profiler.floatShadow). */
-  shadowFloat = false;
 }
 
 const NO_DAYS = -2147483648;
@@ -230,7 +223,6 @@ export class Profiler {
     shadows.forEach((spec, f) => {
       if (!spec || !this.columns[f]) return;
       if (spec.kind === "MONEY_100") this.columns[f].shadowMoney = spec.format === NUMBER_FORMAT_COMMA ? F_COMMA : F_DOT;
-      else if (spec.kind === "FLOAT64") this.columns[f].shadowFloat = true;
       else this.columns[f].shadowOrder = spec.order;
       this.shadowFields.push(f);
     });
@@ -331,7 +323,6 @@ export class Profiler {
       const quality = cached >>> KIND_BITS;
       if (quality !== 0) countQuality(column, quality, buf, s, e, record.index);
       if (column.shadowMoney !== 0 || column.shadowOrder !== 0) this.setShadow(column, f, slot, cachedKind);
-      else if (column.shadowFloat) this.floatShadow(f, buf, s, e);
     }
     if (!anyValue) {
       this.addBlank(record.index);
@@ -373,7 +364,6 @@ export class Profiler {
     while (s < e && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
     while (e > s && (buf[e - 1] === 0x20 || buf[e - 1] === 0x09)) e--;
     if (s === e) return;
-    if (column.shadowFloat) return this.floatShadow(f, buf, s, e);
     let h1 = 0x811c9dc5;
     let h2 = 0x9747b28c;
     for (let k = s; k < e; k++) {
@@ -390,27 +380,6 @@ export class Profiler {
       column.cacheKind[slot] = cached;
     }
     this.setShadow(column, f, slot, cached & KIND_MASK);
-  }
-
-  /**
-   * A FLOAT64 shadow, only for a value (trimmed of spaces and tabs) that is an optional minus and
-   * 1 to 15 digits: PostgreSQL's float8 input (strtod, surrounding whitespace skipped) reads it as
-   * exactly that integer (below 2^53, "-0" as -0.0), and so does the parse's text expression
-   * (nothing in such a value is translated or negated). Any other value leaves it NULL and the
-   * parse casts the text (coalesce).
-   */
-  private floatShadow(f: number, buf: Uint8Array, s: number, e: number): void {
-    const negative = buf[s] === 0x2d;
-    let k = negative ? s + 1 : s;
-    if (k === e || e - k > 15) return;
-    let value = 0;
-    for (; k < e; k++) {
-      const d = buf[k] - 0x30;
-      if (d < 0 || d > 9) return;
-      value = value * 10 + d;
-    }
-    this.shadowSet[f] = 1;
-    this.shadowValue[f] = negative ? -value : value;
   }
 
   private setShadow(column: ColumnAccumulator, f: number, slot: number, kind: number): void {

@@ -35,12 +35,6 @@ export interface ResolvedField {
   expectErrors: boolean;
   /** Typed value staged alongside the text for this format (StagedColumn.shadow), when there is one. */
   shadow?: string;
-  /**
-   * A partial float8 shadow (FLOAT64 storage): set where the text is a plain integer, NULL
-   * elsewhere; the typed value is the shadow or else the text's cast, so everything else about the
-   * field (guards, parse_errors, fences) stays as without a shadow.
-   */
-  floatShadow?: string;
 }
 
 export interface AdditionalColumn {
@@ -92,7 +86,7 @@ export function additionalColumnName(name: string, taken: Set<string>): string {
 /** Typed shadows of staged columns (StageResult.columns), by position. */
 export interface ShadowColumn {
   position: number;
-  shadow?: { sqlName: string; type: "MONEY_100" | "DATE" | "FLOAT64"; format: string };
+  shadow?: { sqlName: string; type: "MONEY_100" | "DATE"; format: string };
 }
 
 export function buildParsePlan(
@@ -127,11 +121,8 @@ export function buildParsePlan(
     const virtual = mapping.position >= physicalCount;
     const unparseable = summary && format ? Math.max(0, summary.nonBlank - (summary.validCounts[format] ?? 0)) : 1;
     const staged = stagedColumns.find((c) => c.position === mapping.position)?.shadow;
-    // A plain integer reads the same under any number format and style (nothing in it is
-    // translated or negated): the float shadow does not depend on the format.
-    const floatShadow = staged && !virtual && staged.type === "FLOAT64" && storage === "FLOAT64" ? column(staged.sqlName) : undefined;
     const shadow =
-      staged && !virtual && staged.type !== "FLOAT64" && staged.format === format && staged.type === storage
+      staged && !virtual && staged.format === format && staged.type === storage
         ? staged.type === "DATE"
           ? `(DATE '2000-01-01' + ${column(staged.sqlName)})`
           : column(staged.sqlName)
@@ -146,7 +137,6 @@ export function buildParsePlan(
       guarded: storage !== "TEXT" && !shadow && (virtual || unparseable > 0),
       expectErrors: storage !== "TEXT" && (virtual || unparseable > 0),
       ...(shadow ? { shadow } : {}),
-      ...(floatShadow ? { floatShadow } : {}),
     });
   }
   const parsedDates = fields.filter((f) => f.storage === "DATE" && !f.shadow);
@@ -173,10 +163,8 @@ export function typedExpression(f: ResolvedField, plan: ParsePlan, forceGuard: b
       return dateExpression(f.text, f.format!, plan.dateOrder, guarded);
     case "MONEY_100":
       return moneyExpression(f.text, f.format as NumberFormat, f.style, guarded);
-    case "FLOAT64": {
-      const cast = floatExpression(f.text, f.format as NumberFormat, f.style, guarded);
-      return f.floatShadow ? `coalesce(${f.floatShadow}, ${cast})` : cast;
-    }
+    case "FLOAT64":
+      return floatExpression(f.text, f.format as NumberFormat, f.style, guarded);
     default:
       return f.text;
   }

@@ -10,7 +10,7 @@ const TWO_32 = 2 ** 32;
 
 /**
  * Encodes data rows for `COPY ... (FORMAT binary)` into a staging table
- * (row_no bigint, c0 .. c{width-1} text, extra text, shadows: n<i> bigint, d<i> integer, f<i> float8): each
+ * (row_no bigint, c0 .. c{width-1} text, extra text, shadows: n<i> bigint, d<i> integer): each
  * field goes with its length, so PostgreSQL neither splits lines and fields nor unquotes, and the
  * numbers go as 8 or 4 bytes instead of digits (about 0.4 s of PostgreSQL's CPU per million
  * ledger lines, against CSV).
@@ -37,7 +37,7 @@ export class CopyRowEncoder {
   private readonly fieldCount: number;
   /** Fields with a typed shadow, written after `extra` in this order. */
   private readonly shadowFields: number[] = [];
-  /** Per shadow field: 8 (bigint, amounts; float8, numbers: -8) or 4 (integer, dates) bytes. */
+  /** Per shadow field: 8 (bigint, amounts) or 4 (integer, dates) bytes. */
   private readonly shadowBytes: number[] = [];
 
   constructor(
@@ -52,7 +52,7 @@ export class CopyRowEncoder {
     shadows.forEach((spec, f) => {
       if (!spec) return;
       this.shadowFields.push(f);
-      this.shadowBytes.push(spec.kind === "MONEY_100" ? 8 : spec.kind === "FLOAT64" ? -8 : 4);
+      this.shadowBytes.push(spec.kind === "MONEY_100" ? 8 : 4);
     });
     this.fieldCount = width + 2 + this.shadowFields.length;
     SIGNATURE.copy(this.out, 0);
@@ -122,13 +122,6 @@ export class CopyRowEncoder {
         continue;
       }
       const bytes = this.shadowBytes[i];
-      if (bytes === -8) {
-        // float8: the IEEE 754 bits, big-endian (the binary COPY's form; -0 keeps its sign).
-        this.writeInt32(8, p);
-        this.outView.setFloat64(p + 4, shadowValue[f]);
-        p += 12;
-        continue;
-      }
       this.writeInt32(bytes, p);
       p = bytes === 8 ? this.writeInt64(shadowValue[f], p + 4) : this.writeInt32(shadowValue[f], p + 4);
     }

@@ -8,10 +8,8 @@ import type { FormatDetection } from "../detect.js";
 import { createDegrouper } from "../formats/index.js";
 import { dateOrderOf, orderBits } from "../profile/date-shape.js";
 import { dominantType, formatCandidates } from "../profile/file-info.js";
-import { headerScore } from "../mapping/recommend.js";
 import { Profiler, type ShadowSpec } from "../profile/profiler.js";
-import type { ColumnDefinition, GroupedFormat } from "../types.js";
-
+import type { GroupedFormat } from "../types.js";
 
 /** Records planned from (the first ones of the file). */
 export const PLAN_RECORDS = 2000;
@@ -34,31 +32,15 @@ export function planShadows(records: string[][], detection: FormatDetection, deg
     if (degrouper) for (const row of degrouper.push(records[i], i)) profiler.add(recordFromTexts(row.values, row.index));
     else profiler.add(recordFromTexts(records[i], i));
   }
-  const headers = degrouper ? degrouper.header : detection.header ?? [];
-  return profiler.finish().columns.map((c, index): ShadowSpec => {
+  return profiler.finish().columns.map((c): ShadowSpec => {
     const type = dominantType(c);
     const candidates = formatCandidates(c, type);
     if (!candidates?.detectedFormat) return null;
     if (type === "NUMBER") {
-      const values = [...c.samples, ...c.examples.NUMBER.map(([, v]) => v)];
-      const decimals = values.some((v) => /[.,]\d{1,2}\)?-?$/.test(v.trim()));
-      if (decimals) return c.numberCount >= c.nonBlank * 0.9 ? { kind: "MONEY_100", format: candidates.detectedFormat } : null;
-      return integerLineNumbers(headers[index] ?? "", c.numberCount, c.nonBlank, values) ? { kind: "FLOAT64", format: candidates.detectedFormat } : null;
+      const decimals = [...c.samples, ...c.examples.NUMBER.map(([, v]) => v)].some((v) => /[.,]\d{1,2}\)?-?$/.test(v.trim()));
+      return decimals && c.numberCount >= c.nonBlank * 0.9 ? { kind: "MONEY_100", format: candidates.detectedFormat } : null;
     }
     if (type === "DATE") return { kind: "DATE", format: candidates.detectedFormat, order: orderBits(dateOrderOf(candidates.detectedFormat)) };
     return null;
   });
 }
-
-/**
- * A column of plain integers under a header naming a line number (the one NUMBER platform field,
- * stored as float8): its float8 shadow spares the parse the text-to-float cast (~0.15 CPU-s per
- * million lines) for ~0.1 CPU-s more of staging. Other integer columns (account numbers, ids) are
- * mapped to text: a shadow would only cost there.
- */
-function integerLineNumbers(header: string, numbers: number, nonBlank: number, values: string[]): boolean {
-  if (numbers < nonBlank * 0.9 || !values.every((v) => /^-?\d{1,15}$/.test(v.trim()))) return false;
-  return headerScore(header, LINE_NUMBER) >= 0.6;
-}
-
-const LINE_NUMBER: ColumnDefinition = { platformFieldName: "line_number", type: "NUMBER", required: false };

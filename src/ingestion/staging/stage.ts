@@ -7,7 +7,7 @@ import { detectFormat, type DetectOptions, type FormatDetection } from "../detec
 import { byteSource, type ByteSource } from "../byte-source.js";
 import { READ_CHUNK } from "../csv/encoding.js";
 import { createDegrouper } from "../formats/index.js";
-import { shadowColumnName, type ShadowSpec } from "../profile/profiler.js";
+import type { ShadowSpec } from "../profile/profiler.js";
 import { rowSource } from "../rows.js";
 import { scanFile, sizeOf, type ScanResult } from "../scan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
@@ -63,10 +63,8 @@ export interface StagedColumn {
   /**
    * Typed copy staged alongside (computed in the same pass): `n<i>` bigint MONEY_100 or `d<i>`
    * integer days since 2000-01-01, valid for `format`; NULL where the text is blank or not valid.
-   * `f<i>` float8 (a line number) is partial: set for plain integers only, NULL for any other
-   * value (the parse casts the text then).
    */
-  shadow?: { sqlName: string; type: "MONEY_100" | "DATE" | "FLOAT64"; format: string };
+  shadow?: { sqlName: string; type: "MONEY_100" | "DATE"; format: string };
 }
 
 export interface StageResult {
@@ -145,8 +143,8 @@ async function stage(
     const texts = Array.from({ length: width }, (_, i) => column(stagingColumn(i)));
     texts.push("extra");
     const typed: string[] = [];
-    shadows.forEach((spec, f) => spec && typed.push(shadowColumnName(spec.kind, f)));
-    const type = (name: string) => (name.startsWith("n") ? "bigint" : name.startsWith("f") ? "double precision" : "integer");
+    shadows.forEach((spec, f) => spec && typed.push(spec.kind === "MONEY_100" ? `n${f}` : `d${f}`));
+    const type = (name: string) => (name.startsWith("n") ? "bigint" : "integer");
     // The typed shadows are stored before the text columns: PostgreSQL reads a row's columns from
     // the first up to the last one a statement uses, and the step statements that group the rows
     // (transactions by txid, days and accounts) read the shadows and only the first text columns,
@@ -233,7 +231,7 @@ function stageResult(
     columns: scan.columnNames.map((name, position) => {
       const spec = shadows[position];
       const staged: StagedColumn = { position, name, sqlName: stagingColumn(position) };
-      if (spec) staged.shadow = { sqlName: shadowColumnName(spec.kind, position), type: spec.kind, format: spec.format };
+      if (spec) staged.shadow = { sqlName: spec.kind === "MONEY_100" ? `n${position}` : `d${position}`, type: spec.kind, format: spec.format };
       return staged;
     }),
     fileInfo,
