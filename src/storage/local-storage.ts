@@ -20,6 +20,19 @@ async function sync(path: string): Promise<void> {
 const WRITE_BATCH = 1 << 20;
 
 /**
+ * Every byte of `pieces` at the file's position: a writev may write less than asked (as a write may;
+ * Node's WriteStream loops the same way), so the rest is written until none is left.
+ */
+async function writeAll(handle: FileHandle, pieces: Uint8Array[]): Promise<void> {
+  let rest = pieces;
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    while (rest.length > 0 && bytesWritten >= rest[0].length) bytesWritten -= rest.shift()!.length;
+    if (bytesWritten > 0) rest[0] = rest[0].subarray(bytesWritten);
+  }
+}
+
+/**
  * Writes a source's bytes to `handle`, its pieces gathered into one `writev` per MiB with one write
  * in flight while the next MiB is gathered. A stream pipeline (counter, WriteStream) cost about
  * 25 µs of the event loop per piece: 45-110 ms for the 1,700 pieces of a 108 MiB upload against
@@ -56,14 +69,14 @@ async function writeGathered(handle: FileHandle, source: Readable | AsyncIterabl
       pendingBytes += piece.length;
       if (pendingBytes >= WRITE_BATCH) {
         await writing;
-        writing = handle.writev(pending);
+        writing = writeAll(handle, pending);
         pending = [];
         pendingBytes = 0;
       }
     }
     done = true;
     await writing;
-    if (pending.length > 0) await handle.writev(pending);
+    if (pending.length > 0) await writeAll(handle, pending);
     if (signal?.aborted) throw signal.reason ?? new Error("The write was aborted");
     return bytes;
   } catch (error) {
