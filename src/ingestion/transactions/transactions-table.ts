@@ -52,10 +52,13 @@ export function hasTransactions(columns: readonly Pick<EntryColumn, "name">[]): 
  */
 export async function buildTransactionsTable(pool: pg.Pool, options: TransactionsTableOptions): Promise<TransactionsTableResult> {
   const types = new Map(options.columns.map((c) => [c.name, c.type]));
+  const effectiveDate = types.get(FIELDS.effectiveDate) === "DATE";
+  const entryDate = types.get(ENTRY_DATE) === "DATE";
+  const dates = [...(effectiveDate ? [FIELDS.effectiveDate] : []), ...(entryDate ? [ENTRY_DATE] : [])].map((d) => `, ${d}`).join("");
   return createTransactionsTable(pool, options.target, options.statisticsTarget, {
-    from: qualifiedTable(options.entries),
-    effectiveDate: types.get(FIELDS.effectiveDate) === "DATE",
-    entryDate: types.get(ENTRY_DATE) === "DATE",
+    from: `(SELECT row_no, ${FIELDS.txid}, ${FIELDS.debit}, ${FIELDS.debit} - ${FIELDS.credit} AS ${NET}${dates} FROM ${qualifiedTable(options.entries)}) e`,
+    effectiveDate,
+    entryDate,
   });
 }
 
@@ -93,7 +96,7 @@ export async function buildTransactionsFromStaging(pool: pg.Pool, options: Stage
                          ${dated(entryDate) ? typedExpression(entryDate, plan, guarded) : "NULL::date"} AS ${ENTRY_DATE}
                     FROM ${qualifiedTable(options.staging)}${fence(plan, guarded)}`;
     const from = `(SELECT row_no, ${FIELDS.txid}, greatest(a, 0) AS ${FIELDS.debit}, a AS ${NET}, ${FIELDS.effectiveDate}, ${ENTRY_DATE} FROM (${rows}) s) e`;
-    return createTransactionsTable(pool, options.target, options.statisticsTarget, { from, net: true, effectiveDate: dated(effectiveDate), entryDate: dated(entryDate), dateStyle: dateStyleFor(plan.dateOrder) });
+    return createTransactionsTable(pool, options.target, options.statisticsTarget, { from, effectiveDate: dated(effectiveDate), entryDate: dated(entryDate), dateStyle: dateStyleFor(plan.dateOrder) });
   }, plan.fields.some((f) => f.guarded));
 }
 
@@ -107,24 +110,20 @@ export const ENTRY_DATE = "entry_date";
  */
 export const BIGINT_SUM = "ingest.bigint_sum";
 
-/** The signed amount (debit minus credit) of an entry row, summed once for credit_total and balance. */
+/**
+ * The signed amount (debit minus credit) of an entry row. Credits are summed as debits minus the
+ * signed amounts (greatest(a, 0) - greatest(-a, 0) = a for every row): the sum of `net` is the
+ * balance at once, and one argument expression (a sign flip and a comparison per row, from staging)
+ * less is evaluated. The same values, and "bigint out of range" in the same cases: a running sum
+ * of `net` stays within the larger of the debit and credit sums, and credit_total = debit_total -
+ * net overflows exactly when the credit total does (1M-line ledger, backend CPU of the CREATE
+ * TABLE AS from staging: 822 -> 798 ms).
+ */
 const NET = "net";
 
 interface TransactionsSource {
-  /**
-   * A FROM item yielding row_no, txid, debit, effective_date and entry_date (those that exist), and
-   * credit, or with `net` the signed amount `net` instead.
-   */
+  /** A FROM item yielding row_no, txid, debit, net, effective_date and entry_date (those that exist). */
   from: string;
-  /**
-   * Credits summed as debits minus the signed amounts (greatest(a, 0) - greatest(-a, 0) = a for
-   * every row): the sum of `net` is the balance at once, and one argument expression (a sign
-   * flip and a comparison per row) less is evaluated. The same values, and "bigint out of range"
-   * in the same cases: a running sum of `net` stays within the larger of the debit and credit
-   * sums, and credit_total = debit_total - net overflows exactly when the credit total does
-   * (1M-line ledger, backend CPU of the CREATE TABLE AS: 822 -> 798 ms).
-   */
-  net?: boolean;
   effectiveDate: boolean;
   entryDate: boolean;
   /** DateStyle the typed date expressions of `from` need. */
@@ -138,7 +137,7 @@ const SQL_TYPES: Record<TransactionColumn["type"], string> = { STRING: "text", D
  * aggregated over the entry rows (row_no, txid, debit, credit, effective_date, entry_date) or
  * derived from the aggregates (`outer`), and its SQL type.
  */
-export function transactionSummaries(effectiveDate: boolean, entryDate: boolean, net = false) {
+export function transactionSummaries(effectiveDate: boolean, entryDate: boolean) {
   const column = (name: string, type: TransactionColumn["type"], platformField: string | null, aggregate: string | null, outer = name) => ({ name, type, platformField, aggregate, outer, sqlType: SQL_TYPES[type] });
   return [
     column("row_no", "INT64", null, "min(row_no)"),
@@ -146,14 +145,10 @@ export function transactionSummaries(effectiveDate: boolean, entryDate: boolean,
     column("entry_count", "INT64", null, "count(*)"),
     // Debits and credits are never negative: a bigint running sum overflows only when the total does.
     column("debit_total", "MONEY_100", null, `coalesce(${BIGINT_SUM}(${FIELDS.debit}), 0)`),
-    ...(net
-      ? [column("credit_total", "MONEY_100", null, null, `debit_total - ${NET} AS credit_total`), column("balance", "MONEY_100", null, null, `${NET} AS balance`), column("balanced", "BOOLEAN", null, null, `${NET} = 0 AS balanced`)]
-      : [
-          column("credit_total", "MONEY_100", null, `coalesce(${BIGINT_SUM}(${FIELDS.credit}), 0)`),
-          // Debits minus credits (0 when balanced, else what it is off by): from the two sums, not a third.
-          column("balance", "MONEY_100", null, null, "debit_total - credit_total AS balance"),
-          column("balanced", "BOOLEAN", null, null, "debit_total = credit_total AS balanced"),
-        ]),
+    // Debits minus credits (0 when balanced, else what it is off by): the sum of `net` (see NET).
+    column("credit_total", "MONEY_100", null, null, `debit_total - ${NET} AS credit_total`),
+    column("balance", "MONEY_100", null, null, `${NET} AS balance`),
+    column("balanced", "BOOLEAN", null, null, `${NET} = 0 AS balanced`),
     ...(effectiveDate
       ? [column(FIELDS.effectiveDate, "DATE", FIELDS.effectiveDate, `min(${FIELDS.effectiveDate})`), column("last_effective_date", "DATE", null, `max(${FIELDS.effectiveDate})`)]
       : []),
@@ -168,10 +163,10 @@ export function transactionColumns(summaries: ReturnType<typeof transactionSumma
 
 async function createTransactionsTable(pool: pg.Pool, targetName: string, statisticsTarget: number | null | undefined, source: TransactionsSource): Promise<TransactionsTableResult> {
   const target = qualifiedTable(targetName);
-  const summaries = transactionSummaries(source.effectiveDate, source.entryDate, source.net);
+  const summaries = transactionSummaries(source.effectiveDate, source.entryDate);
   const inner = summaries.filter((s) => s.aggregate !== null).map((s) => (s.aggregate === s.name ? s.name : `${s.aggregate} AS ${s.name}`));
   // Aggregated only (credit_total, balance and balanced are derived from it), never a column.
-  if (source.net) inner.push(`coalesce(${BIGINT_SUM}(${NET}), 0) AS ${NET}`);
+  inner.push(`coalesce(${BIGINT_SUM}(${NET}), 0) AS ${NET}`);
   return inPgTransaction(pool, async (client) => {
     if (source.dateStyle) await client.query(`SET LOCAL DateStyle = '${source.dateStyle}'`);
     // One group per transaction, hashed in memory (a quarter of a million groups per million lines).
