@@ -54,7 +54,6 @@ import { JobError } from "../../jobs/index.js";
 import type { Prisma } from "../../generated/prisma/client.js";
 import { completeFileInfo, withProfileLock } from "../file-infos/file-info.jobs.js";
 import { fileReadingOf, type FileReading } from "../file-infos/file-info.service.js";
-import { holdsArrivalDetections, takeArrivalDetection } from "../file-infos/file-arrival.js";
 import { inspectionOf } from "../file-infos/tabular-inspector.js";
 import { fileObjectKey } from "../file-manager/file-manager.service.js";
 import { estimatePhase, expectedMs } from "./analysis-source.step-progress.js";
@@ -140,22 +139,20 @@ export async function detectStep(env: StepEnv, source: SourceRow): Promise<Patch
 }
 
 /**
- * The detection the file's arrival staging table was loaded with, when this process holds it and
- * it is the one `detectFormat` gives this source: the same bytes (the table's file, not yet taken
- * over), default options, and a preset header row that is absent or the one detected (the header
- * row is the only option a source sets; with the detected row as preset, the layout is the same).
+ * The detection the file's arrival staging table was loaded with, when it is the one `detectFormat`
+ * gives this source: the same bytes (the table's file, not yet taken over), default options, and a
+ * preset header row that is absent or the one detected (the header row is the only option a source
+ * sets; with the detected row as preset, the layout is the same).
  */
 async function arrivalDetectionFor(app: App, source: SourceRow): Promise<FormatDetection | undefined> {
-  if (!holdsArrivalDetections()) return undefined;
-  const key = fileObjectKey(source.fileManagerFileId);
-  if ((await app.storage.size(key)) === undefined) return undefined;
+  if ((await app.storage.size(fileObjectKey(source.fileManagerFileId))) === undefined) return undefined;
+  // Only the reading (small): the rest of the file info is read when the table is taken over.
   const info = await app.prisma.fileInfo.findFirst({
     where: { fileManagerFileId: source.fileManagerFileId, analysisSourceId: null },
     orderBy: { creationDate: "desc" },
     select: { state: true, type: true, tabularReading: true },
   });
-  const table = info?.state === "COMPLETE" && info.type === "TABULAR_FILE_INFO" ? info.tabularReading?.staged?.table : undefined;
-  const detection = table ? takeArrivalDetection(table) : undefined;
+  const detection = info?.state === "COMPLETE" && info.type === "TABULAR_FILE_INFO" ? info.tabularReading?.staged?.detection : undefined;
   if (!detection) return undefined;
   const preset = source.presetHeaderRowIndex;
   return preset === null || preset === undefined || preset === detection.headerRowIndex ? detection : undefined;

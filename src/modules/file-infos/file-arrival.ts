@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { ArrivingBytes, dropTables, INGEST_SCHEMA, inspectFile, NotTabularFileError, stageFile, type FormatDetection, type StageResult } from "../../ingestion/index.js";
+import { ArrivingBytes, dropTables, INGEST_SCHEMA, inspectFile, NotTabularFileError, stageFile, type StageResult } from "../../ingestion/index.js";
 import type { App, UploadObserver } from "../../app-types.js";
 import { engineInspection, type FileInspection } from "./file-inspector.js";
+import type { ArrivalStaging } from "./file-inspection.js";
 import { inspectionOf, NOT_TABULAR } from "./tabular-inspector.js";
 
 /**
@@ -31,39 +32,6 @@ export function arrivalTableCreated(name: string): Date | null {
   if (!match) return null;
   const s = match[1];
   return new Date(Date.UTC(+s.slice(0, 4), +s.slice(4, 6) - 1, +s.slice(6, 8), +s.slice(8, 10), +s.slice(10, 12), +s.slice(12, 14)));
-}
-
-/**
- * The format detection each arrival staging table was loaded with (by table name), for the source
- * that takes the table over: its DETECT_FORMAT would read and detect the same first MiB again (~50 ms
- * of main-thread CPU at the start of its walk). Held in this process only (a job elsewhere detects
- * as before), the newest few, each handed out once (`takeArrivalDetection`).
- */
-const arrivalDetections = new Map<string, FormatDetection>();
-const ARRIVAL_DETECTIONS_KEPT = 16;
-
-function keepArrivalDetection(table: string, detection: FormatDetection): void {
-  arrivalDetections.delete(table);
-  arrivalDetections.set(table, detection);
-  for (const oldest of arrivalDetections.keys()) {
-    if (arrivalDetections.size <= ARRIVAL_DETECTIONS_KEPT) break;
-    arrivalDetections.delete(oldest);
-  }
-}
-
-/** Whether any arrival detection is held (spares the look-up of the file's reading when none is). */
-export function holdsArrivalDetections(): boolean {
-  return arrivalDetections.size > 0;
-}
-
-/**
- * The detection the arrival staging table `table` was loaded with (`detectFormat` of the uploaded
- * bytes with default options), removed from the store; undefined when this process holds none.
- */
-export function takeArrivalDetection(table: string): FormatDetection | undefined {
-  const detection = arrivalDetections.get(table);
-  arrivalDetections.delete(table);
-  return detection;
 }
 
 export interface ArrivingFile {
@@ -103,15 +71,12 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
       if (!table) return inspectionOf(await inspectFile(bytes, { name: file.name }));
       const onRowsHandedOver = (staged: StageResult) => {
         // The staging time up to here: what is left (the server reading its backlog, the commit) is short.
-        handedOver = inspectionOf(staged.fileInfo, { table, rowCount: staged.rowCount, columns: staged.columns, ms: Math.round(performance.now() - started) });
-        keepArrivalDetection(table, staged.detection);
+        handedOver = inspectionOf(staged.fileInfo, arrivalStaging(table, staged, started));
         early(handedOver);
       };
       const staged = await stageFile(app.pool, bytes, { table, name: file.name, onRowsHandedOver });
-      if (!handedOver) keepArrivalDetection(table, staged.detection);
-      return handedOver ?? inspectionOf(staged.fileInfo, { table, rowCount: staged.rowCount, columns: staged.columns, ms: Math.round(performance.now() - started) });
+      return handedOver ?? inspectionOf(staged.fileInfo, arrivalStaging(table, staged, started));
     } catch (error) {
-      if (table) arrivalDetections.delete(table);
       if (!sourceFailed && !(error instanceof NotTabularFileError)) app.logger.warn("reading a file as it arrived failed; its file info job will read it", { file: file.name, error: String(error) });
       return null;
     } finally {
@@ -150,8 +115,16 @@ export function receiveFile(app: App, file: ArrivingFile): UploadObserver<FileIn
       bytes.fail(new Error("The file was not created"));
       const found = await reading;
       const staged = found?.tabularReading?.staged;
-      if (staged) arrivalDetections.delete(staged.table);
       if (staged) await dropTables(app.pool, [staged.table]).catch((error) => app.logger.warn("could not drop a staging table", { table: staged.table, error: String(error) }));
     },
   };
+}
+
+/**
+ * The staging table as the file's reading records it, with the detection its rows were read with:
+ * the source that takes the table over uses that detection instead of detecting the stored file's
+ * first MiB again (the same bytes).
+ */
+function arrivalStaging(table: string, staged: StageResult, started: number): ArrivalStaging {
+  return { table, rowCount: staged.rowCount, columns: staged.columns, ms: Math.round(performance.now() - started), detection: staged.detection };
 }

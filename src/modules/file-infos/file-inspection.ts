@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import type { ColumnData, GroupedFormat, Metric, StagedColumn, WorkbookInfo } from "../../ingestion/index.js";
+import type { ColumnData, FormatDetection, GroupedFormat, Metric, StagedColumn, WorkbookInfo } from "../../ingestion/index.js";
 
 /** What inspecting a file's content found (wire reference 8, File info). */
 export interface FileInspection {
@@ -40,6 +40,8 @@ export interface ArrivalStaging {
   columns: StagedColumn[];
   /** Wall time of the staging pass (later steps scale their progress estimates by it). */
   ms: number;
+  /** The detection the rows were read with (the upload's bytes, default options); absent in older rows. */
+  detection?: FormatDetection;
 }
 
 export interface InspectableFile {
