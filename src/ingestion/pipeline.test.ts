@@ -354,6 +354,33 @@ describe("typed parse", () => {
     ]);
   });
 
+  it("reads a number column of plain integers through bigint, bit for bit the double precision cast, and keeps negative zeros on that cast", async () => {
+    const ledger = (lines: string[]) => ["Journal ID,Line,Effective Date,Account,Debit,Credit", ...lines.map((l, i) => `J${i},${l},01/15/2023,1000,1.00,`)].join("\n") + "\n";
+    const cases: [string[], boolean][] = [
+      [["1", "-5", "007", "123456789012345", "0", " 42 ", ""], true],
+      [["1", "-0", "3"], false],
+      [["1", "-000", "3"], false],
+      [["1", "2.0", "3"], false],
+      [["1", "1234567890123456", "3"], false],
+      [["1", "\"1,234\"", "3"], false],
+    ];
+    for (const [lines, integers] of cases) {
+      const p = await prepare(ledger(lines));
+      const line = p.plan.fields.find((f) => f.platformField === "line_number")!;
+      expect(p.staged.columns[1].integers ?? false, lines.join(" ")).toBe(integers);
+      expect(typedExpression(line, p.plan, false).includes("::bigint::double precision")).toBe(integers);
+      const { target } = await parse(p, null);
+      // Every value as the double precision cast of the text reads it (NULL for a blank), sign of zero included.
+      const { integers: _, ...cast } = line;
+      const { rows } = await pool.query(
+        `SELECT count(*) FILTER (WHERE float8send(e.line_number) IS NOT DISTINCT FROM float8send(${typedExpression(cast, p.plan, false)})) AS same, count(*) AS n,
+                count(*) FILTER (WHERE float8send(e.line_number) = float8send('-0'::float8)) AS negative_zeros
+           FROM ${target} e JOIN ${p.staging} s USING (row_no)`,
+      );
+      expect(rows[0]).toEqual({ same: String(lines.length), n: String(lines.length), negative_zeros: lines.some((l) => /^-0+$/.test(l)) ? "1" : "0" });
+    }
+  });
+
   /**
    * The example rows found without the staging table's row index (the highest row_no known) are the
    * ones read through it: with the true bound; with a bound too high (nothing can be proven

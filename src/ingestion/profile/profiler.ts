@@ -42,6 +42,13 @@ export interface ColumnProfile {
   /** Values read differently by the two number formats ("1,234"). */
   numberAmbiguous: number;
   negatives: number;
+  /**
+   * Numbers written as integers of 1-15 digits (`-?[0-9]{1,15}`, no negative zero): when every
+   * non-blank value is one, `(text)::bigint::double precision` reads each as `(text)::double
+   * precision` does, bit for bit (exact below 2^53; "-0", which float8 input reads as -0.0, is
+   * left out), for less (the staging's `StagedColumn.integers`).
+   */
+  integers: number;
   numberStyle: { parentheses: boolean; trailingMinus: boolean; currency: boolean; letters: boolean; plain: boolean };
   /** Valid values per date pattern (every order a value is valid under counts). */
   dateValid: Record<string, number>;
@@ -111,6 +118,7 @@ class ColumnAccumulator {
   commaSum = 0;
   numberAmbiguous = 0;
   negatives = 0;
+  integers = 0;
   parentheses = false;
   trailingMinus = false;
   currency = false;
@@ -143,7 +151,7 @@ class ColumnAccumulator {
   /** KIND_* in bits 0-2 (0: an empty slot), the Q_* quality bits from bit 3 (KIND_BITS): one load on a hit. */
   readonly cacheKind = new Uint8Array(CACHE_SIZE);
   readonly cacheShape = new Int32Array(CACHE_SIZE);
-  readonly cacheFlags = new Uint8Array(CACHE_SIZE);
+  readonly cacheFlags = new Uint16Array(CACHE_SIZE);
   readonly cacheDot = new Float64Array(CACHE_SIZE);
   readonly cacheComma = new Float64Array(CACHE_SIZE);
   /** Days since 2000-01-01 under the column's shadow date order (-2^31: not valid under it). */
@@ -179,6 +187,8 @@ const F_CURRENCY = 32;
 const F_LETTERS = 64;
 /** Only digits, a leading minus and one decimal point: numeric input reads it as it is. */
 const F_PLAIN = 128;
+/** Plain and an integer of 1-15 digits, not a negative zero (ColumnProfile.integers). */
+const F_INTEGER = 256;
 const SAMPLE_SCAN_LIMIT = 1000;
 /** Rows whose length estimates the file's row count (see Profiler.sizeRowTable). */
 const SIZING_ROWS = 1000;
@@ -467,6 +477,7 @@ export class Profiler {
     if (number.currency) flags |= F_CURRENCY;
     if (number.letters) flags |= F_LETTERS;
     if (plain) flags |= F_PLAIN;
+    if (plain && plainInteger(buf, s, e)) flags |= F_INTEGER;
     column.cacheFlags[slot] = flags;
     column.cacheDot[slot] = number.dotCents;
     column.cacheComma[slot] = number.commaCents;
@@ -544,6 +555,7 @@ export class Profiler {
     }
     if (flags & F_DOT && flags & F_COMMA && dot !== comma) column.numberAmbiguous++;
     if (flags & F_NEGATIVE) column.negatives++;
+    if (flags & F_INTEGER) column.integers++;
     if (flags & F_PARENS) column.parentheses = true;
     if (flags & F_TRAILING) column.trailingMinus = true;
     if (flags & F_CURRENCY) column.currency = true;
@@ -618,6 +630,7 @@ export class Profiler {
           numberSums: { [NUMBER_FORMAT_DOT]: c.dotSum, [NUMBER_FORMAT_COMMA]: c.commaSum },
           numberAmbiguous: c.numberAmbiguous,
           negatives: c.negatives,
+          integers: c.integers,
           numberStyle: { parentheses: c.parentheses, trailingMinus: c.trailingMinus, currency: c.currency, letters: c.letters, plain: c.numberCount > 0 && !c.decorated },
           dateValid,
           dateYears,
@@ -640,6 +653,20 @@ function plainNumber(buf: Uint8Array, s: number, e: number): boolean {
     else return false;
   }
   return digits > 0 && buf[e - 1] !== 0x2e;
+}
+
+/** `-?[0-9]{1,15}` and not a negative zero ("-0", "-00"): float8 input reads it as the integer it writes. */
+function plainInteger(buf: Uint8Array, s: number, e: number): boolean {
+  const negative = s < e && buf[s] === 0x2d;
+  if (negative) s++;
+  if (s >= e || e - s > 15) return false;
+  let nonZero = false;
+  for (let k = s; k < e; k++) {
+    const b = buf[k];
+    if (b < 0x30 || b > 0x39) return false;
+    if (b !== 0x30) nonZero = true;
+  }
+  return nonZero || !negative;
 }
 
 function hasContent(record: RecordView, from: number): boolean {

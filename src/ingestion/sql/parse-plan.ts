@@ -35,6 +35,8 @@ export interface ResolvedField {
   expectErrors: boolean;
   /** Typed value staged alongside the text for this format (StagedColumn.shadow), when there is one. */
   shadow?: string;
+  /** A FLOAT64 field whose every value is a plain integer (StagedColumn.integers): read through bigint. */
+  integers?: true;
 }
 
 export interface AdditionalColumn {
@@ -87,6 +89,7 @@ export function additionalColumnName(name: string, taken: Set<string>): string {
 export interface ShadowColumn {
   position: number;
   shadow?: { sqlName: string; type: "MONEY_100" | "DATE"; format: string };
+  integers?: boolean;
 }
 
 export function buildParsePlan(
@@ -120,7 +123,8 @@ export function buildParsePlan(
     if ((storage === "MONEY_100" || storage === "FLOAT64") && (!format || !/#/.test(format))) format = NUMBER_FORMAT_DOT;
     const virtual = mapping.position >= physicalCount;
     const unparseable = summary && format ? Math.max(0, summary.nonBlank - (summary.validCounts[format] ?? 0)) : 1;
-    const staged = stagedColumns.find((c) => c.position === mapping.position)?.shadow;
+    const stagedColumn = stagedColumns.find((c) => c.position === mapping.position);
+    const staged = stagedColumn?.shadow;
     const shadow =
       staged && !virtual && staged.format === format && staged.type === storage
         ? staged.type === "DATE"
@@ -137,6 +141,7 @@ export function buildParsePlan(
       guarded: storage !== "TEXT" && !shadow && (virtual || unparseable > 0),
       expectErrors: storage !== "TEXT" && (virtual || unparseable > 0),
       ...(shadow ? { shadow } : {}),
+      ...(storage === "FLOAT64" && !virtual && unparseable === 0 && stagedColumn?.integers === true ? { integers: true as const } : {}),
     });
   }
   const parsedDates = fields.filter((f) => f.storage === "DATE" && !f.shadow);
@@ -164,6 +169,9 @@ export function typedExpression(f: ResolvedField, plan: ParsePlan, forceGuard: b
     case "MONEY_100":
       return moneyExpression(f.text, f.format as NumberFormat, f.style, guarded);
     case "FLOAT64":
+      // text -> bigint -> double: int8 input instead of strtod, the same double for `-?[0-9]{1,15}`
+      // without negative zeros (1M-line ledger, the entries' statement: 1.35 -> 1.28 CPU-s).
+      if (f.integers && !guarded) return `(${f.text})::bigint::double precision`;
       return floatExpression(f.text, f.format as NumberFormat, f.style, guarded);
     default:
       return f.text;

@@ -65,6 +65,11 @@ export interface StagedColumn {
    * integer days since 2000-01-01, valid for `format`; NULL where the text is blank or not valid.
    */
   shadow?: { sqlName: string; type: "MONEY_100" | "DATE"; format: string };
+  /**
+   * Every non-blank value is an integer of 1-15 digits written plainly (ColumnProfile.integers), so
+   * a number field reads it through bigint, bit for bit the double precision cast's value.
+   */
+  integers?: true;
 }
 
 export interface StageResult {
@@ -232,6 +237,8 @@ function stageResult(
       const spec = shadows[position];
       const staged: StagedColumn = { position, name, sqlName: stagingColumn(position) };
       if (spec) staged.shadow = { sqlName: spec.kind === "MONEY_100" ? `n${position}` : `d${position}`, type: spec.kind, format: spec.format };
+      const profile = scan.profile.columns[position];
+      if (profile && profile.nonBlank > 0 && profile.integers === profile.nonBlank) staged.integers = true;
       return staged;
     }),
     fileInfo,
