@@ -22,7 +22,7 @@ import type { TransactionIdSelection } from "./analysis/transaction-keys.js";
 import { applyColumnMappings, type ApplyMappingInput } from "./mapping/apply.js";
 import { summarizeColumns } from "./mapping/columns.js";
 import { profileVirtualColumns, placeVirtualColumns } from "./mapping/virtual-columns.js";
-import { discoverAccounts, parseEntries } from "./parse/parse.js";
+import { apartSides, discoverAccounts, parseEntries } from "./parse/parse.js";
 import { buildTransactionsFromStaging, buildTransactionsTable } from "./transactions/transactions-table.js";
 import { buildParsePlan, typedExpression, type ParsePlan } from "./sql/parse-plan.js";
 import { stageFile, type StageResult } from "./staging/stage.js";
@@ -378,6 +378,29 @@ describe("typed parse", () => {
            FROM ${target} e JOIN ${p.staging} s USING (row_no)`,
       );
       expect(rows[0]).toEqual({ same: String(lines.length), n: String(lines.length), negative_zeros: lines.some((l) => /^-0+$/.test(l)) ? "1" : "0" });
+    }
+  });
+
+  it("folds debit and credit without arithmetic when the staged sides are never negative and never both set in a row, and as before otherwise", async () => {
+    const ledger = (lines: string[]) => ["Journal ID,Line,Effective Date,Account,Debit,Credit", ...lines.map((l, i) => `J${i},${i + 1},01/15/2023,1000,${l}`)].join("\n") + "\n";
+    const cases: [string[], boolean][] = [
+      [["1.00,", ",2.50", "0.00,", ",", "-0.00,", ",0.10"], true],
+      [["1.00,", "3.00,2.50", ",2.00"], false],
+      [["1.00,", "-3.00,", ",2.00"], false],
+      [["1.00,", ",-2.00"], false],
+    ];
+    for (const [lines, apart] of cases) {
+      const p = await prepare(ledger(lines));
+      expect(p.staged.columns.slice(4, 6).map((c) => c.shadow?.sqlName)).toEqual(["n4", "n5"]);
+      expect(apartSides(p.plan), lines.join(" ")).toBe(apart);
+      const { target } = await parse(p, null);
+      // The general folds of the staged sides, row by row.
+      const { rows } = await pool.query(
+        `SELECT count(*) FILTER (WHERE e.debit = int8larger(coalesce(s.n4, 0) - coalesce(s.n5, 0), 0) AND e.credit = int8larger(coalesce(s.n5, 0) - coalesce(s.n4, 0), 0)
+                                   AND e.amount = coalesce(s.n4, 0) - coalesce(s.n5, 0)) AS same, count(*) AS n
+           FROM ${target} e JOIN ${p.staging} s USING (row_no)`,
+      );
+      expect(rows[0]).toEqual({ same: String(lines.length), n: String(lines.length) });
     }
   });
 

@@ -111,7 +111,8 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
   const side = (name: string) => (plan.fields.some((f) => f.platformField === name) ? `coalesce(a_${name}, 0)` : "0");
   if (sides) {
     const [d, c] = [side(FIELDS.debit), side(FIELDS.credit)];
-    outer.push(`int8larger(${d} - ${c}, 0) AS debit`, `int8larger(${c} - ${d}, 0) AS credit`, `${d} - ${c} AS amount`);
+    if (apartSides(plan)) outer.push(`${d === "0" ? "0::bigint" : d} AS debit`, `${c === "0" ? "0::bigint" : c} AS credit`, `${d} - ${c} AS amount`);
+    else outer.push(`int8larger(${d} - ${c}, 0) AS debit`, `int8larger(${c} - ${d}, 0) AS credit`, `${d} - ${c} AS amount`);
   } else if (hasAmounts) {
     outer.push("greatest(a, 0)::bigint AS debit", "greatest(-a, 0)::bigint AS credit", "a::bigint AS amount");
   }
@@ -209,6 +210,21 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
     for (const [f, i] of checked) unparseable[f.platformField] = Number(rows[0]?.[`f${i}`] ?? 0);
   }
   return { table: options.target, rowCount, columns, unparseable };
+}
+
+/**
+ * Whether debit and credit are read from staged shadows that the staging pass saw never below zero
+ * and never both set in one row (a ledger's two columns, MoneyShadowFacts): debit - credit is then
+ * the debit or minus the credit, so greatest(d - c, 0) is d and greatest(c - d, 0) is c, blanks 0.
+ * The two folds then cost no function call (1M-line ledger: 5 calls per row, ~0.06 CPU-s).
+ */
+export function apartSides(plan: ParsePlan): boolean {
+  const debit = plan.fields.find((f) => f.platformField === FIELDS.debit);
+  const credit = plan.fields.find((f) => f.platformField === FIELDS.credit);
+  const mapped = [debit, credit].filter((f) => f !== undefined);
+  if (mapped.length === 0 || !mapped.every((f) => f.shadow && f.money && !f.money.negatives)) return false;
+  if (!debit || !credit) return true;
+  return debit.position !== credit.position && !debit.money!.sharesRowsWith.includes(credit.position) && !credit.money!.sharesRowsWith.includes(debit.position);
 }
 
 /**

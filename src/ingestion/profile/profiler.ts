@@ -74,6 +74,19 @@ export interface TableProfile {
   /** Data rows per number of fields (fields past the width count only when they hold something). */
   fieldCounts: Record<string, number>;
   columns: ColumnProfile[];
+  /** Facts of the staged MONEY_100 shadows over every data row (also with `shadowsOnly`). */
+  moneyShadows: MoneyShadowFacts[];
+}
+
+/**
+ * What the rows say of a MONEY_100 shadow: whether a value was below zero, and which other money
+ * shadows (by position) were set in a row where it was set too. A ledger's debit and credit
+ * columns, never both filled and never negative, then fold without arithmetic (`parseEntries`).
+ */
+export interface MoneyShadowFacts {
+  position: number;
+  negatives: boolean;
+  sharesRowsWith: number[];
 }
 
 export type QualityKind = "long" | "nullLike" | "scientific" | "special";
@@ -219,6 +232,10 @@ export class Profiler {
 
   /** Fields with a shadow; with `shadowsOnly` the only fields looked at. */
   private readonly shadowFields: number[] = [];
+  /** Fields with a MONEY_100 shadow (at most 31), and per field (by index there) its MoneyShadowFacts as bits. */
+  private readonly moneyFields: number[] = [];
+  private moneyNegative = 0;
+  private readonly moneyTogether: Int32Array;
 
   constructor(
     private readonly columnNames: string[],
@@ -232,10 +249,29 @@ export class Profiler {
     this.shadowValue = new Float64Array(columnNames.length);
     shadows.forEach((spec, f) => {
       if (!spec || !this.columns[f]) return;
-      if (spec.kind === "MONEY_100") this.columns[f].shadowMoney = spec.format === NUMBER_FORMAT_COMMA ? F_COMMA : F_DOT;
-      else this.columns[f].shadowOrder = spec.order;
+      if (spec.kind === "MONEY_100") {
+        this.columns[f].shadowMoney = spec.format === NUMBER_FORMAT_COMMA ? F_COMMA : F_DOT;
+        if (this.moneyFields.length < 31) this.moneyFields.push(f);
+      } else this.columns[f].shadowOrder = spec.order;
       this.shadowFields.push(f);
     });
+    this.moneyTogether = new Int32Array(this.moneyFields.length);
+  }
+
+  /** Notes the money shadows of the row just added (a ledger row sets one: a test and a branch each). */
+  private noteMoney(): void {
+    const fields = this.moneyFields;
+    let mask = 0;
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i];
+      if (this.shadowSet[f] === 1) {
+        mask |= 1 << i;
+        if (this.shadowValue[f] < 0) this.moneyNegative |= 1 << i;
+      }
+    }
+    if ((mask & (mask - 1)) !== 0) {
+      for (let i = 0; i < fields.length; i++) if (mask & (1 << i)) this.moneyTogether[i] |= mask & ~(1 << i);
+    }
   }
 
   /** Bytes of the whole file when known: the duplicate-row table is sized from it once some rows were seen. */
@@ -268,6 +304,7 @@ export class Profiler {
     }
     if (this.shadowsOnly) {
       for (const f of this.shadowFields) this.shadowOnly(record, f);
+      if (this.moneyFields.length > 0) this.noteMoney();
       this.rowCount++;
       return true;
     }
@@ -338,6 +375,7 @@ export class Profiler {
       this.addBlank(record.index);
       return false;
     }
+    if (this.moneyFields.length > 0) this.noteMoney();
     this.rowCount++;
     this.noteNonBlank(record.index);
     if (this.rowCount <= SIZING_ROWS && this.expectedBytes > 0) this.sizeRowTable(record);
@@ -576,6 +614,11 @@ export class Profiler {
       duplicateExamples: this.duplicates.examples,
       duplicatesComplete: this.duplicates.complete,
       lastNonBlankRowIndex: this.lastNonBlankRowIndex,
+      moneyShadows: this.moneyFields.map((position, i) => ({
+        position,
+        negatives: (this.moneyNegative & (1 << i)) !== 0,
+        sharesRowsWith: this.moneyFields.filter((_, j) => (this.moneyTogether[i] & (1 << j)) !== 0),
+      })),
       fieldCounts: Object.fromEntries(
         [...this.fieldCounts, ...(this.regularRows > 0 ? [[this.columns.length, this.regularRows] as const] : [])].sort((a, b) => a[0] - b[0]).map(([n, rows]) => [String(n), rows]),
       ),

@@ -37,6 +37,8 @@ export interface ResolvedField {
   shadow?: string;
   /** A FLOAT64 field whose every value is a plain integer (StagedColumn.integers): read through bigint. */
   integers?: true;
+  /** A MONEY_100 field read from its shadow: what the staged rows say of it (MoneyShadowFacts), when known. */
+  money?: { negatives: boolean; sharesRowsWith: number[] };
 }
 
 export interface AdditionalColumn {
@@ -88,7 +90,7 @@ export function additionalColumnName(name: string, taken: Set<string>): string {
 /** Typed shadows of staged columns (StageResult.columns), by position. */
 export interface ShadowColumn {
   position: number;
-  shadow?: { sqlName: string; type: "MONEY_100" | "DATE"; format: string };
+  shadow?: { sqlName: string; type: "MONEY_100" | "DATE"; format: string; negatives?: boolean; sharesRowsWith?: number[] };
   integers?: boolean;
 }
 
@@ -141,6 +143,7 @@ export function buildParsePlan(
       guarded: storage !== "TEXT" && !shadow && (virtual || unparseable > 0),
       expectErrors: storage !== "TEXT" && (virtual || unparseable > 0),
       ...(shadow ? { shadow } : {}),
+      ...(shadow && staged?.type === "MONEY_100" && staged.negatives !== undefined && staged.sharesRowsWith ? { money: { negatives: staged.negatives, sharesRowsWith: staged.sharesRowsWith } } : {}),
       ...(storage === "FLOAT64" && !virtual && unparseable === 0 && stagedColumn?.integers === true ? { integers: true as const } : {}),
     });
   }

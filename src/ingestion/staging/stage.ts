@@ -64,7 +64,15 @@ export interface StagedColumn {
    * Typed copy staged alongside (computed in the same pass): `n<i>` bigint MONEY_100 or `d<i>`
    * integer days since 2000-01-01, valid for `format`; NULL where the text is blank or not valid.
    */
-  shadow?: { sqlName: string; type: "MONEY_100" | "DATE"; format: string };
+  shadow?: {
+    sqlName: string;
+    type: "MONEY_100" | "DATE";
+    format: string;
+    /** MONEY_100: whether a staged value is below zero (MoneyShadowFacts; absent: not known). */
+    negatives?: boolean;
+    /** MONEY_100: the positions of the other money shadows set in some row where this one is set. */
+    sharesRowsWith?: number[];
+  };
   /**
    * Every non-blank value is an integer of 1-15 digits written plainly (ColumnProfile.integers), so
    * a number field reads it through bigint, bit for bit the double precision cast's value.
@@ -237,6 +245,8 @@ function stageResult(
       const spec = shadows[position];
       const staged: StagedColumn = { position, name, sqlName: stagingColumn(position) };
       if (spec) staged.shadow = { sqlName: spec.kind === "MONEY_100" ? `n${position}` : `d${position}`, type: spec.kind, format: spec.format };
+      const money = scan.profile.moneyShadows.find((m) => m.position === position);
+      if (staged.shadow && money) Object.assign(staged.shadow, { negatives: money.negatives, sharesRowsWith: money.sharesRowsWith });
       const profile = scan.profile.columns[position];
       if (profile && profile.nonBlank > 0 && profile.integers === profile.nonBlank) staged.integers = true;
       return staged;
