@@ -37,7 +37,9 @@ describe("staging", () => {
       { position: 1, name: "Line", sqlName: "c1", integers: true },
       { position: 2, name: "Effective Date", sqlName: "c2", shadow: { sqlName: "d2", type: "DATE", format: "MM/dd/yyyy" } },
     ]);
-    expect(result.columns[6].shadow).toEqual({ sqlName: "n6", type: "MONEY_100", format: "#,##0.00" });
+    // Debits and credits never negative, never both in a row: what lets the parse store them as they are.
+    expect(result.columns[6].shadow).toEqual({ sqlName: "n6", type: "MONEY_100", format: "#,##0.00", negatives: false, sharesRowsWith: [] });
+    expect(result.columns[7].shadow).toEqual({ sqlName: "n7", type: "MONEY_100", format: "#,##0.00", negatives: false, sharesRowsWith: [] });
     const staged = await rows("ingest.stg_erp");
     expect(staged.map((r) => Number(r.row_no))).toEqual([1, 2, 3, 4, 5, 6, 8, 9, 10, 11]);
     expect(staged[0]).toMatchObject({ c0: "JE1001", c2: "01/15/2023", c6: "1,250.00", c7: null, c8: "Invoice 4471, freight", n6: "125000", n7: null, d2: daysSince2000(2023, 1, 15) });
