@@ -43,12 +43,12 @@ export interface ColumnProfile {
   numberAmbiguous: number;
   negatives: number;
   /**
-   * Numbers written as integers of 1-15 digits (`-?[0-9]{1,15}`, no negative zero): when every
-   * non-blank value is one, `(text)::bigint::double precision` reads each as `(text)::double
-   * precision` does, bit for bit (exact below 2^53; "-0", which float8 input reads as -0.0, is
-   * left out), for less (the staging's `StagedColumn.integers`).
+   * Every non-blank value is an integer of 1-15 digits written plainly (`-?[0-9]{1,15}`, no negative
+   * zero): `(text)::bigint::double precision` then reads each as `(text)::double precision` does,
+   * bit for bit (exact below 2^53; "-0", which float8 input reads as -0.0, is left out), for less
+   * (the staging's `StagedColumn.integers`). False for a blank column.
    */
-  integers: number;
+  integers: boolean;
   numberStyle: { parentheses: boolean; trailingMinus: boolean; currency: boolean; letters: boolean; plain: boolean };
   /** Valid values per date pattern (every order a value is valid under counts). */
   dateValid: Record<string, number>;
@@ -131,7 +131,8 @@ class ColumnAccumulator {
   commaSum = 0;
   numberAmbiguous = 0;
   negatives = 0;
-  integers = 0;
+  /** A value other than a plain integer (ColumnProfile.integers) was met: checked for each value new to the cache. */
+  notInteger = false;
   parentheses = false;
   trailingMinus = false;
   currency = false;
@@ -164,7 +165,7 @@ class ColumnAccumulator {
   /** KIND_* in bits 0-2 (0: an empty slot), the Q_* quality bits from bit 3 (KIND_BITS): one load on a hit. */
   readonly cacheKind = new Uint8Array(CACHE_SIZE);
   readonly cacheShape = new Int32Array(CACHE_SIZE);
-  readonly cacheFlags = new Uint16Array(CACHE_SIZE);
+  readonly cacheFlags = new Uint8Array(CACHE_SIZE);
   readonly cacheDot = new Float64Array(CACHE_SIZE);
   readonly cacheComma = new Float64Array(CACHE_SIZE);
   /** Days since 2000-01-01 under the column's shadow date order (-2^31: not valid under it). */
@@ -200,8 +201,6 @@ const F_CURRENCY = 32;
 const F_LETTERS = 64;
 /** Only digits, a leading minus and one decimal point: numeric input reads it as it is. */
 const F_PLAIN = 128;
-/** Plain and an integer of 1-15 digits, not a negative zero (ColumnProfile.integers). */
-const F_INTEGER = 256;
 const SAMPLE_SCAN_LIMIT = 1000;
 /** Rows whose length estimates the file's row count (see Profiler.sizeRowTable). */
 const SIZING_ROWS = 1000;
@@ -360,6 +359,8 @@ export class Profiler {
         column.cacheH2[slot] = h2;
         cached = this.classify(column, slot, buf, s, e, record.index);
         column.cacheKind[slot] = cached;
+        // A value found in the cache was checked when it was classified (in this column).
+        if (!column.notInteger && ((cached & KIND_MASK) !== KIND_NUMBER || !plainInteger(buf, s, e))) column.notInteger = true;
         // The shortest and longest value are those of the distinct values: a value found in the
         // cache was counted when it was classified (in this column), so only new ones are measured.
         const length = column.cacheLength[slot];
@@ -515,7 +516,6 @@ export class Profiler {
     if (number.currency) flags |= F_CURRENCY;
     if (number.letters) flags |= F_LETTERS;
     if (plain) flags |= F_PLAIN;
-    if (plain && plainInteger(buf, s, e)) flags |= F_INTEGER;
     column.cacheFlags[slot] = flags;
     column.cacheDot[slot] = number.dotCents;
     column.cacheComma[slot] = number.commaCents;
@@ -593,7 +593,6 @@ export class Profiler {
     }
     if (flags & F_DOT && flags & F_COMMA && dot !== comma) column.numberAmbiguous++;
     if (flags & F_NEGATIVE) column.negatives++;
-    if (flags & F_INTEGER) column.integers++;
     if (flags & F_PARENS) column.parentheses = true;
     if (flags & F_TRAILING) column.trailingMinus = true;
     if (flags & F_CURRENCY) column.currency = true;
@@ -673,7 +672,7 @@ export class Profiler {
           numberSums: { [NUMBER_FORMAT_DOT]: c.dotSum, [NUMBER_FORMAT_COMMA]: c.commaSum },
           numberAmbiguous: c.numberAmbiguous,
           negatives: c.negatives,
-          integers: c.integers,
+          integers: c.nonBlank > 0 && !c.notInteger,
           numberStyle: { parentheses: c.parentheses, trailingMinus: c.trailingMinus, currency: c.currency, letters: c.letters, plain: c.numberCount > 0 && !c.decorated },
           dateValid,
           dateYears,

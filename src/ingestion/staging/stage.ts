@@ -248,7 +248,7 @@ function stageResult(
       const money = scan.profile.moneyShadows.find((m) => m.position === position);
       if (staged.shadow && money) Object.assign(staged.shadow, { negatives: money.negatives, sharesRowsWith: money.sharesRowsWith });
       const profile = scan.profile.columns[position];
-      if (profile && profile.nonBlank > 0 && profile.integers === profile.nonBlank) staged.integers = true;
+      if (profile?.integers) staged.integers = true;
       return staged;
     }),
     fileInfo,
