@@ -55,9 +55,11 @@ export function detectDelimiter(sample: Uint8Array, complete: boolean): string {
 /** `"` unless the sample quotes with `'` and never with `"`. */
 export function detectQuote(text: string, delimiter: string): string {
   const escaped = delimiter === "|" ? "\\|" : delimiter === "\t" ? "\\t" : delimiter;
-  const double = (text.match(new RegExp(`(^|${escaped})"`, "gm")) ?? []).length;
+  // One field opened with `"` decides (the usual case, found in the first lines): no need to
+  // count them, nor the `'` ones, through the whole head.
+  if (new RegExp(`(^|${escaped})"`, "m").test(text)) return '"';
   const single = (text.match(new RegExp(`(^|${escaped})'`, "gm")) ?? []).length;
-  return single > 0 && double === 0 && single >= 3 ? "'" : '"';
+  return single >= 3 ? "'" : '"';
 }
 
 export interface HeaderDetection {
