@@ -35,11 +35,16 @@ export interface ResolvedField {
   expectErrors: boolean;
   /** Typed value staged alongside the text for this format (StagedColumn.shadow), when there is one. */
   shadow?: string;
+  /** For a DATE shadow: the staged integer column itself (days since DAY_ZERO; `shadow` is DAY_ZERO + it). */
+  shadowDays?: string;
   /** A FLOAT64 field whose every value is a plain integer (StagedColumn.integers): read through bigint. */
   integers?: true;
   /** A MONEY_100 field read from its shadow: what the staged rows say of it (MoneyShadowFacts), when known. */
   money?: { negatives: boolean; sharesRowsWith: number[] };
 }
+
+/** Day 0 of the staged integer date shadows. */
+export const DAY_ZERO = "DATE '2000-01-01'";
 
 export interface AdditionalColumn {
   name: string;
@@ -127,12 +132,9 @@ export function buildParsePlan(
     const unparseable = summary && format ? Math.max(0, summary.nonBlank - (summary.validCounts[format] ?? 0)) : 1;
     const stagedColumn = stagedColumns.find((c) => c.position === mapping.position);
     const staged = stagedColumn?.shadow;
-    const shadow =
-      staged && !virtual && staged.format === format && staged.type === storage
-        ? staged.type === "DATE"
-          ? `(DATE '2000-01-01' + ${column(staged.sqlName)})`
-          : column(staged.sqlName)
-        : undefined;
+    const usable = staged && !virtual && staged.format === format && staged.type === storage;
+    const shadowDays = usable && staged.type === "DATE" ? column(staged.sqlName) : undefined;
+    const shadow = usable ? (shadowDays ? `(${DAY_ZERO} + ${shadowDays})` : column(staged.sqlName)) : undefined;
     fields.push({
       platformField: mapping.platformField,
       storage,
@@ -143,6 +145,7 @@ export function buildParsePlan(
       guarded: storage !== "TEXT" && !shadow && (virtual || unparseable > 0),
       expectErrors: storage !== "TEXT" && (virtual || unparseable > 0),
       ...(shadow ? { shadow } : {}),
+      ...(shadowDays ? { shadowDays } : {}),
       ...(shadow && staged?.type === "MONEY_100" && staged.negatives !== undefined && staged.sharesRowsWith ? { money: { negatives: staged.negatives, sharesRowsWith: staged.sharesRowsWith } } : {}),
       ...(storage === "FLOAT64" && !virtual && unparseable === 0 && stagedColumn?.integers === true ? { integers: true as const } : {}),
     });
