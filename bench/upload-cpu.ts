@@ -190,6 +190,24 @@ async function upload(engagementId: string, path: string, fileName = "general-le
   return { id: result.id, bodySentMs };
 }
 
+/**
+ * BENCH_CLIENT=curl: the same upload sent by curl (what a user runs), its CPU read from
+ * /usr/bin/time (user + system s), returned as curlMs.
+ */
+async function curlUpload(engagementId: string, path: string, fileName = "general-ledger.csv"): Promise<{ id: string; bodySentMs: number; curlMs: number }> {
+  const child = spawn("/usr/bin/time", ["-f", "CPU %U %S", "curl", "-s", "-S", "-H", `authorization: Bearer ${token}`, "-H", "Expect:",
+    "-F", `fileManagerFile=${JSON.stringify({ engagementId })};type=application/json`,
+    "-F", `file=@${path};type=text/csv;filename=${fileName}`, `${server.url}/api/v1/file-manager/import`], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "", err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  await new Promise((resolve) => child.once("exit", resolve));
+  const cpu = /CPU ([\d.]+) ([\d.]+)/.exec(err);
+  const result = JSON.parse(out);
+  if (!result.id) throw new Error(`upload: ${out} ${err}`);
+  return { id: result.id, bodySentMs: 0, curlMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : NaN };
+}
+
 async function bareCopy(file: string): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
@@ -223,14 +241,21 @@ try {
       log(`round ${round + 1} bare COPY: ${fmt(bare)}`);
     }
     await quiesce(admin);
-    // BENCH_CLIENT=fetch: the fetch client the benchmarks used before (bench/lib.ts now sends as curl does).
+    // BENCH_CLIENT: curl (default, as bench/lib.ts sends; its CPU printed apart), node (bench/lib.ts's http request in this process), fetch (the client the benchmarks used first).
     // BENCH_PERF=prefix: the whole machine sampled by `perf record` during the upload (prefix-N.data).
     const perf = process.env.BENCH_PERF ? spawn("perf", ["record", "-q", "-a", "-o", `${process.env.BENCH_PERF}-${round + 1}.data`], { stdio: "ignore" }) : null;
     if (perf) await new Promise((resolve) => setTimeout(resolve, 500));
     const sampling = process.env.BENCH_SAMPLE_MS ? sampler(server.child.pid!, Number(process.env.BENCH_SAMPLE_MS)) : null;
     let sampled: string[] | undefined;
     const uploaded = await measure(async () => {
-      const out = process.env.BENCH_CLIENT === "fetch" ? await upload(engagement.id, file, process.env.BENCH_FILE_NAME) : { id: await uploadLedgerFile(server.url, token, engagement.id, file, process.env.BENCH_FILE_NAME), bodySentMs: 0 };
+      const client = process.env.BENCH_CLIENT ?? "curl";
+      if (client === "node") process.env.BENCH_UPLOAD_CLIENT = "node";
+      const out =
+        client === "fetch"
+          ? await upload(engagement.id, file, process.env.BENCH_FILE_NAME)
+          : client === "curl"
+            ? await curlUpload(engagement.id, file, process.env.BENCH_FILE_NAME)
+            : { id: await uploadLedgerFile(server.url, token, engagement.id, file, process.env.BENCH_FILE_NAME), bodySentMs: 0 };
       sampled = sampling?.stop();
       return out;
     });
@@ -239,9 +264,9 @@ try {
       await new Promise((resolve) => perf.once("exit", resolve));
     }
     if (sampled) log(sampled.join("\n"));
-    const { id, bodySentMs } = uploaded.result as { id: string; bodySentMs: number };
+    const { id, bodySentMs, curlMs } = uploaded.result as { id: string; bodySentMs: number; curlMs?: number };
     fileId = id;
-    log(`round ${round + 1} upload:    ${fmt(uploaded)}; body sent after ${Math.round(bodySentMs)} ms`);
+    log(`round ${round + 1} upload:    ${fmt(uploaded)}; body sent after ${Math.round(bodySentMs)} ms${curlMs === undefined ? "" : `; curl CPU ${Math.round(curlMs)} ms`}`);
   }
   if (process.env.BENCH_FILE_INFO_OUT) {
     const entity = await api("GET", `/file-manager/${fileId}`);

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { qualifiedTable } from "../sql/identifiers.js";
-import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
+import { DAY_ZERO, FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
 import type { EffectiveDateSummary } from "./effective-dates.js";
 import type { DiscoveredAccount } from "../parse/parse.js";
@@ -69,11 +69,17 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       await client.query(SERIAL_PASS_SETTINGS);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
-      const d = date && date.storage === "DATE" ? typedExpression(date, plan, guarded) : "NULL::date";
+      const dated = date !== undefined && date.storage === "DATE";
+      // A staged date shadow is grouped as the integer it is, the date formed once per day group
+      // (1M-line ledger, with the change below: 0.79-0.81 -> 0.75-0.77 CPU-s).
+      const days = dated ? date.shadowDays : undefined;
+      const d = dated ? (days ?? typedExpression(date, plan, guarded)) : "NULL::date";
+      const day = days ? `${DAY_ZERO} + d` : "d";
       const sets: string[][] = [];
-      if (date && date.storage === "DATE") sets.push(["d"]);
+      if (dated) sets.push(["d"]);
       if (selection) sets.push(["k"]);
-      if (account) sets.push(["fund", "acct", "descr"]);
+      // Unmapped fund or description: a NULL in every group, left out of the key (one column less to hash and compare per row).
+      if (account) sets.push([...(fund ? ["fund"] : []), "acct", ...(description ? ["descr"] : [])]);
       if (sets.length === 0) {
         return { effectiveDates: null, accounts: null, transactionIdPreview: null, ...(options.lastRow ? { lastRow: null } : {}) };
       }
@@ -88,7 +94,7 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
       const dayGid = all - bit("d");
       const keyGid = all - bit("k");
       const accountGid = all - bit("fund") - bit("acct") - bit("descr");
-      const types: Record<string, string> = { d: "date", k: "bigint", acct: "text", descr: "text", fund: "text" };
+      const types: Record<string, string> = { d: days ? "integer" : "date", k: "bigint", acct: "text", descr: "text", fund: "text" };
       const outputs = Object.keys(types).map((c) => (columns.includes(c) ? c : `NULL::${types[c]} AS ${c}`));
       // Every aggregate is computed for every grouping set: those only the key's rating reads are left
       // out when there is no key (1M-line ledger, backend CPU at load 16: 0.78 s with them, 0.56 s without).
@@ -103,13 +109,13 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
                   coalesce(sum(a) FILTER (WHERE a > 0), 0) AS ds, coalesce(-sum(a) FILTER (WHERE a < 0), 0) AS cs,
                   min(row_no) AS lo${keyAggregates}${lastRow}
              FROM (${base}) b GROUP BY GROUPING SETS (${sets.map((set) => `(${set.join(", ")})`).join(", ")}))
-         SELECT 'day' AS kind, jsonb_build_object('d', to_char(d, 'YYYY-MM-DD'), 'n', n, 'dn', dn, 'cn', cn, 'ds', ds, 'cs', cs, 'lo', lo) AS v FROM g WHERE gid = ${dayGid}
+         SELECT 'day' AS kind, jsonb_build_object('d', to_char(${day}, 'YYYY-MM-DD'), 'n', n, 'dn', dn, 'cn', cn, 'ds', ds, 'cs', cs, 'lo', lo) AS v FROM g WHERE gid = ${dayGid}
          UNION ALL
          SELECT 'account', jsonb_build_object('fund', fund, 'acct', acct, 'descr', descr, 'n', n, 'ds', ds, 'cs', cs) FROM g WHERE gid = ${accountGid} AND acct IS NOT NULL
          ${selection ? `UNION ALL SELECT 'key', to_jsonb(t) FROM (SELECT ${aggregates("k")} FROM g WHERE gid = ${keyGid} HAVING count(*) > 0) t` : ""}
          ${lastRow ? "UNION ALL SELECT 'last', to_jsonb(max(hi)) FROM g" : ""}`,
       );
-      const effectiveDates = date && date.storage === "DATE" ? daySummary(rows.filter((r) => r.kind === "day").map((r) => r.v)) : null;
+      const effectiveDates = dated ? daySummary(rows.filter((r) => r.kind === "day").map((r) => r.v)) : null;
       const accounts = account ? mergeAccounts(rows.filter((r) => r.kind === "account").map((r) => r.v), !!fund) : null;
       let transactionIdPreview: TransactionIdPreview | null = null;
       const keyRow = rows.find((r) => r.kind === "key");

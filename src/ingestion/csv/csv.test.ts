@@ -148,6 +148,33 @@ describe("delimiter, quote and header row detection", () => {
     ]);
   });
 
+  it("reads a sample in pieces as in one piece, stopping at the records asked for", () => {
+    // Records across the pieces' ends (16, 32, 64 KiB ...): quoted fields with line breaks and
+    // doubled quotes, CRLF and lone CR line ends, a 40 KiB value, blank lines, no final line end.
+    const rows: string[] = [];
+    for (let i = 0, length = 0; length < 300_000; i++) {
+      const end = i % 7 === 0 ? "\r\n" : i % 11 === 0 ? "\r" : "\n";
+      const memo = i % 5 === 0 ? `"memo ""${i}""\nsecond line"` : i === 40 ? `"${"x".repeat(40_000)}"` : `memo ${i}`;
+      rows.push(`${i},${memo},${i % 3 === 0 ? "" : "12.5"}${end}${i % 13 === 0 ? "\n" : ""}`);
+      length += rows.at(-1)!.length;
+    }
+    const bytes = new TextEncoder().encode(rows.join("") + "last,row");
+    const whole = (max: number, complete: boolean) => {
+      const tokenizer = new CsvTokenizer({ delimiter: 44, quote: 34 });
+      const out: string[][] = [];
+      const take = (r: Parameters<Parameters<CsvTokenizer["push"]>[1]>[0]) => {
+        if (out.length < max) out.push(recordTexts(r));
+      };
+      tokenizer.push(bytes.slice(), take);
+      if (complete) tokenizer.end(take);
+      return out;
+    };
+    for (const max of [1, 100, 300, 2000, 100_000]) {
+      for (const complete of [false, true]) expect(sampleRecords(bytes, ",", '"', max, complete)).toEqual(whole(max, complete));
+    }
+    expect(sampleRecords(bytes, ",", '"', 100_000, true).at(-1)).toEqual(["last", "row"]);
+  });
+
   it("detects single-quote quoting only when double quotes are absent", () => {
     expect(detectQuote("'a','b'\n'c','d'\n'e','f'\n", ",")).toBe("'");
     expect(detectQuote('"a",b\n', ",")).toBe('"');

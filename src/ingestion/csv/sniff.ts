@@ -3,9 +3,16 @@ import { CsvTokenizer, recordTexts } from "./tokenizer.js";
 
 export const DELIMITER_CANDIDATES = [",", ";", "\t", "|"] as const;
 
+/** The first piece of a sample `sampleRecords` tokenizes; each next one twice as long. */
+const FIRST_PIECE = 16 * 1024;
+
 /**
  * Parses the head sample into records of strings (at most `maxRecords`). The tokenizer collapses
  * doubled quotes in place, so it reads a copy: the same sample is read again with other delimiters.
+ * It reads the sample in growing pieces and stops once it has `maxRecords` (a detection's 100-300
+ * records are a few KiB of a 1 MiB head, which it otherwise tokenized whole for each delimiter
+ * candidate); the tokenizer reads records across pieces as across a file's chunks, so the
+ * records are the same.
  */
 export function sampleRecords(sample: Uint8Array, delimiter: string, quote: string | null, maxRecords = 200, complete = false): string[][] {
   const tokenizer = new CsvTokenizer({ delimiter: delimiter.charCodeAt(0), quote: quote ? quote.charCodeAt(0) : -1 });
@@ -13,8 +20,11 @@ export function sampleRecords(sample: Uint8Array, delimiter: string, quote: stri
   const take = (record: Parameters<Parameters<CsvTokenizer["push"]>[1]>[0]) => {
     if (records.length < maxRecords) records.push(recordTexts(record));
   };
-  tokenizer.push(sample.slice(), take);
-  if (complete) tokenizer.end(take);
+  let piece = FIRST_PIECE;
+  for (let offset = 0; offset < sample.length && records.length < maxRecords; offset += piece, piece *= 2) {
+    tokenizer.push(sample.slice(offset, offset + piece), take);
+  }
+  if (complete && records.length < maxRecords) tokenizer.end(take);
   return records;
 }
 
@@ -45,9 +55,11 @@ export function detectDelimiter(sample: Uint8Array, complete: boolean): string {
 /** `"` unless the sample quotes with `'` and never with `"`. */
 export function detectQuote(text: string, delimiter: string): string {
   const escaped = delimiter === "|" ? "\\|" : delimiter === "\t" ? "\\t" : delimiter;
-  const double = (text.match(new RegExp(`(^|${escaped})"`, "gm")) ?? []).length;
+  // One field opened with `"` decides (the usual case, found in the first lines): no need to
+  // count them, nor the `'` ones, through the whole head.
+  if (new RegExp(`(^|${escaped})"`, "m").test(text)) return '"';
   const single = (text.match(new RegExp(`(^|${escaped})'`, "gm")) ?? []).length;
-  return single > 0 && double === 0 && single >= 3 ? "'" : '"';
+  return single >= 3 ? "'" : '"';
 }
 
 export interface HeaderDetection {

@@ -35,7 +35,12 @@ export interface ResolvedField {
   expectErrors: boolean;
   /** Typed value staged alongside the text for this format (StagedColumn.shadow), when there is one. */
   shadow?: string;
+  /** For a DATE shadow: the staged integer column itself (days since DAY_ZERO; `shadow` is DAY_ZERO + it). */
+  shadowDays?: string;
 }
+
+/** Day 0 of the staged integer date shadows. */
+export const DAY_ZERO = "DATE '2000-01-01'";
 
 export interface AdditionalColumn {
   name: string;
@@ -121,12 +126,9 @@ export function buildParsePlan(
     const virtual = mapping.position >= physicalCount;
     const unparseable = summary && format ? Math.max(0, summary.nonBlank - (summary.validCounts[format] ?? 0)) : 1;
     const staged = stagedColumns.find((c) => c.position === mapping.position)?.shadow;
-    const shadow =
-      staged && !virtual && staged.format === format && staged.type === storage
-        ? staged.type === "DATE"
-          ? `(DATE '2000-01-01' + ${column(staged.sqlName)})`
-          : column(staged.sqlName)
-        : undefined;
+    const usable = staged && !virtual && staged.format === format && staged.type === storage;
+    const shadowDays = usable && staged.type === "DATE" ? column(staged.sqlName) : undefined;
+    const shadow = usable ? (shadowDays ? `(${DAY_ZERO} + ${shadowDays})` : column(staged.sqlName)) : undefined;
     fields.push({
       platformField: mapping.platformField,
       storage,
@@ -137,6 +139,7 @@ export function buildParsePlan(
       guarded: storage !== "TEXT" && !shadow && (virtual || unparseable > 0),
       expectErrors: storage !== "TEXT" && (virtual || unparseable > 0),
       ...(shadow ? { shadow } : {}),
+      ...(shadowDays ? { shadowDays } : {}),
     });
   }
   const parsedDates = fields.filter((f) => f.storage === "DATE" && !f.shadow);
