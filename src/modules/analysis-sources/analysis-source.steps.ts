@@ -344,8 +344,10 @@ export async function effectiveDatesStep(
   source: SourceRow,
   wantsPreview: boolean,
   parseFollows = false,
+  { justMapped = false } = {},
 ): Promise<{ patch: Patch; preview: TransactionIdPreview | null; ahead: AheadParse | null }> {
-  source = await ensureStaged(env, source);
+  // Started as the mapping's outcome is known (`startEarly`), the staging table was just put in place or checked.
+  if (!justMapped) source = await ensureStaged(env, source);
   const plan = planOf(source, env.definitions);
   const { staging, entriesAhead, transactionsAhead } = ingestionTables(source.id);
   const stage = stageOf(source);

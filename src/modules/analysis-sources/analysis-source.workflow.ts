@@ -396,7 +396,9 @@ function startEarly(env: StepEnv, expected: SourceRow, wantsPreview: boolean, pa
       else last = percent;
     },
   };
-  const running = effectiveDatesStep(held, expected, wantsPreview, parseFollows);
+  // Started where the mapping has just placed (`premap`) or checked (`mappingStep`) the staging
+  // table: the statements go first, without the step's own look at it (two round trips) before them.
+  const running = effectiveDatesStep(held, expected, wantsPreview, parseFollows, { justMapped: true });
   running.catch(() => undefined);
   const dropAhead = async (sourceId: string) => {
     const result = await running.catch(() => null);
