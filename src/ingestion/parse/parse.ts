@@ -29,12 +29,6 @@ export interface ParseOptions {
    * transaction, the caller runs `analyzeTables` once it committed (off its critical path).
    */
   statisticsTarget?: number | null;
-  /**
-   * Called with the result once the statement and the count of unparseable values are done, before
-   * the ANALYZE and the COMMIT: what records the parse can be written meanwhile (committed only once
-   * the table is committed and in place).
-   */
-  onWritten?: (result: ParseResult) => void;
 }
 
 export interface ParseResult {
@@ -189,36 +183,33 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
     return `${base}${fence(plan, guarded) || (guardedColumn ? " OFFSET 0" : "")}`;
   };
 
-  const checked = plan.fields.map((f, i) => [f, i] as const).filter(([f]) => f.storage !== "TEXT");
-  return withParseFallback(async (guarded) => {
+  const { rowCount, guarded: usedGuards } = await withParseFallback(async (guarded) => {
     return inPgTransaction(pool, async (client) => {
       await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       await client.query(WRITE_ONCE_SETTINGS);
       await client.query(`DROP TABLE IF EXISTS ${target}`);
-      const created = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${[...outer, outerErrors(guarded)].join(", ")} FROM (${inner(guarded)}) s`);
-      // Counted in the statement's transaction, so the result is complete before the COMMIT (onWritten).
-      const unparseable: Record<string, number> = {};
-      for (const [f] of checked) unparseable[f.platformField] = 0;
-      // Without guarded expressions every value was read (an unreadable one would have failed the statement).
-      if (checked.length > 0 && (guarded || checked.some(([f]) => f.expectErrors))) {
-        const { rows } = await client.query(
-          `SELECT ${checked.map(([, i]) => `count(*) FILTER (WHERE parse_errors & ${1 << Math.min(i, 30)} <> 0) AS f${i}`).join(", ")} FROM ${target} WHERE parse_errors IS NOT NULL`,
-        );
-        for (const [f, i] of checked) unparseable[f.platformField] = Number(rows[0]?.[`f${i}`] ?? 0);
-      }
-      const result: ParseResult = { table: options.target, rowCount: created.rowCount ?? 0, columns, unparseable };
-      options.onWritten?.(result);
+      const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${[...outer, outerErrors(guarded)].join(", ")} FROM (${inner(guarded)}) s`);
       // Statistics for the data-table queries that follow at once (autovacuum would come later). A
-      // 9,000-row sample (target 30) costs a tenth of the default 30,000 and plans these filters as
-      // well. Before the COMMIT, the writeback of the new relation's pages (WRITE_ONCE_SETTINGS)
-      // drains during the ANALYZE, so the COMMIT's sync is short.
+      // 9,000-row sample (target 30) costs a tenth of the default 30,000 and plans these filters as well.
       if (options.statisticsTarget !== null) {
         await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
         await client.query(`ANALYZE ${target}`);
       }
-      return result;
+      return { rowCount: result.rowCount ?? 0, guarded };
     });
   });
+
+  const unparseable: Record<string, number> = {};
+  const checked = plan.fields.map((f, i) => [f, i] as const).filter(([f]) => f.storage !== "TEXT");
+  for (const [f] of checked) unparseable[f.platformField] = 0;
+  // Without guarded expressions every value was read (an unreadable one would have failed the statement).
+  if (checked.length > 0 && (usedGuards || checked.some(([f]) => f.expectErrors))) {
+    const { rows } = await pool.query(
+      `SELECT ${checked.map(([, i]) => `count(*) FILTER (WHERE parse_errors & ${1 << Math.min(i, 30)} <> 0) AS f${i}`).join(", ")} FROM ${target} WHERE parse_errors IS NOT NULL`,
+    );
+    for (const [f, i] of checked) unparseable[f.platformField] = Number(rows[0]?.[`f${i}`] ?? 0);
+  }
+  return { table: options.target, rowCount, columns, unparseable };
 }
 
 /**

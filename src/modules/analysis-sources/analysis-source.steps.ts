@@ -305,11 +305,6 @@ export interface AheadParse {
    * it); null when it failed (logged; PARSE then parses as usual). Never rejects.
    */
   entries: Promise<ParseResult | null>;
-  /**
-   * The entries' result as soon as their statement is done, before its ANALYZE and COMMIT (the
-   * parse's records are written meanwhile); null when the statement failed. Never rejects.
-   */
-  written: Promise<ParseResult | null>;
   transactions: TransactionsTableResult;
   /**
    * ANALYZE of the transactions built ahead, started as soon as the step hands them over (see
@@ -374,24 +369,12 @@ export async function effectiveDatesStep(
     // the longest, and the only one the step does not wait for.
     const failed = (what: string) => (error: unknown) => env.app.logger.warn(`${what} failed; the parse will run in its turn`, { analysisSourceId: source.id, error: String(error) });
     // Its failure is handled at once (it may come while the step still awaits the groupings).
-    // Analyzed in its own transaction, before its COMMIT: the writeback of the new relation's pages
-    // (backend_flush_after) drains during the ANALYZE, so the COMMIT's sync is short, and parseStep
-    // has no ANALYZE of the entries left to run (statistics follow the table through the rename).
-    let wrote: (result: ParseResult | null) => void = () => undefined;
-    const written = new Promise<ParseResult | null>((resolve) => (wrote = resolve));
-    const entries: Promise<ParseResult | null> = parseEntries(env.app.pool, {
-      staging,
-      target: entriesAhead,
-      plan,
-      transactionIdSelection: selection,
-      columnNames: stage.columns.map((c) => c.name),
-      onWritten: wrote,
-    }).catch((error) => {
-      failed("parse ahead (entries)")(error);
-      return null;
-    });
-    // Settles `written` if the statement failed (a later resolve is ignored).
-    void entries.then(wrote);
+    const entries: Promise<ParseResult | null> = parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name), statisticsTarget: null }).catch(
+      (error) => {
+        failed("parse ahead (entries)")(error);
+        return null;
+      },
+    );
     const built = await (async () => {
       try {
         // Their statistics are gathered once they are in place (parseStep), off this step's critical path.
@@ -426,7 +409,7 @@ export async function effectiveDatesStep(
         if (result === null) await dropTables(env.app.pool, [entriesAhead]).catch(() => undefined);
         return result;
       });
-      return { patch: { effectiveDates: built.summary.effectiveDates, accounts: built.summary.accounts }, preview: built.preview, ahead: { selection, entries: parsed, written, transactions: built.table } };
+      return { patch: { effectiveDates: built.summary.effectiveDates, accounts: built.summary.accounts }, preview: built.preview, ahead: { selection, entries: parsed, transactions: built.table } };
     }
     // Building ahead failed: the step as without it (a failure here is the step's own).
     const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection });
@@ -486,52 +469,26 @@ export async function parseStep(
   source: SourceRow,
   withTransactions: boolean,
   ahead: AheadParse | null = null,
-): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[]; statistics?: Promise<void>; placed?: Promise<void> }> {
+): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[]; statistics?: Promise<void> }> {
   const { staging, entries, transactions: transactionsTable, entriesAhead, transactionsAhead } = ingestionTables(source.id);
   const selection = source.transactionIdSelection;
   const usable = ahead && withTransactions && selection && sameSelection(ahead.selection, selection);
   if (usable) env.progress(0);
-  // The entries built ahead are used from the end of their statement: their ANALYZE and COMMIT (and
-  // then the renames into place) run while the walk writes the parse's records, which commit only
-  // once the tables are in place (`placed`; it rejects if the entries could not be committed, and
-  // the walk then parses in its turn).
-  const written = usable && ahead && source.accounts ? await ahead.written : null;
-  if (usable && ahead && written && source.accounts) {
-    const placed = ahead.entries.then(async (result) => {
-      if (result === null) throw new Error("The entries built ahead could not be committed");
-      await replaceTables(env.app.pool, [
-        [entriesAhead, entries],
-        [transactionsAhead, transactionsTable],
-      ]);
-      env.progress(100);
-    });
-    // Awaited by the walk (a rejection is its fallback), never left unhandled meanwhile.
-    placed.catch(() => undefined);
-    // Statistics only speed up the queries that follow: a failure is logged, not the walk's. The
-    // entries are analyzed in their own transaction (effectiveDatesStep).
-    const statistics =
-      ahead.transactionsStatistics ??
-      placed.then(
-        () => analyzeTables(env.app.pool, [transactionsTable]).catch((error) => env.app.logger.warn("ANALYZE of the parsed tables failed", { analysisSourceId: source.id, error: String(error) })),
-        () => undefined,
-      );
-    return { result: { ...written, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts: source.accounts, statistics, placed };
-  }
   // The entries built ahead may still be being written: awaited, used or not (nothing is dropped
   // while its statement runs).
   const aheadResult = ahead ? await ahead.entries : null;
   if (usable && ahead && aheadResult) {
-    // No accounts known yet: they are read from the entries once in place.
     await replaceTables(env.app.pool, [
       [entriesAhead, entries],
       [transactionsAhead, transactionsTable],
     ]);
     env.progress(100);
-    const analyzed = ahead.transactionsStatistics
-      ? undefined
-      : analyzeTables(env.app.pool, [transactionsTable]).catch((error) => env.app.logger.warn("ANALYZE of the parsed tables failed", { analysisSourceId: source.id, error: String(error) }));
+    // Statistics only speed up the queries that follow: a failure is logged, not the walk's.
+    const analyzed = analyzeTables(env.app.pool, ahead.transactionsStatistics ? [entries] : [entries, transactionsTable]).catch((error) =>
+      env.app.logger.warn("ANALYZE of the parsed tables failed", { analysisSourceId: source.id, error: String(error) }),
+    );
     const statistics = Promise.all([analyzed, ahead.transactionsStatistics]).then(() => undefined);
-    const accounts = await discoverAccounts(env.app.pool, entries);
+    const accounts = source.accounts ?? (await discoverAccounts(env.app.pool, entries));
     return { result: { ...aheadResult, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts, statistics };
   }
   // Tables built ahead for another selection (or that failed, or left by an interrupted walk) are not used.

@@ -254,52 +254,31 @@ export const ingestionJob = defineJob<IngestionPayload>({
             // inferred while the entries built ahead are still being written (never rejects).
             const known = source.accounts;
             const early = ahead && known && known.length > 0 ? inferDiscoveredAccounts(app.prisma, source.engagementId, known).catch(() => undefined) : undefined;
-            const withTransactions = type.features.includes("TRANSACTION_ID_SELECTION");
-            let parsed = await parseStep(env, source, withTransactions, ahead);
-            const built = ahead;
+            const parsed = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
             ahead = null;
-            const before = source;
-            // Records the parse in one transaction; with tables built ahead, written while their
-            // ANALYZE and COMMIT run, and committed once they are in place (`placed`).
-            const record = async (step: typeof parsed) => {
-              const { result, transactions, accounts } = step;
-              // Inferred before the transaction that records the parse: it holds that transaction no longer.
-              const inferred = accounts.length > 0 ? ((accounts === known ? await early : undefined) ?? (await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts))) : undefined;
-              return inTransaction(
-                app,
-                async (tx, emit) => {
-                  await announceEntriesDropped(tx, emit, actor, before);
-                  const saved = await save(tx, before.id, { parse: { rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }, warnings: parseWarnings(result.unparseable) }, actor);
-                  if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts, inferred });
-                  await entriesTableCreated(tx, emit, actor, {
-                    analysisId: before.analysisId,
-                    analysisSourceId: before.id,
-                    analysisSourceTypeId: before.analysisSourceTypeId,
-                    engagementId: before.engagementId,
-                    table: ingestionTables(before.id).entries,
-                    columns: result.columns,
-                    rowCount: result.rowCount,
-                    transactions: transactions && { table: transactions.table, columns: transactions.columns, rowCount: transactions.rowCount },
-                  });
-                  return saved;
-                },
-                step.placed && { timeout: 10 * 60_000, maxWait: 30_000, commitAfter: step.placed },
-              );
-            };
-            try {
-              source = await record(parsed);
-            } catch (error) {
-              // Nothing left running behind the walk; the entries built ahead that could not be
-              // committed or put in place: the parse in its turn, as when their statement failed.
-              const placed = parsed.placed && (await parsed.placed.then(() => true, () => false));
-              if (placed !== false || !built) throw error;
-              app.logger.warn("the entries built ahead could not be put in place; the parse will run in its turn", { analysisSourceId: before.id, error: String(error) });
-              parsed = await parseStep(env, before, withTransactions, { ...built, entries: Promise.resolve(null), written: Promise.resolve(null) });
-              source = await record(parsed);
-            }
+            const { result, transactions, accounts } = parsed;
             statistics = parsed.statistics;
-            app.metrics.ingestionRows.inc({ stage: "parsed" }, parsed.result.rowCount);
-            app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, parsed.result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
+            app.metrics.ingestionRows.inc({ stage: "parsed" }, result.rowCount);
+            app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
+            const before = source;
+            // Inferred before the transaction that records the parse: it holds that transaction no longer.
+            const inferred = accounts.length > 0 ? ((accounts === known ? await early : undefined) ?? (await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts))) : undefined;
+            source = await inTransaction(app, async (tx, emit) => {
+              await announceEntriesDropped(tx, emit, actor, before);
+              const saved = await save(tx, before.id, { parse: { rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }, warnings: parseWarnings(result.unparseable) }, actor);
+              if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts, inferred });
+              await entriesTableCreated(tx, emit, actor, {
+                analysisId: before.analysisId,
+                analysisSourceId: before.id,
+                analysisSourceTypeId: before.analysisSourceTypeId,
+                engagementId: before.engagementId,
+                table: ingestionTables(before.id).entries,
+                columns: result.columns,
+                rowCount: result.rowCount,
+                transactions: transactions && { table: transactions.table, columns: transactions.columns, rowCount: transactions.rowCount },
+              });
+              return saved;
+            });
             break;
           }
           default:
