@@ -11,14 +11,6 @@ export type EventHandler = (event: DomainEvent) => Promise<void>;
 /** A handler whose writes commit with the event's publication (on the relay's transaction). */
 export type TransactionalEventHandler = (event: DomainEvent, client: pg.ClientBase) => Promise<void>;
 
-/** Jobs started (`startJob`) in a transaction of `inTransaction`, by transaction: queued here once it commits. */
-const startedJobs = new WeakMap<Tx, string[]>();
-
-/** Records a job started in `tx`: `inTransaction` hands it to this process's queue once `tx` commits. */
-export function noteStartedJob(tx: Tx, asyncResultId: string): void {
-  startedJobs.get(tx)?.push(asyncResultId);
-}
-
 /**
  * Runs `work` in one database transaction; events it emits are written to the outbox in that same
  * transaction, so they exist exactly when the change does. The relay is nudged after commit.
@@ -29,9 +21,7 @@ export async function inTransaction<T>(
   options?: { timeout?: number; maxWait?: number; commitAfter?: Promise<unknown> },
 ): Promise<T> {
   const { commitAfter, ...transactionOptions } = options ?? {};
-  const started: string[] = [];
   const result = await app.prisma.$transaction(async (tx) => {
-    startedJobs.set(tx, started);
     const pending: NewDomainEvent[] = [];
     const value = await work(tx, (event) => pending.push(event));
     if (pending.length > 0) {
@@ -50,7 +40,6 @@ export async function inTransaction<T>(
     return value;
   }, transactionOptions);
   app.relay.kick();
-  if (started.length > 0) app.relay.jobsCommitted(started);
   return result;
 }
 
@@ -72,7 +61,6 @@ interface OutboxRow {
 export class OutboxRelay {
   private readonly handlers: EventHandler[] = [];
   private readonly transactionalHandlers: Array<{ handle: TransactionalEventHandler; accepts: (type: string) => boolean }> = [];
-  private readonly committedJobListeners: Array<(asyncResultIds: string[]) => void> = [];
   private timer?: NodeJS.Timeout;
   private draining?: Promise<void>;
   private again = false;
@@ -98,28 +86,6 @@ export class OutboxRelay {
    */
   onEventInTransaction(handler: TransactionalEventHandler, accepts: (type: string) => boolean = () => true): void {
     this.transactionalHandlers.push({ handle: handler, accepts });
-  }
-
-  /**
-   * Told, in the committing process, of the jobs a transaction of `inTransaction` started, right
-   * after its commit: the job runtime queues them at once instead of after the relay's next batch
-   * (a connection, BEGIN and the outbox's SELECT later: 10-16 ms at the start of an ingestion,
-   * traced). Their scheduling events are relayed as ever (the at-least-once guarantee; a queued
-   * job is claimed once).
-   */
-  onJobsCommitted(listener: (asyncResultIds: string[]) => void): void {
-    this.committedJobListeners.push(listener);
-  }
-
-  jobsCommitted(asyncResultIds: string[]): void {
-    if (this.stopped) return;
-    for (const listener of this.committedJobListeners) {
-      try {
-        listener(asyncResultIds);
-      } catch (error) {
-        this.logger.error("committed jobs listener failed", { error });
-      }
-    }
   }
 
   start(): void {

@@ -50,8 +50,6 @@ export class JobRuntime {
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
   private readonly running = new Map<string, Running>();
   private readonly definitions = new Map<string, JobDefinition<any>>();
-  /** Jobs this process queued when their start committed: their scheduling event needs no second queueing. */
-  private readonly queuedOnCommit = new Map<string, NodeJS.Timeout>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopping = false;
@@ -64,27 +62,7 @@ export class JobRuntime {
     app.relay.onEvent(async (event) => {
       if (event.type !== JOB_STARTED_EVENT && event.type !== INTERNAL_JOB_STARTED_EVENT) return;
       const id = (event.payload as { asyncResultId?: string }).asyncResultId;
-      if (!id) return;
-      const queued = this.queuedOnCommit.get(id);
-      if (queued) {
-        clearTimeout(queued);
-        this.queuedOnCommit.delete(id);
-        return;
-      }
-      await this.enqueue(id, 0);
-    });
-    app.relay.onJobsCommitted((ids) => {
-      for (const id of ids) {
-        this.enqueue(id, 0)
-          .then(() => {
-            if (this.stopping) return;
-            // Forgotten after a while: the event may be relayed by another process.
-            const forget = setTimeout(() => this.queuedOnCommit.delete(id), 60_000);
-            forget.unref();
-            this.queuedOnCommit.set(id, forget);
-          })
-          .catch((error) => this.app.logger.warn("could not queue a started job; the relay will", { error, asyncResultId: id }));
-      }
+      if (id) await this.enqueue(id, 0);
     });
   }
 

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { createAudit } from "../entity/audit.js";
 import { newId } from "../core/ids.js";
-import { noteStartedJob, type Tx } from "../events/outbox.js";
+import type { Tx } from "../events/outbox.js";
 import type { RequestContext } from "../app-types.js";
 import type { AsyncEntityType, JobDefinition, JobStarter } from "./define.js";
 
@@ -61,7 +61,6 @@ export async function startJob<P>(tx: Tx, spec: StartJobSpec<P>) {
       payload: { asyncResultId: row.id, type: row.type, status: row.status },
     },
   });
-  noteStartedJob(tx, row.id);
   return row;
 }
 
