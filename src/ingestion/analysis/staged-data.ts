@@ -66,8 +66,6 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
   const table = qualifiedTable(staging);
   return withParseFallback(async (guarded) => {
     return inPgTransaction(pool, async (client) => {
-      await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
-      await client.query(SERIAL_PASS_SETTINGS);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
       const dated = date !== undefined && date.storage === "DATE";
       // A staged date shadow is grouped as the integer it is, the date formed once per day group
@@ -126,7 +124,7 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
       }
       const last = rows.find((r) => r.kind === "last")?.v;
       return { effectiveDates, accounts, transactionIdPreview, ...(lastRow ? { lastRow: last === null || last === undefined ? null : Number(last) } : {}) };
-    });
+    }, `SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'; ${SERIAL_PASS_SETTINGS}`);
   }, plan.fields.some((f) => f.guarded));
 }
 

@@ -138,8 +138,6 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
   const forceGuard = plan.fields.some((f) => f.guarded);
   return withParseFallback(async (guarded) => {
     return inPgTransaction(pool, async (client) => {
-      await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
-      await client.query(SERIAL_PASS_SETTINGS);
       const amount = signedAmountExpression(plan, guarded) ?? "NULL::bigint";
       const d = date ? typedExpression(date, plan, guarded) : "NULL::date";
       const table = qualifiedTable(staging);
@@ -181,7 +179,7 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
       const details = await exampleRows(client, table, plan, selections, stats, amount);
       // No rows (nothing staged): GROUPING SETS yields no group at all, the selection rates as empty.
       return selections.map((selection, i) => preview(selection, stats.get(i) ?? toStats({}), details.get(i) ?? [], !!signedAmountExpression(plan, false)));
-    });
+    }, `SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'; ${SERIAL_PASS_SETTINGS}`);
   }, forceGuard);
 }
 
@@ -211,10 +209,9 @@ export async function previewFromTransactions(
   const dated = field(plan, FIELDS.effectiveDate)?.storage === "DATE";
   return withParseFallback(async (guarded) => {
     return inPgTransaction(pool, async (client) => {
-      await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
       // Rated beside the parse and the day grouping, which keep both cores busy: workers would only
-      // add processes (and gather work) to the quarter of a million rows of a 1M-line ledger.
-      await client.query(SERIAL_PASS_SETTINGS);
+      // add processes (and gather work) to the quarter of a million rows of a 1M-line ledger (the
+      // prelude's SERIAL_PASS_SETTINGS).
       const { rows } = await client.query(
         `SELECT ${aggregates(FIELDS.txid)}
            FROM (SELECT ${FIELDS.txid}, entry_count AS n, balance AS bal, ${dated ? `${FIELDS.effectiveDate} <> last_effective_date` : "NULL::boolean"} AS dates, row_no AS lo
@@ -225,7 +222,7 @@ export async function previewFromTransactions(
       const lastRow = options.lastRow ? await options.lastRow : null;
       const details = await exampleRows(client, qualifiedTable(options.staging), plan, [selection], new Map([[0, stats]]), amount, lastRow);
       return preview(selection, stats, details.get(0) ?? [], !!signedAmountExpression(plan, false));
-    });
+    }, `SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'; ${SERIAL_PASS_SETTINGS}`);
   }, plan.fields.some((f) => f.guarded));
 }
 

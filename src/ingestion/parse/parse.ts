@@ -185,9 +185,6 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
 
   const { rowCount, guarded: usedGuards } = await withParseFallback(async (guarded) => {
     return inPgTransaction(pool, async (client) => {
-      await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
-      await client.query(WRITE_ONCE_SETTINGS);
-      await client.query(`DROP TABLE IF EXISTS ${target}`);
       const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${[...outer, outerErrors(guarded)].join(", ")} FROM (${inner(guarded)}) s`);
       // Statistics for the data-table queries that follow at once (autovacuum would come later). A
       // 9,000-row sample (target 30) costs a tenth of the default 30,000 and plans these filters as well.
@@ -196,7 +193,7 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
         await client.query(`ANALYZE ${target}`);
       }
       return { rowCount: result.rowCount ?? 0, guarded };
-    });
+    }, `SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'; ${WRITE_ONCE_SETTINGS}; DROP TABLE IF EXISTS ${target}`);
   });
 
   const unparseable: Record<string, number> = {};

@@ -167,12 +167,9 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
   const inner = summaries.filter((s) => s.aggregate !== null).map((s) => (s.aggregate === s.name ? s.name : `${s.aggregate} AS ${s.name}`));
   // Aggregated only (credit_total, balance and balanced are derived from it), never a column.
   inner.push(`coalesce(${BIGINT_SUM}(${NET}), 0) AS ${NET}`);
+  // One group per transaction, hashed in memory (a quarter of a million groups per million lines).
+  const prelude = [...(source.dateStyle ? [`SET LOCAL DateStyle = '${source.dateStyle}'`] : []), SERIAL_PASS_SETTINGS, WRITE_ONCE_SETTINGS, `DROP TABLE IF EXISTS ${target}`].join("; ");
   return inPgTransaction(pool, async (client) => {
-    if (source.dateStyle) await client.query(`SET LOCAL DateStyle = '${source.dateStyle}'`);
-    // One group per transaction, hashed in memory (a quarter of a million groups per million lines).
-    await client.query(SERIAL_PASS_SETTINGS);
-    await client.query(WRITE_ONCE_SETTINGS);
-    await client.query(`DROP TABLE IF EXISTS ${target}`);
     const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${summaries.map((s) => s.outer).join(", ")} FROM (SELECT ${inner.join(", ")} FROM ${source.from} GROUP BY ${FIELDS.txid}) t`);
     // Statistics for the data-table queries that follow at once, as the parse does for the entries.
     if (statisticsTarget !== null) {
@@ -184,5 +181,5 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
       rowCount: result.rowCount ?? 0,
       columns: transactionColumns(summaries),
     };
-  });
+  }, prelude);
 }
