@@ -2,7 +2,7 @@ import type pg from "pg";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { column, qualifiedTable, stagingColumn } from "../sql/identifiers.js";
 import { ensureRowIndex } from "../staging/stage.js";
-import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
+import { dateStyleSetting, withParseFallback } from "../sql/value-expressions.js";
 import type { DataPreview, MetricState } from "../types.js";
 import { inPgTransaction } from "../../db/pg-transaction.js";
 
@@ -36,7 +36,7 @@ export async function summarizeEffectiveDates(pool: pg.Pool, staging: string, pl
   const rows = await withParseFallback(async (guarded) => {
     const amount = signedAmountExpression(plan, guarded) ?? "0::bigint";
     return inPgTransaction(pool, async (client) => {
-      await client.query(`SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'`);
+      await client.query(dateStyleSetting(plan.dateOrder));
       const result = await client.query<{ d: string | null; n: string; dn: string; cn: string; ds: string; cs: string; first_row: string }>(
         `SELECT to_char(d, 'YYYY-MM-DD') AS d, count(*) AS n,
                 count(*) FILTER (WHERE a > 0) AS dn, count(*) FILTER (WHERE a < 0) AS cn,

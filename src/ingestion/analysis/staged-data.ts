@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { DAY_ZERO, FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
-import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
+import { serialPassPrelude, withParseFallback } from "../sql/value-expressions.js";
 import type { EffectiveDateSummary } from "./effective-dates.js";
 import type { DiscoveredAccount } from "../parse/parse.js";
 import { aggregates, exampleRows, preview, previewTransactionIds, toStats, type TransactionIdPreview } from "./transaction-ids.js";
@@ -124,7 +124,7 @@ async function analyzeInOnePass(pool: pg.Pool, staging: string, plan: ParsePlan,
       }
       const last = rows.find((r) => r.kind === "last")?.v;
       return { effectiveDates, accounts, transactionIdPreview, ...(lastRow ? { lastRow: last === null || last === undefined ? null : Number(last) } : {}) };
-    }, `SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'; ${SERIAL_PASS_SETTINGS}`);
+    }, serialPassPrelude(plan.dateOrder));
   }, plan.fields.some((f) => f.guarded));
 }
 

@@ -3,7 +3,7 @@ import type { ColumnSummary } from "../mapping/columns.js";
 import { FIELDS, fence, field, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan } from "../sql/parse-plan.js";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { ensureRowIndex } from "../staging/stage.js";
-import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
+import { serialPassPrelude, withParseFallback } from "../sql/value-expressions.js";
 import { combinationKey, needsWindow, normalizeSelection, sameSelection, windowedKeys, type TransactionIdSelection } from "./transaction-keys.js";
 import { inPgTransaction } from "../../db/pg-transaction.js";
 
@@ -179,7 +179,7 @@ export async function previewTransactionIds(pool: pg.Pool, staging: string, plan
       const details = await exampleRows(client, table, plan, selections, stats, amount);
       // No rows (nothing staged): GROUPING SETS yields no group at all, the selection rates as empty.
       return selections.map((selection, i) => preview(selection, stats.get(i) ?? toStats({}), details.get(i) ?? [], !!signedAmountExpression(plan, false)));
-    }, `SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'; ${SERIAL_PASS_SETTINGS}`);
+    }, serialPassPrelude(plan.dateOrder));
   }, forceGuard);
 }
 
@@ -222,7 +222,7 @@ export async function previewFromTransactions(
       const lastRow = options.lastRow ? await options.lastRow : null;
       const details = await exampleRows(client, qualifiedTable(options.staging), plan, [selection], new Map([[0, stats]]), amount, lastRow);
       return preview(selection, stats, details.get(0) ?? [], !!signedAmountExpression(plan, false));
-    }, `SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'; ${SERIAL_PASS_SETTINGS}`);
+    }, serialPassPrelude(plan.dateOrder));
   }, plan.fields.some((f) => f.guarded));
 }
 

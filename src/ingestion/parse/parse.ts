@@ -2,7 +2,7 @@ import type pg from "pg";
 import { combinationKey, needsWindow, normalizeSelection, windowedKeys, type NormalizedSelection, type TransactionIdSelection } from "../analysis/transaction-keys.js";
 import { qualifiedTable } from "../sql/identifiers.js";
 import { amountSides, FIELDS, fence, signedAmountExpression, sqlColumn, typedExpression, type ParsePlan, type ResolvedField, type Storage } from "../sql/parse-plan.js";
-import { dateStyleFor, withParseFallback } from "../sql/value-expressions.js";
+import { dateStyleSetting, withParseFallback } from "../sql/value-expressions.js";
 import { inPgTransaction } from "../../db/pg-transaction.js";
 
 /** A column of the entries table, described for data table definitions. */
@@ -193,7 +193,7 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
         await client.query(`ANALYZE ${target}`);
       }
       return { rowCount: result.rowCount ?? 0, guarded };
-    }, `SET LOCAL DateStyle = '${dateStyleFor(plan.dateOrder)}'; ${WRITE_ONCE_SETTINGS}; DROP TABLE IF EXISTS ${target}`);
+    }, `${dateStyleSetting(plan.dateOrder)}; ${WRITE_ONCE_SETTINGS}; DROP TABLE IF EXISTS ${target}`);
   });
 
   const unparseable: Record<string, number> = {};

@@ -26,6 +26,11 @@ export function dateStyleFor(order: DateOrder): string {
   return `ISO, ${order}`;
 }
 
+/** The statement setting the DateStyle of a transaction's reads (`dateStyleFor`). */
+export function dateStyleSetting(order: DateOrder): string {
+  return `SET LOCAL DateStyle = '${dateStyleFor(order)}'`;
+}
+
 /** The DateStyle of a statement: the order of the first date format given (the effective date's). */
 export function statementDateOrder(formats: (string | null | undefined)[]): DateOrder {
   for (const format of formats) if (format) return castOrderFor(format) ?? dateOrderOf(format);
@@ -145,3 +150,8 @@ export async function withParseFallback<T>(attempt: (guarded: boolean) => Promis
  * (measured on two cores: 1.6 -> 1.25 CPU seconds for the analysis of a million rows, no slower).
  */
 export const SERIAL_PASS_SETTINGS = "SET LOCAL work_mem = '128MB'; SET LOCAL max_parallel_workers_per_gather = 0";
+
+/** A serial pass's transaction prelude (sent with its BEGIN): the dates' order and SERIAL_PASS_SETTINGS. */
+export function serialPassPrelude(order: DateOrder): string {
+  return `${dateStyleSetting(order)}; ${SERIAL_PASS_SETTINGS}`;
+}
