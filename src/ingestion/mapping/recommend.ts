@@ -32,19 +32,49 @@ function tokens(text: string): string[] {
 
 /** How well a column header names a field: 1 for a known name, less for partial matches, 0 for none. */
 export function headerScore(header: string, definition: ColumnDefinition): number {
-  const norm = normalizeHeader(header);
+  return normalizedHeaderScore(normalizeHeader(header), definition);
+}
+
+/** A field's names as `headerScore` compares them, normalised and split once per field. */
+interface FieldNames {
+  /** The field's name with spaces for underscores, then its synonyms. */
+  synonyms: string[];
+  /** The words of each synonym. */
+  synonymWords: string[][];
+  own: string;
+  exclusions: string[];
+}
+
+// Per platform field name: the dictionaries are constants, and a recommendation scores every
+// column against every field (normalising and splitting the same synonyms again each time made
+// it 3-4 ms per file, twice in the chain from the source request to the effective-date step).
+const fieldNamesCache = new Map<string, FieldNames>();
+
+function fieldNames(field: string): FieldNames {
+  let names = fieldNamesCache.get(field);
+  if (!names) {
+    const synonyms = [normalizeHeader(field.replace(/_/g, " ")), ...(FIELD_SYNONYMS[field] ?? [])];
+    names = { synonyms, synonymWords: synonyms.map(tokens), own: normalizeHeader(field), exclusions: FIELD_EXCLUSIONS[field] ?? [] };
+    fieldNamesCache.set(field, names);
+  }
+  return names;
+}
+
+/** `headerScore` of a header already normalised (`normalizeHeader`). */
+function normalizedHeaderScore(norm: string, definition: ColumnDefinition): number {
   if (norm === "") return 0;
-  const field = definition.platformFieldName;
-  const synonyms = [normalizeHeader(field.replace(/_/g, " ")), ...(FIELD_SYNONYMS[field] ?? [])];
-  if (synonyms.includes(norm) || norm === normalizeHeader(field)) return 1;
+  const { synonyms, synonymWords: allWords, own, exclusions } = fieldNames(definition.platformFieldName);
+  if (synonyms.includes(norm) || norm === own) return 1;
   const words = tokens(norm);
-  if ((FIELD_EXCLUSIONS[field] ?? []).some((x) => words.includes(x) || (x.length > 4 && norm.includes(x)))) return 0;
+  if (exclusions.some((x) => words.includes(x) || (x.length > 4 && norm.includes(x)))) return 0;
+  const padded = ` ${norm} `;
   let best = 0;
-  for (const synonym of synonyms) {
-    const synonymWords = tokens(synonym);
+  for (let i = 0; i < synonyms.length; i++) {
+    const synonym = synonyms[i];
+    const synonymWords = allWords[i];
     if (synonym.length >= 4 || synonymWords.length > 1) {
       // The synonym as a phrase inside the header ("GL Posting Date" contains "posting date").
-      if (` ${norm} `.includes(` ${synonym} `)) best = Math.max(best, 0.6 + 0.3 * (synonymWords.length / words.length));
+      if (padded.includes(` ${synonym} `)) best = Math.max(best, 0.6 + 0.3 * (synonymWords.length / words.length));
     }
     const shared = synonymWords.filter((w) => w.length > 2 && words.includes(w)).length;
     if (shared > 0) best = Math.max(best, (0.55 * shared) / Math.max(words.length, synonymWords.length));
@@ -58,10 +88,10 @@ const BARE_SCORE = 0.5;
 /**
  * The score of a bare header word (BARE_SYNONYMS) for a field, among the source type's fields:
  * only when no field claims the header by name (`claimed`) and no other field lists the word too.
+ * `norm` is the header normalised.
  */
-function bareScore(header: string, definition: ColumnDefinition, definitions: ColumnDefinition[], claimed: boolean): number {
+function bareScore(norm: string, definition: ColumnDefinition, definitions: ColumnDefinition[], claimed: boolean): number {
   if (claimed) return 0;
-  const norm = normalizeHeader(header);
   if (!(BARE_SYNONYMS[definition.platformFieldName] ?? []).includes(norm)) return 0;
   const listing = definitions.filter((d) => (BARE_SYNONYMS[d.platformFieldName] ?? []).includes(norm));
   return listing.length === 1 ? BARE_SCORE : 0;
@@ -120,10 +150,11 @@ export function unmetRequirements(definitions: ColumnDefinition[], mapped: Set<s
 export function recommendMappings(columns: ColumnSummary[], definitions: ColumnDefinition[], options: RecommendOptions = {}): MappingRecommendation {
   const candidates: Candidate[] = [];
   for (const column of columns) {
-    const named = definitions.map((definition) => headerScore(column.name, definition));
+    const norm = normalizeHeader(column.name);
+    const named = definitions.map((definition) => normalizedHeaderScore(norm, definition));
     const claimed = named.some((score) => score >= MIN_SCORE);
     for (const [i, definition] of definitions.entries()) {
-      const header = Math.max(named[i], bareScore(column.name, definition, definitions, claimed));
+      const header = Math.max(named[i], bareScore(norm, definition, definitions, claimed));
       const score = header * typeFit(column, definition);
       if (score >= MIN_SCORE) candidates.push({ position: column.position, field: definition.platformFieldName, score });
     }
