@@ -1,6 +1,7 @@
 import type { SourceMessage } from "./analysis-source.messages.js";
 import type { App } from "../../app-types.js";
 import { transientEventKind } from "../../events/transient-kind.js";
+import { sourceTypeOf } from "./analysis-source.source-types.js";
 import { isWorkflowState, stateDefinition, workflowPath, type WorkflowFeature, type WorkflowState } from "../../ingestion/index.js";
 
 
@@ -104,7 +105,7 @@ export async function currentSourceProgress(
   if (state === "COMPLETED") return { ...base, percent: 100 };
   if (state === "FAILED") return { ...base, percent: 100, message: source.errors[0]?.defaultMessage ?? null };
   if (!isWorkflowState(state)) return { ...base, percent: 0 };
-  const type = await app.prisma.analysisSourceType.findUnique({ where: { id: source.analysisSourceTypeId }, select: { features: true } });
+  const type = await sourceTypeOf(app, source.analysisSourceTypeId);
   const { from, to } = shareOf(workflowPath((type?.features ?? []) as WorkflowFeature[]), state);
   if (stateDefinition(state).kind === "Step") return { ...base, percent: Math.round(to) };
   const job = await app.prisma.asyncResult.findFirst({ where: { entityId: source.id, entityType: "ANALYSIS_SOURCE", status: "IN_PROGRESS" }, select: { progress: true } });

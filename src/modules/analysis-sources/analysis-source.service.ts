@@ -33,7 +33,8 @@ import { checkPositions } from "./analysis-source.input-checks.js";
 import { checkVirtualColumnVersions, storedVirtualColumns } from "./analysis-source.virtual-columns.js";
 import type { SourceRow } from "./analysis-source.steps.js";
 import type { CreateAnalysisSourceInput, ProposedFields, UpdateAnalysisSourceInput } from "./analysis-source.inputs.js";
-import { announceEntriesDropped, ingestionJob, sourceTypeOf, type IngestionPayload } from "./analysis-source.workflow.js";
+import { sourceTypeOf } from "./analysis-source.source-types.js";
+import { announceEntriesDropped, ingestionJob, type IngestionPayload } from "./analysis-source.workflow.js";
 
 const ENTITY = "AnalysisSource";
 

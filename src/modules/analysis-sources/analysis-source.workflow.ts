@@ -10,11 +10,9 @@ import {
   nextStep,
   stateDefinition,
   workflowPath,
-  type ColumnDefinition,
   type MoveInput,
   type TabularFileInfo,
   type TransactionIdPreview,
-  type WorkflowFeature,
   type WorkflowState,
 } from "../../ingestion/index.js";
 import { defineJob, JobError, type JobStarter } from "../../jobs/index.js";
@@ -22,6 +20,7 @@ import { inferDiscoveredAccounts, recordDiscoveredAccounts } from "../account-ma
 import { saveSourceFileInfo } from "../file-infos/file-info.service.js";
 import { publishSourceProgress, walkProgress } from "./analysis-source.progress.js";
 import { sourceMessage, type SourceMessage } from "./analysis-source.messages.js";
+import { sourceTypeOf } from "./analysis-source.source-types.js";
 import {
   detectStep,
   effectiveDatesStep,
@@ -46,12 +45,6 @@ export interface IngestionPayload {
   reapplyMappings?: boolean;
   /** transactionIdSelection changed while resting at INTEGRITY_CHECKED (spec 3.2). */
   selectionChanged?: boolean;
-}
-
-export async function sourceTypeOf(app: Pick<App, "prisma">, id: string): Promise<{ features: WorkflowFeature[]; definitions: ColumnDefinition[] } | null> {
-  const type = await app.prisma.analysisSourceType.findUnique({ where: { id } });
-  if (!type) return null;
-  return { features: type.features as WorkflowFeature[], definitions: type.columnDefinitions };
 }
 
 function actorOfStarter(startedBy: JobStarter): Actor {
