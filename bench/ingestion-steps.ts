@@ -9,10 +9,13 @@
 // BENCH_ROUNDS (2), BENCH_FILE (reuse a generated file), BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof
 // --cpu-prof-dir=/tmp/prof"), BENCH_SAMPLE_MS (50), BENCH_TIMELINE=1 (from the upload's answer to the
 // end, per sample: the cores the server and PostgreSQL kept busy and would have kept busy (demand:
-// run + runnable), and the statements running; where demand stays under 2 a quiet machine idles).
+// run + runnable), and the statements running; where demand stays under 2 a quiet machine idles),
+// BENCH_MARK_TIMES=1 (each round's upload, answer and end in ms since the server's spawn, to place
+// a `--trace-gc` line), BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot of the server before each round;
+// start it with BENCH_SERVER_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=<that dir>").
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -29,6 +32,7 @@ const TICK_US = 1e6 / (Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf
 const db = await benchDatabase();
 const dir = mkdtempSync(join(tmpdir(), "ingestion-steps-"));
 const token = process.env.BENCH_TOKEN ?? `fap_bench_${randomBytes(8).toString("hex")}`;
+const spawned = performance.now();
 const server = await startServer(
   benchServerEnv(db.url, token, join(dir, "data")),
   process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean),
@@ -177,6 +181,24 @@ function cpuBetween(samples: Sample[], from: number, to: number): number[] {
   return x.map((v, j) => (y[j] - v) / 1000);
 }
 
+/** Asks the server (started with --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=DIR) for a heap snapshot and waits until it is written. */
+async function heapSnapshot(where: string, name: string): Promise<void> {
+  const before = new Set(readdirSync(where));
+  process.kill(serverPid, "SIGUSR2");
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const made = readdirSync(where).find((f) => !before.has(f) && f.endsWith(".heapsnapshot"));
+    if (!made) continue;
+    const size = () => statSync(join(where, made)).size;
+    const a = size();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    if (size() === a && a > 0) {
+      renameSync(join(where, made), join(where, `${name}.heapsnapshot`));
+      return;
+    }
+  }
+}
+
 try {
   const file = process.env.BENCH_FILE ?? join(dir, "general-ledger.csv");
   if (!existsSync(file)) await writeGeneralLedgerCsv(file, LINES);
@@ -185,6 +207,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const analysis = await api("POST", "/analyses", { engagementId: engagement.id, analysisTypeId: GENERAL_LEDGER_ANALYSIS_TYPE, name: `Round ${round}`, analysisPeriods: [{ startDate: "2023-01-01", endDate: "2023-12-31" }] });
     await quiesce(admin);
+    if (process.env.BENCH_HEAP_SNAPSHOT_DIR) await heapSnapshot(process.env.BENCH_HEAP_SNAPSHOT_DIR, `before-round-${round + 1}`);
     const load = loadavg()[0];
     const sampling = sampler();
     await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS * 2));
@@ -211,6 +234,7 @@ try {
       }
     });
     marks.push(["(end)", finished]);
+    if (process.env.BENCH_MARK_TIMES) log(`marks since the server's spawn: upload ${(started - spawned).toFixed(0)}, answered ${(uploaded - spawned).toFixed(0)}, finished ${(finished - spawned).toFixed(0)}`);
     log(`round ${round + 1}: ${Math.round(finished - started)} ms from the upload (load ${load.toFixed(1)} before, ${loadavg()[0].toFixed(1)} after)`);
     log(`  ${"phase".padEnd(34)} ${"wall ms".padStart(8)} ${"main".padStart(7)} ${"others".padStart(7)} ${"pg".padStart(7)}   demand: main, backends (run + runnable, ms)`);
     const sum = [0, 0, 0, 0, 0];

@@ -1,4 +1,5 @@
 import { loadConfig } from "./config.js";
+import { tuneHeapGrowth } from "./core/heap-growth.js";
 import { createLogger, type Logger } from "./core/logger.js";
 import { startServer, REST_BASE } from "./server.js";
 
@@ -15,6 +16,7 @@ function startupFailed(logger: Logger, error: unknown): never {
   process.exit(1);
 }
 
+tuneHeapGrowth();
 let config: ReturnType<typeof loadConfig>;
 try {
   config = loadConfig();
