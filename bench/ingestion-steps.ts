@@ -245,6 +245,12 @@ try {
       if (wall < 20 && cpu.every((v) => v < 20)) continue;
       log(`  ${marks[i][0].padEnd(34)} ${wall.toFixed(0).padStart(8)} ${cpu.slice(0, 3).map((v) => v.toFixed(0).padStart(7)).join(" ")}   ${cpu.slice(3).map((v) => v.toFixed(0).padStart(7)).join(" ")}`);
     }
+    // The tail: from the end of the entries' CREATE TABLE AS (the first sample after the last one
+    // that saw it running) to COMPLETED, and PARSING to COMPLETED.
+    const lastSeen = sampling.samples.findLastIndex((x) => (x.running ?? []).some((q) => /^CREATE TABLE \S*entries/.test(q)));
+    const entriesEnd = lastSeen >= 0 ? (sampling.samples[lastSeen + 1]?.t ?? finished) : NaN;
+    const parsing = marks.find(([name]) => name === "PARSING")?.[1] ?? NaN;
+    log(`  tail: entries' statement end -> COMPLETED ${(finished - entriesEnd).toFixed(0)} ms (ends at ${(entriesEnd - uploaded).toFixed(0)} after the answer); PARSING -> COMPLETED ${(finished - parsing).toFixed(0)} ms`);
     log(`  ${"total".padEnd(34)} ${(finished - started).toFixed(0).padStart(8)} ${sum.slice(0, 3).map((v) => v.toFixed(0).padStart(7)).join(" ")}   ${sum.slice(3).map((v) => v.toFixed(0).padStart(7)).join(" ")}`);
     if (process.env.BENCH_TIMELINE) {
       log("  timeline from the upload's answer (ms since; cores busy: server main, others, PostgreSQL; demand: main, backends; statements running):");

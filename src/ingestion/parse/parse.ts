@@ -29,6 +29,12 @@ export interface ParseOptions {
    * transaction, the caller runs `analyzeTables` once it committed (off its critical path).
    */
   statisticsTarget?: number | null;
+  /**
+   * Called once with the result as soon as the statement (and the count of unparseable values) is
+   * done, before the ANALYZE and the COMMIT: the caller may write what records the parse meanwhile
+   * (and commit it only once this table is committed).
+   */
+  onWritten?: (result: ParseResult) => void;
 }
 
 export interface ParseResult {
@@ -183,30 +189,39 @@ export async function parseEntries(pool: pg.Pool, options: ParseOptions): Promis
     return `${base}${fence(plan, guarded) || (guardedColumn ? " OFFSET 0" : "")}`;
   };
 
-  const { rowCount, guarded: usedGuards } = await withParseFallback(async (guarded) => {
+  const checked = plan.fields.map((f, i) => [f, i] as const).filter(([f]) => f.storage !== "TEXT");
+  let announced = false;
+  return withParseFallback(async (guarded) => {
     return inPgTransaction(pool, async (client) => {
-      const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${[...outer, outerErrors(guarded)].join(", ")} FROM (${inner(guarded)}) s`);
+      const created = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${[...outer, outerErrors(guarded)].join(", ")} FROM (${inner(guarded)}) s`);
+      // Counted in the statement's transaction: the result is complete before the ANALYZE and the
+      // COMMIT (`onWritten`).
+      const unparseable: Record<string, number> = {};
+      for (const [f] of checked) unparseable[f.platformField] = 0;
+      // Without guarded expressions every value was read (an unreadable one would have failed the statement).
+      if (checked.length > 0 && (guarded || checked.some(([f]) => f.expectErrors))) {
+        const { rows } = await client.query(
+          `SELECT ${checked.map(([, i]) => `count(*) FILTER (WHERE parse_errors & ${1 << Math.min(i, 30)} <> 0) AS f${i}`).join(", ")} FROM ${target} WHERE parse_errors IS NOT NULL`,
+        );
+        for (const [f, i] of checked) unparseable[f.platformField] = Number(rows[0]?.[`f${i}`] ?? 0);
+      }
+      const result: ParseResult = { table: options.target, rowCount: created.rowCount ?? 0, columns, unparseable };
+      if (!announced && options.onWritten) {
+        announced = true;
+        options.onWritten(result);
+      }
       // Statistics for the data-table queries that follow at once (autovacuum would come later). A
-      // 9,000-row sample (target 30) costs a tenth of the default 30,000 and plans these filters as well.
+      // 9,000-row sample (target 30) costs a tenth of the default 30,000 and plans these filters as
+      // well. Before the COMMIT: the rows are the transaction's own (no commit-status look-ups, no
+      // hint bits set on the sampled pages), and the writeback of the new relation's pages
+      // (WRITE_ONCE_SETTINGS) drains meanwhile, so the COMMIT's sync is shorter.
       if (options.statisticsTarget !== null) {
         await client.query(`SET LOCAL default_statistics_target = ${options.statisticsTarget ?? 30}`);
         await client.query(`ANALYZE ${target}`);
       }
-      return { rowCount: result.rowCount ?? 0, guarded };
+      return result;
     }, `${dateStyleSetting(plan.dateOrder)}; ${WRITE_ONCE_SETTINGS}; DROP TABLE IF EXISTS ${target}`);
   });
-
-  const unparseable: Record<string, number> = {};
-  const checked = plan.fields.map((f, i) => [f, i] as const).filter(([f]) => f.storage !== "TEXT");
-  for (const [f] of checked) unparseable[f.platformField] = 0;
-  // Without guarded expressions every value was read (an unreadable one would have failed the statement).
-  if (checked.length > 0 && (usedGuards || checked.some(([f]) => f.expectErrors))) {
-    const { rows } = await pool.query(
-      `SELECT ${checked.map(([, i]) => `count(*) FILTER (WHERE parse_errors & ${1 << Math.min(i, 30)} <> 0) AS f${i}`).join(", ")} FROM ${target} WHERE parse_errors IS NOT NULL`,
-    );
-    for (const [f, i] of checked) unparseable[f.platformField] = Number(rows[0]?.[`f${i}`] ?? 0);
-  }
-  return { table: options.target, rowCount, columns, unparseable };
 }
 
 /**

@@ -305,6 +305,11 @@ export interface AheadParse {
    * it); null when it failed (logged; PARSE then parses as usual). Never rejects.
    */
   entries: Promise<ParseResult | null>;
+  /**
+   * The entries' result as soon as their statement is done, before their ANALYZE and COMMIT (the
+   * walk records the parse meanwhile); null when the statement failed. Never rejects.
+   */
+  written: Promise<ParseResult | null>;
   transactions: TransactionsTableResult;
   /**
    * ANALYZE of the transactions built ahead, started as soon as the step hands them over (see
@@ -369,12 +374,23 @@ export async function effectiveDatesStep(
     // the longest, and the only one the step does not wait for.
     const failed = (what: string) => (error: unknown) => env.app.logger.warn(`${what} failed; the parse will run in its turn`, { analysisSourceId: source.id, error: String(error) });
     // Its failure is handled at once (it may come while the step still awaits the groupings).
-    const entries: Promise<ParseResult | null> = parseEntries(env.app.pool, { staging, target: entriesAhead, plan, transactionIdSelection: selection, columnNames: stage.columns.map((c) => c.name), statisticsTarget: null }).catch(
-      (error) => {
-        failed("parse ahead (entries)")(error);
-        return null;
-      },
-    );
+    // Analyzed in their own transaction, before its COMMIT (cheaper there, and the COMMIT's sync
+    // drains meanwhile); their result is handed over (`written`) as soon as the statement ends.
+    let wrote: (result: ParseResult | null) => void = () => undefined;
+    const written = new Promise<ParseResult | null>((resolve) => (wrote = resolve));
+    const entries: Promise<ParseResult | null> = parseEntries(env.app.pool, {
+      staging,
+      target: entriesAhead,
+      plan,
+      transactionIdSelection: selection,
+      columnNames: stage.columns.map((c) => c.name),
+      onWritten: wrote,
+    }).catch((error) => {
+      failed("parse ahead (entries)")(error);
+      return null;
+    });
+    // Settles `written` when the statement failed (a later resolve is ignored).
+    void entries.then(wrote);
     const built = await (async () => {
       try {
         // Their statistics are gathered once they are in place (parseStep), off this step's critical path.
@@ -409,7 +425,7 @@ export async function effectiveDatesStep(
         if (result === null) await dropTables(env.app.pool, [entriesAhead]).catch(() => undefined);
         return result;
       });
-      return { patch: { effectiveDates: built.summary.effectiveDates, accounts: built.summary.accounts }, preview: built.preview, ahead: { selection, entries: parsed, transactions: built.table } };
+      return { patch: { effectiveDates: built.summary.effectiveDates, accounts: built.summary.accounts }, preview: built.preview, ahead: { selection, entries: parsed, written, transactions: built.table } };
     }
     // Building ahead failed: the step as without it (a failure here is the step's own).
     const analysis = await analyzeStagedData(env.app.pool, staging, plan, { selection });
@@ -469,11 +485,31 @@ export async function parseStep(
   source: SourceRow,
   withTransactions: boolean,
   ahead: AheadParse | null = null,
-): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[]; statistics?: Promise<void> }> {
+): Promise<{ result: ParseResult; transactions: TransactionsTableResult | null; accounts: DiscoveredAccount[]; statistics?: Promise<void>; placed?: Promise<void> }> {
   const { staging, entries, transactions: transactionsTable, entriesAhead, transactionsAhead } = ingestionTables(source.id);
   const selection = source.transactionIdSelection;
   const usable = ahead && withTransactions && selection && sameSelection(ahead.selection, selection);
   if (usable) env.progress(0);
+  // The entries built ahead are used from the end of their statement, their accounts known: their
+  // ANALYZE and COMMIT, then the renames into place (`placed`), run while the walk records the
+  // parse, which commits only once they are in place (`placed` rejects if the entries could not be
+  // committed or moved: the walk then parses in its turn).
+  const written = usable && ahead && source.accounts ? await ahead.written : null;
+  if (usable && ahead && written && source.accounts) {
+    const placed = ahead.entries.then(async (result) => {
+      if (result === null) throw new Error("The entries built ahead could not be committed");
+      await replaceTables(env.app.pool, [
+        [entriesAhead, entries],
+        [transactionsAhead, transactionsTable],
+      ]);
+      env.progress(100);
+    });
+    // Awaited by the walk (a rejection is its fallback), never left unhandled meanwhile.
+    placed.catch(() => undefined);
+    // The entries were analyzed in their own transaction (effectiveDatesStep), the transactions as
+    // the step handed them over (gatherAheadStatistics); statistics follow the renames.
+    return { result: { ...written, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts: source.accounts, statistics: ahead.transactionsStatistics, placed };
+  }
   // The entries built ahead may still be being written: awaited, used or not (nothing is dropped
   // while its statement runs).
   const aheadResult = ahead ? await ahead.entries : null;
@@ -484,9 +520,10 @@ export async function parseStep(
     ]);
     env.progress(100);
     // Statistics only speed up the queries that follow: a failure is logged, not the walk's.
-    const analyzed = analyzeTables(env.app.pool, ahead.transactionsStatistics ? [entries] : [entries, transactionsTable]).catch((error) =>
-      env.app.logger.warn("ANALYZE of the parsed tables failed", { analysisSourceId: source.id, error: String(error) }),
-    );
+    // The entries were analyzed in their own transaction (statistics follow the rename).
+    const analyzed = ahead.transactionsStatistics
+      ? undefined
+      : analyzeTables(env.app.pool, [transactionsTable]).catch((error) => env.app.logger.warn("ANALYZE of the parsed tables failed", { analysisSourceId: source.id, error: String(error) }));
     const statistics = Promise.all([analyzed, ahead.transactionsStatistics]).then(() => undefined);
     const accounts = source.accounts ?? (await discoverAccounts(env.app.pool, entries));
     return { result: { ...aheadResult, table: entries }, transactions: { ...ahead.transactions, table: transactionsTable }, accounts, statistics };

@@ -245,18 +245,20 @@ export const ingestionJob = defineJob<IngestionPayload>({
             const parseStarted = performance.now();
             // The accounts found by the effective-date step are known already: their mappings are
             // inferred while the entries built ahead are still being written (never rejects).
-            const known = source.accounts;
+            const known: SourceRow["accounts"] = source.accounts;
             const early = ahead && known && known.length > 0 ? inferDiscoveredAccounts(app.prisma, source.engagementId, known).catch(() => undefined) : undefined;
-            const parsed = await parseStep(env, source, type.features.includes("TRANSACTION_ID_SELECTION"), ahead);
+            const withTransactions = type.features.includes("TRANSACTION_ID_SELECTION");
+            const built = ahead;
+            let parsed = await parseStep(env, source, withTransactions, ahead);
             ahead = null;
-            const { result, transactions, accounts } = parsed;
-            statistics = parsed.statistics;
-            app.metrics.ingestionRows.inc({ stage: "parsed" }, result.rowCount);
-            app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
-            const before = source;
-            // Inferred before the transaction that records the parse: it holds that transaction no longer.
-            const inferred = accounts.length > 0 ? ((accounts === known ? await early : undefined) ?? (await inferDiscoveredAccounts(app.prisma, before.engagementId, accounts))) : undefined;
-            source = await inTransaction(app, async (tx, emit) => {
+            const before: SourceRow = source;
+            const measure = (step: typeof parsed) => {
+              app.metrics.ingestionRows.inc({ stage: "parsed" }, step.result.rowCount);
+              app.metrics.ingestionRowsPerSecond.set({ stage: "parsed" }, step.result.rowCount / Math.max(0.001, (performance.now() - parseStarted) / 1000));
+            };
+            // The parse's records (in `tx`): the source's parse result, the account mappings, the data tables.
+            const record = async (tx: Tx, emit: Emit, step: typeof parsed, inferred: Awaited<ReturnType<typeof inferDiscoveredAccounts>> | undefined): Promise<SourceRow> => {
+              const { result, transactions, accounts } = step;
               await announceEntriesDropped(tx, emit, actor, before);
               const saved = await save(tx, before.id, { parse: { rowCount: result.rowCount, columns: result.columns, unparseable: result.unparseable }, warnings: parseWarnings(result.unparseable) }, actor);
               if (accounts.length > 0) await recordDiscoveredAccounts(tx, emit, actor, { engagementId: before.engagementId, analysisSourceId: before.id, accounts, inferred });
@@ -271,7 +273,68 @@ export const ingestionJob = defineJob<IngestionPayload>({
                 transactions: transactions && { table: transactions.table, columns: transactions.columns, rowCount: transactions.rowCount },
               });
               return saved;
-            });
+            };
+            // Inferred before the transaction that records the parse: it holds that transaction no longer.
+            const inferredOf = async (step: typeof parsed) =>
+              step.accounts.length > 0 ? ((step.accounts === known ? await early : undefined) ?? (await inferDiscoveredAccounts(app.prisma, before.engagementId, step.accounts))) : undefined;
+            const rest = parsed.placed ? statesToStop(move, state) : null;
+            if (parsed.placed && rest) {
+              // The entries built ahead are still being analyzed and committed: the parse's records
+              // and every state up to where the walk stops are written meanwhile, in the job's
+              // finish, which commits once the tables are in place with their statistics. Each
+              // state is saved as the walk saves it (the source's versions are the same), and its
+              // progress events are published in order once committed.
+              const placed = parsed.placed;
+              const ready = Promise.all([placed, parsed.statistics]);
+              const inferred = await inferredOf(parsed);
+              const step = parsed;
+              try {
+                const rows: SourceRow[] = await ctx.finish(
+                  async (tx, emit) => {
+                    const saves: SourceRow[] = [await record(tx, emit, step, inferred)];
+                    for (const next of rest) {
+                      const patch = next.stop ? { workflowState: next.state, errors: [] } : { workflowState: next.state };
+                      const saved = await save(tx, before.id, patch, actor);
+                      if (next.stop && next.state === "COMPLETED") emit(ingestionEvent("ingestion.complete", saved, actor.userId));
+                      saves.push(saved);
+                    }
+                    return saves;
+                  },
+                  { commitAfter: ready },
+                );
+                measure(step);
+                // The events as the walk publishes them: a Step's entry with the version before
+                // its save, a Transition's after it, the stop's end once committed.
+                source = rows[0];
+                for (const [i, next] of rest.entries()) {
+                  if (stateDefinition(next.state).kind === "Transition") source = rows[i + 1];
+                  progress.entered(next.state);
+                  source = rows[i + 1];
+                  if (next.stop) progress.reached(next.state);
+                }
+                app.logger.debug("analysis source step", { analysisSourceId: source.id, state, ms: Math.round(performance.now() - stepStarted) });
+                return;
+              } catch (error) {
+                // The entries built ahead could not be committed or put in place: nothing was
+                // recorded (the finish rolled back); the parse runs in its turn, as when their
+                // statement failed. Anything else is the walk's failure.
+                const failed = await placed.then(
+                  () => false,
+                  () => true,
+                );
+                if (!failed || !built) throw error;
+                app.logger.warn("the entries built ahead could not be put in place; the parse will run in its turn", { analysisSourceId: before.id, error: String(error) });
+                parsed = await parseStep(env, before, withTransactions, { ...built, entries: Promise.resolve(null), written: Promise.resolve(null) });
+              }
+            } else if (parsed.placed) {
+              // Not expected (PARSE is followed by states without work); placed before recording.
+              await parsed.placed;
+            }
+            statistics = parsed.statistics;
+            measure(parsed);
+            const inferred = await inferredOf(parsed);
+            const step = parsed;
+            source = await inTransaction(app, (tx, emit): Promise<SourceRow> => record(tx, emit, step, inferred));
             break;
           }
           default:
@@ -326,6 +389,21 @@ export const ingestionJob = defineJob<IngestionPayload>({
     publishSourceProgress(ctx.app, { analysisSourceId: source.id, analysisId: source.analysisId, engagementId: source.engagementId, workflowState: "FAILED", percent: 100, stepPercent: null, message: error, sourceVersion: failed.version });
   },
 });
+
+/**
+ * The states the walk enters after `state` up to where it stops (the stop last), when none of them
+ * runs a step's work; otherwise null.
+ */
+function statesToStop(move: MoveInput, state: WorkflowState): { state: WorkflowState; stop: boolean }[] | null {
+  const states: { state: WorkflowState; stop: boolean }[] = [];
+  for (let at = state; ; ) {
+    const next = nextStep(move, at);
+    if (!next || stateDefinition(next.state).job !== "NONE") return null;
+    states.push(next);
+    if (next.stop) return states;
+    at = next.state;
+  }
+}
 
 /**
  * The state with `job` the walk enters after `state` without resting before it (it may rest in
