@@ -10,7 +10,8 @@
 // --cpu-prof-dir=/tmp/prof"), BENCH_SAMPLE_MS (50), BENCH_TIMELINE=1 (from the upload's answer to the
 // end, per sample: the cores the server and PostgreSQL kept busy and would have kept busy (demand:
 // run + runnable), and the statements running; where demand stays under 2 a quiet machine idles),
-// BENCH_MARK_TIMES=1 (each round's upload, answer and end in ms since the server's spawn, to place
+// BENCH_TIMELINE_FROM (ms relative to the answer where the timeline starts, e.g. -600 for the
+// upload's end), BENCH_MARK_TIMES=1 (each round's upload, answer and end in ms since the server's spawn, to place
 // a `--trace-gc` line), BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot of the server before each round;
 // start it with BENCH_SERVER_NODE_ARGS="--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=<that dir>").
 import { spawnSync } from "node:child_process";
@@ -254,7 +255,7 @@ try {
     log(`  ${"total".padEnd(34)} ${(finished - started).toFixed(0).padStart(8)} ${sum.slice(0, 3).map((v) => v.toFixed(0).padStart(7)).join(" ")}   ${sum.slice(3).map((v) => v.toFixed(0).padStart(7)).join(" ")}`);
     if (process.env.BENCH_TIMELINE) {
       log("  timeline from the upload's answer (ms since; cores busy: server main, others, PostgreSQL; demand: main, backends; statements running):");
-      const after = sampling.samples.filter((x) => x.t >= uploaded);
+      const after = sampling.samples.filter((x) => x.t >= uploaded + Number(process.env.BENCH_TIMELINE_FROM ?? 0));
       for (let i = 1; i < after.length; i++) {
         const [a, b] = [after[i - 1], after[i]];
         const dt = (b.t - a.t) * 1000;
