@@ -3,7 +3,8 @@ import { WRITE_ONCE, WRITE_ONCE_SETTINGS, type EntryColumn } from "../parse/pars
 import { qualifiedTable } from "../sql/identifiers.js";
 import { combinationKey, needsWindow, type TransactionIdSelection } from "../analysis/transaction-keys.js";
 import { FIELDS, fence, field, signedAmountExpression, typedExpression, type ParsePlan, type ResolvedField } from "../sql/parse-plan.js";
-import { dateStyleFor, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
+import { dateStyleSetting, SERIAL_PASS_SETTINGS, withParseFallback } from "../sql/value-expressions.js";
+import type { DateOrder } from "../profile/date-shape.js";
 import { inPgTransaction } from "../../db/pg-transaction.js";
 
 /** A column of the transactions table, described for data table definitions. */
@@ -96,7 +97,7 @@ export async function buildTransactionsFromStaging(pool: pg.Pool, options: Stage
                          ${dated(entryDate) ? typedExpression(entryDate, plan, guarded) : "NULL::date"} AS ${ENTRY_DATE}
                     FROM ${qualifiedTable(options.staging)}${fence(plan, guarded)}`;
     const from = `(SELECT row_no, ${FIELDS.txid}, greatest(a, 0) AS ${FIELDS.debit}, a AS ${NET}, ${FIELDS.effectiveDate}, ${ENTRY_DATE} FROM (${rows}) s) e`;
-    return createTransactionsTable(pool, options.target, options.statisticsTarget, { from, effectiveDate: dated(effectiveDate), entryDate: dated(entryDate), dateStyle: dateStyleFor(plan.dateOrder) });
+    return createTransactionsTable(pool, options.target, options.statisticsTarget, { from, effectiveDate: dated(effectiveDate), entryDate: dated(entryDate), dateOrder: plan.dateOrder });
   }, plan.fields.some((f) => f.guarded));
 }
 
@@ -126,8 +127,8 @@ interface TransactionsSource {
   from: string;
   effectiveDate: boolean;
   entryDate: boolean;
-  /** DateStyle the typed date expressions of `from` need. */
-  dateStyle?: string;
+  /** The date order (DateStyle) the typed date expressions of `from` need. */
+  dateOrder?: DateOrder;
 }
 
 const SQL_TYPES: Record<TransactionColumn["type"], string> = { STRING: "text", DATE: "date", MONEY_100: "bigint", INT64: "bigint", BOOLEAN: "boolean" };
@@ -168,7 +169,7 @@ async function createTransactionsTable(pool: pg.Pool, targetName: string, statis
   // Aggregated only (credit_total, balance and balanced are derived from it), never a column.
   inner.push(`coalesce(${BIGINT_SUM}(${NET}), 0) AS ${NET}`);
   // One group per transaction, hashed in memory (a quarter of a million groups per million lines).
-  const prelude = [...(source.dateStyle ? [`SET LOCAL DateStyle = '${source.dateStyle}'`] : []), SERIAL_PASS_SETTINGS, WRITE_ONCE_SETTINGS, `DROP TABLE IF EXISTS ${target}`].join("; ");
+  const prelude = [...(source.dateOrder ? [dateStyleSetting(source.dateOrder)] : []), SERIAL_PASS_SETTINGS, WRITE_ONCE_SETTINGS, `DROP TABLE IF EXISTS ${target}`].join("; ");
   return inPgTransaction(pool, async (client) => {
     const result = await client.query(`CREATE TABLE ${target} ${WRITE_ONCE} AS SELECT ${summaries.map((s) => s.outer).join(", ")} FROM (SELECT ${inner.join(", ")} FROM ${source.from} GROUP BY ${FIELDS.txid}) t`);
     // Statistics for the data-table queries that follow at once, as the parse does for the entries.
